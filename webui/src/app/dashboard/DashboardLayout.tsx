@@ -1,0 +1,105 @@
+/** The authenticated shell: header greeting and user menu, navigation (collapsible under 768 px), the section. */
+import { AppShell, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { IconChevronDown, IconLogout, IconSettings } from '@tabler/icons-react';
+import { Suspense } from 'react';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { ErrorBoundary } from '../../components/ErrorBoundary';
+import { LoadingState } from '../../components/LoadingState';
+import { useCurrentUser } from '../../lib/current-user';
+import { usePageTitle } from '../../lib/page-title';
+import { useProductName } from '../../lib/public-config';
+import { toast } from '../../lib/toasts';
+import { logout } from './logout';
+import { navigationFor } from './navigation';
+import { RequireSession } from './RequireSession';
+
+function UserMenu({ username }: { username: string }) {
+  const navigate = useNavigate();
+  const signOut = async () => {
+    const ok = await logout();
+    if (!ok) toast.error('Hubo un error al intentar cerrar la sesión.');
+    navigate('/login', { replace: true });
+  };
+  return (
+    <Menu position="bottom-end" withinPortal>
+      <Menu.Target>
+        <UnstyledButton aria-label="Menú de usuario">
+          <Group gap={6} wrap="nowrap">
+            <Text size="sm" visibleFrom="xs">
+              Bienvenido
+            </Text>
+            <Text size="sm" fw={700}>
+              {username}
+            </Text>
+            <IconChevronDown size={14} />
+          </Group>
+        </UnstyledButton>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Item component={Link} to="/dashboard/settings" leftSection={<IconSettings size={16} />}>
+          Configuración de cuenta
+        </Menu.Item>
+        <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOut()}>
+          Cerrar sesión
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+function DashboardShell() {
+  usePageTitle('Dashboard');
+  const productName = useProductName();
+  const { user } = useCurrentUser();
+  const { pathname } = useLocation();
+  const [opened, { toggle, close }] = useDisclosure(false);
+
+  return (
+    <AppShell
+      header={{ height: 60 }}
+      // Mantine's "sm" breakpoint is 48em = 768 px: narrower screens get the collapsible menu.
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Abrir menú" />
+            <Text fw={700} component={Link} to="/dashboard/home">
+              {productName}
+            </Text>
+          </Group>
+          <UserMenu username={user.username} />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="sm" aria-label="Navegación">
+        {navigationFor(user.web_settings).map((entry) => (
+          <NavLink
+            key={entry.path}
+            component={Link}
+            to={entry.path}
+            label={entry.label}
+            active={pathname === entry.path || pathname.startsWith(`${entry.path}/`)}
+            onClick={close}
+          />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <ErrorBoundary startPath="/dashboard/home" resetKey={pathname}>
+          <Suspense fallback={<LoadingState />}>
+            <Outlet />
+          </Suspense>
+        </ErrorBoundary>
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+export function DashboardLayout() {
+  return (
+    <RequireSession>
+      <DashboardShell />
+    </RequireSession>
+  );
+}

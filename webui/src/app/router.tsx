@@ -1,0 +1,61 @@
+/** The one route table of the web client. Only the landing page is in the first bundle; the rest loads lazily. */
+import { Navigate, createBrowserRouter, type RouteObject } from 'react-router';
+import { LandingPage } from '../features/landing/components/LandingPage';
+import { RootLayout } from './RootLayout';
+import { RouteErrorPage } from './RouteErrorPage';
+
+/** Builds a lazy route from a module and the name of the component it exports. */
+function page<M>(load: () => Promise<M>, name: keyof M & string): Pick<RouteObject, 'lazy'> {
+  return {
+    lazy: async () => {
+      const module = await load();
+      return { Component: module[name] as React.ComponentType };
+    },
+  };
+}
+
+export const routes: RouteObject[] = [
+  {
+    element: <RootLayout />,
+    errorElement: <RouteErrorPage />,
+    children: [
+      { path: '/', element: <LandingPage /> },
+      { path: '/plans', ...page(() => import('../features/plans/components/PublicPlansPage'), 'PublicPlansPage') },
+      { path: '/login', ...page(() => import('../features/auth/components/LoginPage'), 'LoginPage') },
+      { path: '/register', ...page(() => import('../features/auth/components/RegisterPage'), 'RegisterPage') },
+      {
+        path: '/password-recovery',
+        ...page(() => import('../features/auth/components/PasswordRecoveryPage'), 'PasswordRecoveryPage'),
+      },
+      {
+        path: '/password-reset',
+        ...page(() => import('../features/auth/components/PasswordResetPage'), 'PasswordResetPage'),
+      },
+      { path: '/verify-email', ...page(() => import('../features/auth/components/VerifyEmailPage'), 'VerifyEmailPage') },
+      {
+        path: '/maintenance',
+        ...page(() => import('../features/maintenance/components/MaintenancePage'), 'MaintenancePage'),
+      },
+      {
+        path: '/dashboard',
+        ...page(() => import('./dashboard/DashboardLayout'), 'DashboardLayout'),
+        errorElement: <RouteErrorPage />,
+        children: [
+          { index: true, element: <Navigate to="/dashboard/home" replace /> },
+          { path: 'home', ...page(() => import('../features/home/components/HomePage'), 'HomePage') },
+          { path: 'peers', ...page(() => import('../features/peers'), 'PeersPage') },
+          { path: 'partys', ...page(() => import('../features/partys'), 'PartysPage') },
+          { path: 'plans', ...page(() => import('../features/plans/components/DashboardPlansPage'), 'DashboardPlansPage') },
+          { path: 'help', ...page(() => import('../features/help/components/HelpPage'), 'HelpPage') },
+          { path: 'settings', ...page(() => import('../features/settings/components/SettingsPage'), 'SettingsPage') },
+          { path: 'payment', ...page(() => import('../features/payment/components/PaymentResultPage'), 'PaymentResultPage') },
+        ],
+      },
+      { path: '*', ...page(() => import('../features/not-found/components/NotFoundPage'), 'NotFoundPage') },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}

@@ -1,0 +1,39 @@
+/** Catches render errors in a part of the page and offers retry (re-render) or going back to the start. */
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { ErrorFallback } from './ErrorFallback';
+
+interface Props {
+  children: ReactNode;
+  startPath: string;
+  /** Changing this (e.g. the route) clears a shown error. */
+  resetKey?: string;
+}
+
+interface State {
+  error: Error | null;
+  resetKey: string | undefined;
+}
+
+export class ErrorBoundary extends Component<Props, State> {
+  state: State = { error: null, resetKey: this.props.resetKey };
+
+  static getDerivedStateFromError(error: Error): Partial<State> {
+    return { error };
+  }
+
+  static getDerivedStateFromProps(props: Props, state: State): Partial<State> | null {
+    if (props.resetKey !== state.resetKey) return { error: null, resetKey: props.resetKey };
+    return null;
+  }
+
+  componentDidCatch(error: Error, info: ErrorInfo): void {
+    console.error('Error de interfaz', error, info.componentStack);
+  }
+
+  render() {
+    if (this.state.error) {
+      return <ErrorFallback startPath={this.props.startPath} onRetry={() => this.setState({ error: null })} />;
+    }
+    return this.props.children;
+  }
+}

@@ -1,0 +1,95 @@
+/** The public configuration (`GET /api/client`): switches, product name, support URL and captcha settings. */
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiError, api } from './api';
+
+export type CaptchaProvider = 'hcaptcha' | 'turnstile' | 'recaptcha';
+
+export interface PublicConfig {
+  maintenance: boolean;
+  allow_registration: boolean;
+  allow_password_recovery: boolean;
+  show_landing: boolean;
+  allow_payments_qvapay: boolean;
+  allow_payments_remesita: boolean;
+  allow_email: boolean;
+  allow_partys: boolean;
+  product_name: string;
+  support_url: string;
+  client_url: string;
+  captcha: { provider: CaptchaProvider; site_key: string } | null;
+}
+
+export const FALLBACK_PRODUCT_NAME = 'VPN Service';
+
+/** What the app knows about the config: still loading, loaded, the server in maintenance (503), or unreachable. */
+export type PublicConfigState =
+  | { status: 'loading' }
+  | { status: 'ready'; config: PublicConfig }
+  | { status: 'maintenance' }
+  | { status: 'error'; message: string };
+
+export function fetchPublicConfig(signal?: AbortSignal): Promise<PublicConfig> {
+  return api.get<PublicConfig>('/api/client', { auth: false, signal });
+}
+
+interface PublicConfigContextValue {
+  state: PublicConfigState;
+  reload: () => Promise<void>;
+  /** Called when any call answers 503, so the gate sends the user to /maintenance. */
+  markMaintenance: () => void;
+}
+
+const PublicConfigContext = createContext<PublicConfigContextValue | null>(null);
+
+export function PublicConfigProvider({
+  children,
+  initialState,
+}: {
+  children: ReactNode;
+  /** Tests pass a ready config instead of answering the call. */
+  initialState?: PublicConfigState;
+}) {
+  const [state, setState] = useState<PublicConfigState>(initialState ?? { status: 'loading' });
+
+  const reload = useCallback(async () => {
+    try {
+      const config = await fetchPublicConfig();
+      setState({ status: 'ready', config: { ...config, product_name: config.product_name || FALLBACK_PRODUCT_NAME } });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 503) setState({ status: 'maintenance' });
+      else setState({ status: 'error', message: error instanceof ApiError ? error.message : '' });
+    }
+  }, []);
+
+  const markMaintenance = useCallback(() => {
+    setState((current) =>
+      current.status === 'ready' ? { status: 'ready', config: { ...current.config, maintenance: true } } : { status: 'maintenance' },
+    );
+  }, []);
+
+  useEffect(() => {
+    if (!initialState) void reload();
+  }, [initialState, reload]);
+
+  const value = useMemo(() => ({ state, reload, markMaintenance }), [state, reload, markMaintenance]);
+  return <PublicConfigContext.Provider value={value}>{children}</PublicConfigContext.Provider>;
+}
+
+export function usePublicConfigState(): PublicConfigContextValue {
+  const value = useContext(PublicConfigContext);
+  if (!value) throw new Error('usePublicConfigState outside PublicConfigProvider');
+  return value;
+}
+
+/** The loaded config; pages render only after the app shell has it (see AppGate), so it is always present there. */
+export function usePublicConfig(): PublicConfig {
+  const { state } = usePublicConfigState();
+  if (state.status !== 'ready') throw new Error('usePublicConfig before the config loaded');
+  return state.config;
+}
+
+/** The product name, with the spec's fallback while the config is not loaded. */
+export function useProductName(): string {
+  const { state } = usePublicConfigState();
+  return state.status === 'ready' ? state.config.product_name : FALLBACK_PRODUCT_NAME;
+}
