@@ -1,0 +1,45 @@
+"""`python -m node_agent`: load the configuration once, then run the agent until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+
+from node_agent.agent import NodeAgent
+from node_agent.client import ControlClient
+from node_agent.config import ConfigError, load_config
+
+log = logging.getLogger("node_agent")
+
+
+async def _run() -> None:
+    config = load_config()
+    logging.getLogger().setLevel(config.log_level.upper())
+    log.info("starting: %s", config)
+    agent = NodeAgent(config)
+    log.info("node public key %s", agent.public_key)
+    client = ControlClient(config, agent)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, client.stop)
+    try:
+        await client.run_forever()
+    finally:
+        await agent.close()
+        log.info("stopped")
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(_run())
+    except ConfigError as exc:
+        print(f"vpn-node-agent: configuration error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""The agent's state machine: turns FullState and Delta messages into device changes and operation results."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import ipaddress
+import logging
+import socket
+import time
+
+from node_agent import __version__
+from node_agent.backends import Backend, BackendError, make_backend
+from node_agent.config import AgentConfig
+from node_agent.firewall import Firewall, FirewallError, FirewallPlan, enable_forwarding
+from node_agent.keys import load_or_create_private_key, public_key_of
+from node_agent.reconcile import Changes, reconcile
+from node_agent.state import (
+    NO_BACKBONE,
+    Backbone,
+    DesiredState,
+    DeviceState,
+    InvalidSpec,
+    Peer,
+    Room,
+    desired_from_delta,
+    desired_from_full_state,
+)
+from protos import agent_pb2
+
+log = logging.getLogger(__name__)
+
+# Failures of the device or firewall: answered with ok=false, then the agent resyncs from a fresh snapshot.
+APPLY_ERRORS = (BackendError, FirewallError, OSError)
+
+
+class NodeAgent:
+    """Holds what was applied (serial, peers, rooms, backbone) and applies each message against it.
+
+    The peer cache is what the agent believes the device holds after its last apply: deltas diff against it
+    so that one change with 10 000 peers present costs a few milliseconds instead of a full device read.
+    """
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        backend: Backend | None = None,
+        firewall: Firewall | None = None,
+        private_key: str | None = None,
+        backbone_factory: type[Backend] | None = None,
+    ) -> None:
+        self.config = config
+        self.private_key = private_key or load_or_create_private_key(config.state_dir)
+        self.public_key = public_key_of(self.private_key)
+        self.backend = backend or make_backend(config.backend, config.interface)
+        self.firewall = firewall or Firewall()
+        self._backbone_factory = backbone_factory
+        self.backbone_backend: Backend | None = None
+        self.applied_serial = 0
+        self.full_state_seen = False  # per connection: deltas before a snapshot are refused
+        self.resync_needed = False  # set when an apply failed half-way: the next snapshot repairs
+        self._peers: dict[str, Peer] = {}
+        self._rooms: dict[str, Room] | None = None
+        self._backbone: Backbone | None = None
+        self._interface_addresses: frozenset[str] = frozenset()
+        self._lock = asyncio.Lock()
+
+    # --- messages -----------------------------------------------------------------------------------------
+
+    def hello(self) -> agent_pb2.AgentMessage:
+        return agent_pb2.AgentMessage(
+            hello=agent_pb2.Hello(
+                node_id=self.config.node_id,
+                credential=self.config.credential,
+                agent_version=__version__,
+                backend=self.config.backend,
+                applied_serial=self.applied_serial,
+                public_key=self.public_key,
+            )
+        )
+
+    def connection_started(self) -> None:
+        """A new stream: nothing may be pruned or changed by delta until its snapshot has arrived."""
+        self.full_state_seen = False
+        self.resync_needed = False
+
+    def _result(self, operation_id: str, serial: int, error: str = "") -> agent_pb2.AgentMessage:
+        return agent_pb2.AgentMessage(
+            result=agent_pb2.OperationResult(
+                operation_id=operation_id, serial=serial, ok=not error, error=error
+            )
+        )
+
+    async def handle_full_state(self, msg: agent_pb2.FullState) -> agent_pb2.AgentMessage:
+        async with self._lock:
+            started = time.perf_counter()
+            try:
+                desired = desired_from_full_state(msg)
+            except InvalidSpec as exc:
+                log.error("full state %s refused: %s", msg.serial, exc)
+                return self._result(msg.operation_id, msg.serial, f"invalid full state: {exc}")
+            try:
+                changes = await self._apply_full(desired)
+            except APPLY_ERRORS as exc:
+                log.error("full state %s failed: %s", msg.serial, exc)
+                self.resync_needed = True
+                return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
+            self.applied_serial = msg.serial
+            self.full_state_seen = True
+            log.info(
+                "full state %s applied in %.0f ms: +%d ~%d -%d peers (%d total)%s",
+                msg.serial,
+                (time.perf_counter() - started) * 1000,
+                len(changes.add_peers),
+                len(changes.update_peers),
+                len(changes.remove_peers),
+                len(self._peers),
+                ", rooms rewritten" if changes.rooms is not None else "",
+            )
+            if desired.invalid:
+                # The valid rest is applied; the control plane learns which entries it must fix.
+                log.warning("full state %s skipped: %s", msg.serial, "; ".join(desired.invalid))
+                return self._result(
+                    msg.operation_id, msg.serial, "skipped invalid entries: " + "; ".join(desired.invalid)
+                )
+            return self._result(msg.operation_id, msg.serial)
+
+    async def handle_delta(self, msg: agent_pb2.Delta) -> agent_pb2.AgentMessage:
+        async with self._lock:
+            if not self.full_state_seen:
+                return self._result(msg.operation_id, msg.serial, "full state required before deltas")
+            if msg.serial <= self.applied_serial:
+                # Already covered by a snapshot or an earlier delta: nothing to do, and nothing to wait for.
+                log.debug("delta %s ignored (applied serial %s)", msg.serial, self.applied_serial)
+                return self._result(msg.operation_id, msg.serial)
+            try:
+                desired = desired_from_delta(msg)
+            except InvalidSpec as exc:
+                log.error("delta %s refused: %s", msg.serial, exc)
+                return self._result(msg.operation_id, msg.serial, f"invalid delta: {exc}")
+            try:
+                changes = await self._apply_delta(desired)
+            except APPLY_ERRORS as exc:
+                log.error("delta %s failed: %s", msg.serial, exc)
+                self.resync_needed = True
+                return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
+            self.applied_serial = msg.serial
+            log.info(
+                "delta %s applied: +%d ~%d -%d peers%s",
+                msg.serial,
+                len(changes.add_peers),
+                len(changes.update_peers),
+                len(changes.remove_peers),
+                ", rooms rewritten" if changes.rooms is not None else "",
+            )
+            return self._result(msg.operation_id, msg.serial)
+
+    async def stats_report(self) -> agent_pb2.AgentMessage | None:
+        if not self.full_state_seen and not self._peers:
+            return None  # the interface may not exist yet on a fresh node
+        stats = await self.backend.read_stats()
+        return agent_pb2.AgentMessage(
+            stats=agent_pb2.StatsReport(
+                serial=self.applied_serial,
+                peers=[
+                    agent_pb2.PeerStats(
+                        public_key=s.public_key,
+                        latest_handshake=s.latest_handshake,
+                        rx_bytes=s.rx_bytes,
+                        tx_bytes=s.tx_bytes,
+                        endpoint=s.endpoint,
+                    )
+                    for s in stats
+                ],
+            )
+        )
+
+    # --- applying -----------------------------------------------------------------------------------------
+
+    async def _apply_full(self, desired: DesiredState) -> Changes:
+        assert desired.interface is not None
+        if desired.interface.name != self.config.interface:
+            # The local name wins: it is a local concern (and userspace socket names must be unique per host).
+            log.debug(
+                "control plane names the interface %r, using %r",
+                desired.interface.name,
+                self.config.interface,
+            )
+        desired.interface = dataclasses.replace(desired.interface, name=self.config.interface)
+        await self.backend.ensure_interface(desired.interface, self.private_key)
+        actual = await self.backend.read_device()
+        changes = reconcile(desired, actual, self._rooms, self._backbone)
+        await self.backend.apply(changes)
+        kept = {k: actual.peers[k] for k in desired.keep_peers if k in actual.peers}
+        self._peers = {**kept, **desired.peers}
+        self._interface_addresses = desired.interface.addresses
+        enable_forwarding(ipv6=any(":" in a for a in self._interface_addresses))
+        await self._apply_rooms_and_backbone(changes)
+        return changes
+
+    async def _apply_delta(self, desired: DesiredState) -> Changes:
+        changes = reconcile(desired, DeviceState(peers=self._peers), self._rooms, self._backbone)
+        await self.backend.apply(changes)
+        for key in changes.remove_peers:
+            self._peers.pop(key, None)
+        for peer in (*changes.add_peers, *changes.update_peers):
+            self._peers[peer.public_key] = peer
+        await self._apply_rooms_and_backbone(changes)
+        return changes
+
+    async def _apply_rooms_and_backbone(self, changes: Changes) -> None:
+        if changes.backbone is not None:
+            await self._apply_backbone(changes.backbone)
+            self._backbone = changes.backbone
+        rooms = changes.rooms if changes.rooms is not None else self._rooms or {}
+        await self.firewall.apply(self._firewall_plan(rooms))
+        self._rooms = rooms
+
+    def _backbone_name(self, backbone: Backbone) -> str:
+        return self.config.backbone_interface or backbone.interface.name
+
+    def _firewall_plan(self, rooms: dict[str, Room]) -> FirewallPlan:
+        local = frozenset(str(ipaddress.ip_interface(a).network) for a in self._interface_addresses)
+        backbone = self._backbone or NO_BACKBONE
+        remote = frozenset(n for peer in backbone.peers for n in peer.allowed_ips)
+        tunnels = [self.config.interface]
+        if backbone.enabled:
+            tunnels.append(self._backbone_name(backbone))
+        return FirewallPlan(
+            tunnel_interfaces=tuple(tunnels),
+            client_networks=local | remote,
+            local_networks=local,
+            egress_interface=self.config.egress_interface,
+            rooms=dict(rooms),
+        )
+
+    async def _apply_backbone(self, backbone: Backbone) -> None:
+        if not backbone.enabled:
+            if self.backbone_backend is not None:
+                await self.backbone_backend.delete_interface()
+                await self.backbone_backend.close()
+                self.backbone_backend = None
+            return
+        name = self._backbone_name(backbone)
+        if self.backbone_backend is None or self.backbone_backend.name != name:
+            if self._backbone_factory is not None:
+                self.backbone_backend = self._backbone_factory(name, self.backend.netns)
+            else:
+                self.backbone_backend = make_backend(self.config.backend, name, self.backend.netns)
+        peers = {p.public_key: await _resolved(p) for p in backbone.peers}
+        interface = dataclasses.replace(backbone.interface, name=name)
+        await self.backbone_backend.ensure_interface(interface, self.private_key)
+        actual = await self.backbone_backend.read_device()
+        changes = reconcile(
+            DesiredState(serial=0, full=True, peers=peers, interface=interface), actual, {}, None
+        )
+        # Endpoints of backbone peers are ours to set (unlike roaming clients): refresh them on every change.
+        changes.update_peers = [p for k, p in peers.items() if k in actual.peers]
+        await self.backbone_backend.apply(changes)
+        await self.backbone_backend.set_routes(frozenset(n for p in peers.values() for n in p.allowed_ips))
+
+    async def close(self) -> None:
+        await self.backend.close()
+        if self.backbone_backend is not None:
+            await self.backbone_backend.close()
+
+
+async def _resolved(peer: Peer) -> Peer:
+    """WireGuard endpoints must be IP:port; a backbone endpoint given as a host name is resolved here."""
+    if not peer.endpoint:
+        return peer
+    host, _, port = peer.endpoint.rpartition(":")
+    host = host.strip("[]")
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, int(port), type=socket.SOCK_DGRAM)
+    except (OSError, ValueError) as exc:
+        raise BackendError(f"cannot resolve backbone endpoint {peer.endpoint!r}: {exc}") from exc
+    address = infos[0][4][0]
+    endpoint = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    return dataclasses.replace(peer, endpoint=endpoint)

@@ -1,0 +1,203 @@
+"""Kernel WireGuard through pyroute2's async netlink API (AsyncWireGuard, AsyncIPRoute)."""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from pyroute2.netlink import NLM_F_ACK, NLM_F_REQUEST
+from pyroute2.netlink.exceptions import NetlinkError
+from pyroute2.netlink.generic.wireguard import (
+    WG_CMD_SET_DEVICE,
+    WG_GENL_VERSION,
+    WGPEER_F_REMOVE_ME,
+    WGPEER_F_REPLACE_ALLOWEDIPS,
+    AsyncWireGuard,
+    wgmsg,
+)
+
+from node_agent.backends.base import Backend, BackendError, PeerStat
+from node_agent.backends.link import Link
+from node_agent.reconcile import Changes
+from node_agent.state import DeviceState, Interface, Peer
+
+log = logging.getLogger(__name__)
+
+ZERO_KEY = base64.b64encode(bytes(32)).decode()
+# Peers per netlink set message: keeps each message far below the socket buffer (a peer is ~150 bytes).
+PEERS_PER_MESSAGE = 200
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class KernelBackend(Backend):
+    kind = "kernel"
+
+    def __init__(self, interface_name: str, netns: str | None = None) -> None:
+        super().__init__(interface_name, netns)
+        self.link = Link(interface_name, netns)
+        self._wg: AsyncWireGuard | None = None
+
+    async def _socket(self) -> AsyncWireGuard:
+        if self._wg is None:
+            wg = AsyncWireGuard(netns=self.netns) if self.netns else AsyncWireGuard()
+            try:
+                await wg.setup_endpoint()
+            except NetlinkError as exc:
+                wg.close()
+                raise BackendError(f"kernel WireGuard is not available (module loaded?): {exc}") from exc
+            self._wg = wg
+        return self._wg
+
+    async def _send(self, attrs: list[list[Any]]) -> None:
+        wg = await self._socket()
+        msg = wgmsg()
+        msg["cmd"] = WG_CMD_SET_DEVICE
+        msg["version"] = WG_GENL_VERSION
+        msg["attrs"] = [["WGDEVICE_A_IFNAME", self.name], *attrs]
+        try:
+            async for _ in await wg.nlm_request(msg, msg_type=wg.prid, msg_flags=NLM_F_REQUEST | NLM_F_ACK):
+                pass
+        except NetlinkError as exc:
+            raise BackendError(f"set on {self.name} failed: {exc}") from exc
+
+    @staticmethod
+    def _peer_attrs(peer: Peer, flags: int) -> dict[str, Any]:
+        attrs: list[list[Any]] = [
+            ["WGPEER_A_PUBLIC_KEY", peer.public_key],
+            ["WGPEER_A_PRESHARED_KEY", peer.preshared_key or ZERO_KEY],
+            ["WGPEER_A_FLAGS", flags],
+        ]
+        if peer.endpoint:
+            host, _, port = peer.endpoint.rpartition(":")
+            attrs.append(["WGPEER_A_ENDPOINT", {"addr": host.strip("[]"), "port": int(port)}])
+        if peer.persistent_keepalive:
+            attrs.append(["WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL", peer.persistent_keepalive])
+        allowed = []
+        for network in sorted(peer.allowed_ips):
+            net = ipaddress.ip_network(network)
+            allowed.append(
+                {
+                    "attrs": [
+                        ["WGALLOWEDIP_A_FAMILY", 2 if net.version == 4 else 10],
+                        ["WGALLOWEDIP_A_IPADDR", net.network_address.packed],
+                        ["WGALLOWEDIP_A_CIDR_MASK", net.prefixlen],
+                    ]
+                }
+            )
+        attrs.append(["WGPEER_A_ALLOWEDIPS", allowed])
+        return {"attrs": attrs}
+
+    @staticmethod
+    def _peer_entries(changes: Changes) -> Iterator[dict[str, Any]]:
+        for key in changes.remove_peers:
+            yield {"attrs": [["WGPEER_A_PUBLIC_KEY", key], ["WGPEER_A_FLAGS", WGPEER_F_REMOVE_ME]]}
+        for peer in changes.add_peers:
+            yield KernelBackend._peer_attrs(peer, 0)
+        for peer in changes.update_peers:
+            yield KernelBackend._peer_attrs(peer, WGPEER_F_REPLACE_ALLOWEDIPS)
+
+    async def ensure_interface(self, interface: Interface, private_key: str) -> None:
+        if not await self.link.exists():
+            await self.link.create("wireguard")
+        attrs: list[list[Any]] = [["WGDEVICE_A_PRIVATE_KEY", private_key]]
+        if interface.listen_port:
+            attrs.append(["WGDEVICE_A_LISTEN_PORT", interface.listen_port])
+        await self._send(attrs)
+        addresses, mtu = await self.link.read()
+        await self.link.configure(
+            add=interface.addresses - addresses,
+            remove=addresses - interface.addresses,
+            mtu=interface.mtu if interface.mtu and interface.mtu != mtu else None,
+        )
+
+    async def _dump(self) -> list[Any]:
+        wg = await self._socket()
+        try:
+            # A device with many peers comes back as several messages: every one of them is read.
+            return [msg async for msg in await wg.info(self.name)]
+        except NetlinkError as exc:
+            raise BackendError(f"cannot read {self.name}: {exc}") from exc
+
+    @staticmethod
+    def _peers_of(messages: list[Any]) -> Iterator[Any]:
+        for msg in messages:
+            yield from msg.get_attr("WGDEVICE_A_PEERS") or ()
+
+    async def read_device(self) -> DeviceState:
+        messages = await self._dump()
+        peers: dict[str, Peer] = {}
+        listen_port = 0
+        for msg in messages:
+            listen_port = msg.get_attr("WGDEVICE_A_LISTEN_PORT") or listen_port
+        for entry in self._peers_of(messages):
+            key = _text(entry.get_attr("WGPEER_A_PUBLIC_KEY")["value"])
+            psk_attr = entry.get_attr("WGPEER_A_PRESHARED_KEY")
+            psk = _text(psk_attr["value"]) if psk_attr is not None else ""
+            allowed = frozenset(
+                str(ipaddress.ip_network(ip["addr"], strict=False))
+                for ip in entry.get_attr("WGPEER_A_ALLOWEDIPS") or ()
+                if "addr" in ip
+            )
+            previous = peers.get(key)
+            if previous is not None:
+                # A peer with many allowed IPs continues in the next message under the same key.
+                allowed = allowed | previous.allowed_ips
+            endpoint_attr = entry.get_attr("WGPEER_A_ENDPOINT")
+            peers[key] = Peer(
+                public_key=key,
+                preshared_key="" if psk in ("", ZERO_KEY) else psk,
+                allowed_ips=allowed,
+                endpoint=f"{endpoint_attr['addr']}:{endpoint_attr['port']}" if endpoint_attr else "",
+                persistent_keepalive=entry.get_attr("WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL") or 0,
+            )
+        addresses, mtu = await self.link.read()
+        return DeviceState(peers=peers, listen_port=listen_port, addresses=addresses, mtu=mtu)
+
+    async def apply(self, changes: Changes) -> None:
+        iface = changes.interface
+        if iface is not None and iface.listen_port is not None:
+            await self._send([["WGDEVICE_A_LISTEN_PORT", iface.listen_port]])
+        batch: list[dict[str, Any]] = []
+        for entry in self._peer_entries(changes):
+            batch.append(entry)
+            if len(batch) >= PEERS_PER_MESSAGE:
+                await self._send([["WGDEVICE_A_PEERS", batch]])
+                batch = []
+        if batch:
+            await self._send([["WGDEVICE_A_PEERS", batch]])
+        if iface is not None and (iface.add_addresses or iface.remove_addresses or iface.mtu):
+            await self.link.configure(add=iface.add_addresses, remove=iface.remove_addresses, mtu=iface.mtu)
+
+    async def read_stats(self) -> list[PeerStat]:
+        stats: dict[str, PeerStat] = {}
+        for entry in self._peers_of(await self._dump()):
+            key = _text(entry.get_attr("WGPEER_A_PUBLIC_KEY")["value"])
+            if key in stats:
+                continue  # continuation message of a peer with many allowed IPs
+            handshake = entry.get_attr("WGPEER_A_LAST_HANDSHAKE_TIME")
+            endpoint = entry.get_attr("WGPEER_A_ENDPOINT")
+            stats[key] = PeerStat(
+                public_key=key,
+                latest_handshake=int(handshake["tv_sec"]) if handshake else 0,
+                rx_bytes=entry.get_attr("WGPEER_A_RX_BYTES") or 0,
+                tx_bytes=entry.get_attr("WGPEER_A_TX_BYTES") or 0,
+                endpoint=f"{endpoint['addr']}:{endpoint['port']}" if endpoint else "",
+            )
+        return list(stats.values())
+
+    async def set_routes(self, networks: frozenset[str]) -> None:
+        await self.link.set_routes(networks)
+
+    async def delete_interface(self) -> None:
+        await self.link.delete()
+
+    async def close(self) -> None:
+        if self._wg is not None:
+            self._wg.close()
+            self._wg = None

@@ -1,0 +1,158 @@
+"""wireguard-go's UAPI text protocol (get=1 / set=1 on /var/run/wireguard/<ifname>.sock): encode and parse."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import socket
+import struct
+from pathlib import Path
+
+from node_agent.backends.base import BackendError, PeerStat
+from node_agent.reconcile import Changes
+from node_agent.state import DeviceState, Peer
+
+SOCKET_DIR = Path("/var/run/wireguard")
+ZERO_KEY_HEX = "0" * 64
+
+
+class UapiError(BackendError):
+    """wireguard-go answered with a non-zero errno, or the socket is unusable."""
+
+
+def socket_path(ifname: str) -> Path:
+    return SOCKET_DIR / f"{ifname}.sock"
+
+
+def key_to_hex(key_b64: str) -> str:
+    return base64.b64decode(key_b64).hex()
+
+
+def hex_to_key(key_hex: str) -> str:
+    return base64.b64encode(bytes.fromhex(key_hex)).decode()
+
+
+def _peer_lines(peer: Peer, out: list[str], *, replace: bool) -> None:
+    out.append(f"public_key={key_to_hex(peer.public_key)}")
+    # An all-zero preshared key is how UAPI says "none": needed to clear one that was set before.
+    out.append(f"preshared_key={key_to_hex(peer.preshared_key) if peer.preshared_key else ZERO_KEY_HEX}")
+    if peer.endpoint:
+        out.append(f"endpoint={peer.endpoint}")
+    if peer.persistent_keepalive:
+        out.append(f"persistent_keepalive_interval={peer.persistent_keepalive}")
+    if replace:
+        out.append("replace_allowed_ips=true")
+    out.extend(f"allowed_ip={network}" for network in sorted(peer.allowed_ips))
+
+
+def encode_set(changes: Changes, *, private_key: str | None = None, listen_port: int | None = None) -> bytes:
+    """One set=1 transaction holding every change, so a 10 000-peer sync is a single round trip."""
+    out = ["set=1"]
+    if private_key is not None:
+        out.append(f"private_key={key_to_hex(private_key)}")
+    if listen_port is not None:
+        out.append(f"listen_port={listen_port}")
+    for key in changes.remove_peers:
+        out.append(f"public_key={key_to_hex(key)}")
+        out.append("remove=true")
+    for peer in changes.add_peers:
+        _peer_lines(peer, out, replace=False)
+    for peer in changes.update_peers:
+        _peer_lines(peer, out, replace=True)
+    out.append("\n")
+    return "\n".join(out).encode()
+
+
+def _parse(text: str) -> tuple[dict[str, str], list[dict[str, list[str]]]]:
+    """Split a get=1 answer into device fields and one dict per peer (values as lists: allowed_ip repeats)."""
+    device: dict[str, str] = {}
+    peers: list[dict[str, list[str]]] = []
+    current: dict[str, list[str]] | None = None
+    for line in text.split("\n"):
+        if not line:
+            continue
+        key, _, value = line.partition("=")
+        if key == "public_key":
+            current = {"public_key": [value]}
+            peers.append(current)
+        elif current is None or key == "errno":
+            device[key] = value
+        else:
+            current.setdefault(key, []).append(value)
+    if device.get("errno", "0") != "0":
+        raise UapiError(f"get failed: errno={device['errno']}")
+    return device, peers
+
+
+def parse_device(text: str) -> DeviceState:
+    device, peers = _parse(text)
+    result: dict[str, Peer] = {}
+    for fields in peers:
+        public_key = hex_to_key(fields["public_key"][0])
+        psk_hex = fields.get("preshared_key", [ZERO_KEY_HEX])[0]
+        result[public_key] = Peer(
+            public_key=public_key,
+            preshared_key="" if psk_hex == ZERO_KEY_HEX else hex_to_key(psk_hex),
+            allowed_ips=frozenset(fields.get("allowed_ip", ())),
+            endpoint=fields.get("endpoint", [""])[0],
+            persistent_keepalive=int(fields.get("persistent_keepalive_interval", ["0"])[0]),
+        )
+    return DeviceState(peers=result, listen_port=int(device.get("listen_port", "0")))
+
+
+def parse_stats(text: str) -> list[PeerStat]:
+    _, peers = _parse(text)
+    return [
+        PeerStat(
+            public_key=hex_to_key(fields["public_key"][0]),
+            latest_handshake=int(fields.get("last_handshake_time_sec", ["0"])[0]),
+            rx_bytes=int(fields.get("rx_bytes", ["0"])[0]),
+            tx_bytes=int(fields.get("tx_bytes", ["0"])[0]),
+            endpoint=fields.get("endpoint", [""])[0],
+        )
+        for fields in peers
+    ]
+
+
+async def request(path: Path, payload: bytes) -> str:
+    """Send one operation, half-close, and read the whole answer (wireguard-go closes after our EOF)."""
+    try:
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 20)
+    except (FileNotFoundError, ConnectionRefusedError) as exc:
+        raise UapiError(f"wireguard-go socket {path} is not answering: {exc}") from exc
+    try:
+        writer.write(payload)
+        await writer.drain()
+        writer.write_eof()
+        data = await reader.read()
+    finally:
+        writer.close()
+    text = data.decode()
+    if not text.endswith("\n\n"):
+        raise UapiError(f"truncated answer from {path}")
+    return text
+
+
+async def set_device(path: Path, payload: bytes) -> None:
+    text = await request(path, payload)
+    errno = text.strip().rpartition("errno=")[2]
+    if errno != "0":
+        raise UapiError(f"set failed: errno={errno}")
+
+
+async def get_device(path: Path) -> str:
+    return await request(path, b"get=1\n\n")
+
+
+def serving_pid(path: Path) -> int | None:
+    """PID of the wireguard-go process behind a socket (SO_PEERCRED), or None when nothing listens."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        pid, _, _ = struct.unpack("3i", creds)
+        return pid
+    except OSError:
+        return None
+    finally:
+        sock.close()

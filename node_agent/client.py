@@ -1,0 +1,165 @@
+"""The gRPC side: dial the control plane, run one Connect stream, reconnect with jittered backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+
+import grpc
+
+from node_agent.agent import NodeAgent
+from node_agent.backoff import Backoff
+from node_agent.config import AgentConfig
+from protos import agent_pb2, agent_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+_CLOSE = object()
+
+
+class Refused(Exception):
+    """The control plane refused this node (bad credential, revoked node, ...)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+def make_channel(config: AgentConfig) -> grpc.aio.Channel:
+    options = [
+        # Notice a dead control plane (or a NAT that dropped us) within about a minute, even when idle.
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        # A 100 000-peer snapshot is ~15 MB: the 4 MB default would refuse it.
+        ("grpc.max_receive_message_length", 256 * 1024 * 1024),
+    ]
+    if config.tls_ca is not None:
+        credentials = grpc.ssl_channel_credentials(root_certificates=config.tls_ca.read_bytes())
+        return grpc.aio.secure_channel(config.control_url, credentials, options=options)
+    return grpc.aio.insecure_channel(config.control_url, options=options)
+
+
+class ControlClient:
+    """Runs sessions forever. One session = one Connect stream; every failure leads to a delayed retry."""
+
+    def __init__(self, config: AgentConfig, agent: NodeAgent, backoff: Backoff | None = None) -> None:
+        self.config = config
+        self.agent = agent
+        self.backoff = backoff or Backoff(config.backoff_initial, config.backoff_max)
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run_forever(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.run_session()
+                delay = self.backoff.next_delay()
+                log.info("control plane closed the stream; reconnecting in %.1f s", delay)
+            except Refused as exc:
+                # Hammering will not fix a credential: wait the longest delay before asking again.
+                delay = self.backoff.cap
+                log.error("control plane refused this node (%s); retrying in %.0f s", exc, delay)
+            except grpc.aio.AioRpcError as exc:
+                delay = self.backoff.next_delay()
+                log.warning(
+                    "control plane unreachable (%s: %s); retrying in %.1f s",
+                    exc.code().name,
+                    exc.details(),
+                    delay,
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                delay = self.backoff.next_delay()
+                log.exception("session failed; retrying in %.1f s", delay)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+
+    async def run_session(self) -> None:
+        """One stream from Hello to its end. Returns when the server ends it or a resync is needed."""
+        outbox: asyncio.Queue[object] = asyncio.Queue()
+
+        async def requests() -> AsyncIterator[agent_pb2.AgentMessage]:
+            while True:
+                item = await outbox.get()
+                if item is _CLOSE:
+                    return
+                assert isinstance(item, agent_pb2.AgentMessage)
+                yield item
+
+        self.agent.connection_started()
+        outbox.put_nowait(self.agent.hello())
+        async with make_channel(self.config) as channel:
+            stub = agent_pb2_grpc.NodeControlStub(channel)
+            call = stub.Connect(requests())
+            background = [
+                asyncio.create_task(self._stats_loop(outbox)),
+                asyncio.create_task(self._keepalive_loop(outbox)),
+            ]
+            stop_wait = asyncio.create_task(self._stopping.wait())
+            try:
+                reader = call.__aiter__()
+                while True:
+                    next_msg = asyncio.ensure_future(reader.__anext__())
+                    done, _ = await asyncio.wait({next_msg, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+                    if next_msg not in done:
+                        next_msg.cancel()
+                        return
+                    try:
+                        message = next_msg.result()
+                    except StopAsyncIteration:
+                        return
+                    if not await self._dispatch(message, outbox):
+                        return
+            finally:
+                outbox.put_nowait(_CLOSE)
+                for task in (*background, stop_wait):
+                    task.cancel()
+                call.cancel()
+
+    async def _dispatch(self, message: agent_pb2.ControlMessage, outbox: asyncio.Queue[object]) -> bool:
+        """Handle one control message; False ends the session."""
+        kind = message.WhichOneof("payload")
+        if kind == "full_state":
+            result = await self.agent.handle_full_state(message.full_state)
+            outbox.put_nowait(result)
+            if result.result.ok:
+                self.backoff.reset()  # a snapshot applied: this connection is healthy
+        elif kind == "delta":
+            outbox.put_nowait(await self.agent.handle_delta(message.delta))
+        elif kind == "keepalive":
+            pass
+        elif kind == "refused":
+            raise Refused(message.refused.code, message.refused.message)
+        else:
+            log.warning("unknown control message %r ignored", kind)
+        if self.agent.resync_needed:
+            # The device may now differ from what the agent believes: a fresh stream brings a fresh snapshot.
+            log.warning("apply failed; reconnecting for a full resync")
+            await asyncio.sleep(0.1)  # let the error result leave before the stream closes
+            return False
+        return True
+
+    async def _stats_loop(self, outbox: asyncio.Queue[object]) -> None:
+        while True:
+            await asyncio.sleep(self.config.stats_interval)
+            try:
+                report = await self.agent.stats_report()
+            except Exception as exc:  # stats are best effort: never end the session for them
+                log.warning("cannot read stats: %s", exc)
+                continue
+            if report is not None:
+                outbox.put_nowait(report)
+
+    async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:
+        while True:
+            await asyncio.sleep(self.config.keepalive_interval)
+            outbox.put_nowait(
+                agent_pb2.AgentMessage(keepalive=agent_pb2.Keepalive(sent_at_ms=int(time.time() * 1000)))
+            )

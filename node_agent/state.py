@@ -1,0 +1,254 @@
+"""The agent's own model of desired and actual state, and its conversion from the protobuf messages."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import ipaddress
+from dataclasses import dataclass, field
+
+from protos import agent_pb2
+
+KEY_LEN = 32
+
+
+class InvalidSpec(ValueError):
+    """A message from the control plane names a key or address that cannot be applied."""
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """One WireGuard peer as the agent compares it: key, optional preshared key, allowed networks."""
+
+    public_key: str
+    preshared_key: str = ""  # base64, "" = none
+    allowed_ips: frozenset[str] = frozenset()
+    endpoint: str = ""  # host:port, only used for backbone peers
+    persistent_keepalive: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Interface:
+    """The node's own side of a WireGuard interface."""
+
+    name: str
+    listen_port: int = 0
+    addresses: frozenset[str] = frozenset()  # CIDR, normalised ("10.8.0.1/24")
+    mtu: int = 0  # 0 = backend default
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """A room: tunnel addresses that may reach each other."""
+
+    id: str
+    members: frozenset[str] = frozenset()  # bare addresses
+
+
+@dataclass(frozen=True, slots=True)
+class Backbone:
+    """The WireGuard interface joining party-enabled nodes; `interface.name == ""` means none."""
+
+    interface: Interface
+    peers: tuple[Peer, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.interface.name)
+
+
+NO_BACKBONE = Backbone(Interface(name=""))
+
+
+@dataclass(slots=True)
+class DesiredState:
+    """What the control plane wants. `full` marks a whole snapshot: only then may absent peers be pruned.
+
+    For a delta, `peers`/`rooms` hold only the upserted entries and `remove_*` the explicit removals;
+    `interface`/`backbone` are None when the message leaves them unchanged.
+    """
+
+    serial: int
+    full: bool
+    peers: dict[str, Peer] = field(default_factory=dict)
+    remove_peers: frozenset[str] = frozenset()
+    rooms: dict[str, Room] = field(default_factory=dict)
+    remove_rooms: frozenset[str] = frozenset()
+    interface: Interface | None = None
+    backbone: Backbone | None = None
+    operation_id: str = ""
+    invalid: list[str] = field(default_factory=list)  # entries skipped because they cannot be applied
+    # Keys whose entry was invalid (e.g. bad preshared key): a snapshot must not prune them from the device.
+    keep_peers: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class DeviceState:
+    """What a WireGuard device currently holds."""
+
+    peers: dict[str, Peer] = field(default_factory=dict)
+    listen_port: int = 0
+    addresses: frozenset[str] = frozenset()
+    mtu: int = 0
+
+
+def normalize_key(value: str, what: str) -> str:
+    """Return the canonical base64 form of a 32-byte WireGuard key, or raise InvalidSpec."""
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidSpec(f"{what} is not valid base64") from None
+    if len(raw) != KEY_LEN:
+        raise InvalidSpec(f"{what} is not a 32-byte key")
+    return base64.b64encode(raw).decode()
+
+
+def normalize_network(value: str) -> str:
+    """A CIDR network in canonical form ("10.8.0.5" -> "10.8.0.5/32"); host bits must be clear."""
+    try:
+        return str(ipaddress.ip_network(value.strip(), strict=True))
+    except ValueError:
+        raise InvalidSpec(f"invalid network {value!r}") from None
+
+
+def normalize_interface_address(value: str) -> str:
+    """An interface address with prefix ("10.8.0.1/24"); host bits are kept."""
+    try:
+        return str(ipaddress.ip_interface(value.strip()))
+    except ValueError:
+        raise InvalidSpec(f"invalid interface address {value!r}") from None
+
+
+def normalize_address(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        raise InvalidSpec(f"invalid address {value!r}") from None
+
+
+def peer_from_spec(spec: agent_pb2.PeerSpec) -> Peer:
+    public_key = normalize_key(spec.public_key, "public key")
+    psk = normalize_key(spec.preshared_key, f"preshared key of {public_key}") if spec.preshared_key else ""
+    return Peer(
+        public_key=public_key,
+        preshared_key=psk,
+        allowed_ips=frozenset(normalize_network(n) for n in spec.allowed_ips),
+    )
+
+
+def interface_from_spec(spec: agent_pb2.InterfaceSpec) -> Interface:
+    return Interface(
+        name=spec.name,
+        listen_port=spec.listen_port,
+        addresses=frozenset(normalize_interface_address(a) for a in spec.addresses),
+        mtu=spec.mtu,
+    )
+
+
+def room_from_spec(spec: agent_pb2.RoomSpec) -> Room:
+    if not spec.id:
+        raise InvalidSpec("room without id")
+    return Room(id=spec.id, members=frozenset(normalize_address(m) for m in spec.members))
+
+
+def backbone_from_spec(spec: agent_pb2.BackboneSpec) -> Backbone:
+    if not spec.name:
+        return NO_BACKBONE
+    peers = tuple(
+        Peer(
+            public_key=normalize_key(p.public_key, f"backbone key of node {p.node_id}"),
+            allowed_ips=frozenset(normalize_network(n) for n in p.allowed_ips),
+            endpoint=p.endpoint,
+            # Nodes may sit behind NAT on one side; a keepalive keeps the backbone path open.
+            persistent_keepalive=25,
+        )
+        for p in spec.peers
+    )
+    return Backbone(
+        interface=Interface(
+            name=spec.name,
+            listen_port=spec.listen_port,
+            addresses=frozenset(normalize_interface_address(a) for a in spec.addresses),
+        ),
+        peers=peers,
+    )
+
+
+def _collect_peers(
+    specs: list[agent_pb2.PeerSpec], invalid: list[str], keep: set[str] | None = None
+) -> dict[str, Peer]:
+    peers: dict[str, Peer] = {}
+    for spec in specs:
+        try:
+            peer = peer_from_spec(spec)
+        except InvalidSpec as exc:
+            # Only the public key is named: preshared keys never reach an error text or a log.
+            invalid.append(f"peer {spec.public_key[:44]!r}: {exc}")
+            if keep is not None:
+                with contextlib.suppress(InvalidSpec):
+                    keep.add(normalize_key(spec.public_key, "public key"))
+            continue
+        peers[peer.public_key] = peer
+    return peers
+
+
+def _collect_rooms(specs: list[agent_pb2.RoomSpec], invalid: list[str]) -> dict[str, Room]:
+    rooms: dict[str, Room] = {}
+    for spec in specs:
+        try:
+            room = room_from_spec(spec)
+        except InvalidSpec as exc:
+            invalid.append(f"room {spec.id!r}: {exc}")
+            continue
+        rooms[room.id] = room
+    return rooms
+
+
+def desired_from_full_state(msg: agent_pb2.FullState) -> DesiredState:
+    """Convert a FullState. Invalid entries are skipped and listed in `invalid` so the rest still applies."""
+    invalid: list[str] = []
+    keep: set[str] = set()
+    peers = _collect_peers(list(msg.peers), invalid, keep)
+    rooms = _collect_rooms(list(msg.rooms), invalid)
+    interface = interface_from_spec(msg.interface)
+    if not interface.name:
+        raise InvalidSpec("full state without interface name")
+    backbone = backbone_from_spec(msg.backbone) if msg.HasField("backbone") else NO_BACKBONE
+    return DesiredState(
+        serial=msg.serial,
+        full=True,
+        peers=peers,
+        rooms=rooms,
+        interface=interface,
+        backbone=backbone,
+        operation_id=msg.operation_id,
+        invalid=invalid,
+        keep_peers=frozenset(keep),
+    )
+
+
+def desired_from_delta(msg: agent_pb2.Delta) -> DesiredState:
+    """Convert a Delta. Unlike a snapshot it is all or nothing: any invalid entry raises InvalidSpec."""
+    invalid: list[str] = []
+    peers = _collect_peers(list(msg.upsert_peers), invalid)
+    rooms = _collect_rooms(list(msg.upsert_rooms), invalid)
+    removals: set[str] = set()
+    for key in msg.remove_peers:
+        try:
+            removals.add(normalize_key(key, "removed peer key"))
+        except InvalidSpec as exc:
+            invalid.append(str(exc))
+    if invalid:
+        raise InvalidSpec("; ".join(invalid))
+    backbone = backbone_from_spec(msg.backbone) if msg.HasField("backbone") else None
+    return DesiredState(
+        serial=msg.serial,
+        full=False,
+        peers=peers,
+        remove_peers=frozenset(removals),
+        rooms=rooms,
+        remove_rooms=frozenset(msg.remove_rooms),
+        backbone=backbone,
+        operation_id=msg.operation_id,
+    )

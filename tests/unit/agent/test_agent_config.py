@@ -1,0 +1,95 @@
+"""Loading the agent's settings from agent.toml and VPN_NODE_* variables, with clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from node_agent.config import ConfigError, load_config
+
+BASE_ENV = {"VPN_NODE_CONTROL_URL": "cp.example:7443", "VPN_NODE_ID": "n1", "VPN_NODE_CREDENTIAL": "s3cret"}
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "agent.toml"
+    path.write_text(text)
+    return path
+
+
+def test_environment_alone_is_enough() -> None:
+    config = load_config(BASE_ENV)
+    assert config.control_url == "cp.example:7443"
+    assert config.interface == "wg0"
+    assert config.backend == "kernel"
+    assert config.stats_interval == 5.0
+
+
+def test_file_values_are_read(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        'control_url = "10.0.0.1:7443"\nnode_id = "n2"\ncredential = "c"\nbackend = "userspace"\n'
+        'interface = "wg7"\negress_interface = "eth0"\nstate_dir = "/tmp/x"\nstats_interval = 2\n',
+    )
+    config = load_config({}, path)
+    assert (config.node_id, config.backend, config.interface) == ("n2", "userspace", "wg7")
+    assert config.egress_interface == "eth0"
+    assert config.state_dir == Path("/tmp/x")
+    assert config.stats_interval == 2.0
+
+
+def test_environment_overrides_file(tmp_path: Path) -> None:
+    path = write(tmp_path, 'control_url = "a:1"\nnode_id = "file"\ncredential = "c"\ninterface = "wg1"\n')
+    config = load_config({"VPN_NODE_ID": "env", "VPN_NODE_INTERFACE": "wg2"}, path)
+    assert config.node_id == "env" and config.interface == "wg2"
+
+
+def test_config_path_from_environment(tmp_path: Path) -> None:
+    path = write(tmp_path, 'control_url = "a:1"\nnode_id = "n"\ncredential = "c"\n')
+    assert load_config({"VPN_NODE_CONFIG": str(path)}).node_id == "n"
+
+
+def test_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config({"VPN_NODE_CONFIG": str(tmp_path / "nope.toml"), **BASE_ENV})
+
+
+def test_missing_required_settings_are_named() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config({"VPN_NODE_CONTROL_URL": "a:1"})
+    assert "node_id (or VPN_NODE_ID)" in str(info.value)
+    assert "credential (or VPN_NODE_CREDENTIAL)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"VPN_NODE_CONTROL_URL": "no-port"}, "host:port"),
+        ({"VPN_NODE_CONTROL_URL": "host:99999"}, "host:port"),
+        ({"VPN_NODE_BACKEND": "ebpf"}, "backend must be one of"),
+        ({"VPN_NODE_INTERFACE": "a-very-long-interface-name"}, "interface"),
+        ({"VPN_NODE_STATS_INTERVAL": "soon"}, "must be a number"),
+        ({"VPN_NODE_STATS_INTERVAL": "-1"}, "must be positive"),
+        ({"VPN_NODE_TLS_CA": "/nonexistent/ca.pem"}, "tls_ca"),
+    ],
+)
+def test_invalid_values_are_rejected_clearly(override: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config({**BASE_ENV, **override})
+
+
+def test_bad_toml_names_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "control_url = \n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config({}, path)
+
+
+def test_unknown_setting_is_rejected(tmp_path: Path) -> None:
+    path = write(tmp_path, 'control_url = "a:1"\nnode_id = "n"\ncredential = "c"\ncontrol_uri = "typo"\n')
+    with pytest.raises(ConfigError, match="control_uri"):
+        load_config({}, path)
+
+
+def test_repr_never_shows_the_credential() -> None:
+    config = load_config(BASE_ENV)
+    assert "s3cret" not in repr(config) and "s3cret" not in str(config)

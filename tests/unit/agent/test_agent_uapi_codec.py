@@ -1,0 +1,69 @@
+"""wireguard-go's UAPI text: what the agent writes for a change set and how it reads a device back."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from node_agent.backends.uapi import UapiError, encode_set, parse_device, parse_stats
+from node_agent.reconcile import Changes
+from node_agent.state import Peer
+
+
+def key(n: int) -> str:
+    return base64.b64encode(n.to_bytes(32, "big")).decode()
+
+
+def hexkey(n: int) -> str:
+    return n.to_bytes(32, "big").hex()
+
+
+def test_one_transaction_holds_removals_additions_and_updates() -> None:
+    changes = Changes(
+        add_peers=[Peer(key(1), "", frozenset({"10.8.0.2/32"}))],
+        update_peers=[Peer(key(2), key(9), frozenset({"10.8.0.3/32", "fd00::3/128"}))],
+        remove_peers=[key(3)],
+    )
+    text = encode_set(changes, listen_port=51820).decode()
+    assert text.startswith("set=1\nlisten_port=51820\n") and text.endswith("\n\n")
+    assert text.count("set=1") == 1
+    assert f"public_key={hexkey(3)}\nremove=true\n" in text
+    assert f"public_key={hexkey(1)}\npreshared_key={'0' * 64}\nallowed_ip=10.8.0.2/32\n" in text
+    assert (
+        f"public_key={hexkey(2)}\npreshared_key={hexkey(9)}\nreplace_allowed_ips=true\n"
+        "allowed_ip=10.8.0.3/32\nallowed_ip=fd00::3/128\n"
+    ) in text
+
+
+GET_ANSWER = (
+    f"private_key={hexkey(100)}\nlisten_port=51820\n"
+    f"public_key={hexkey(1)}\npreshared_key={'0' * 64}\nprotocol_version=1\nendpoint=192.0.2.7:5555\n"
+    "last_handshake_time_sec=1700000000\nlast_handshake_time_nsec=5\ntx_bytes=10\nrx_bytes=20\n"
+    "persistent_keepalive_interval=0\nallowed_ip=10.8.0.2/32\nallowed_ip=fd00::2/128\n"
+    f"public_key={hexkey(2)}\npreshared_key={hexkey(9)}\nprotocol_version=1\n"
+    "last_handshake_time_sec=0\nlast_handshake_time_nsec=0\ntx_bytes=0\nrx_bytes=0\n"
+    "persistent_keepalive_interval=0\nerrno=0\n\n"
+)
+
+
+def test_device_answer_parses_into_peers() -> None:
+    device = parse_device(GET_ANSWER)
+    assert device.listen_port == 51820
+    assert device.peers[key(1)].allowed_ips == {"10.8.0.2/32", "fd00::2/128"}
+    assert device.peers[key(1)].preshared_key == ""
+    assert device.peers[key(2)].preshared_key == key(9)
+    assert device.peers[key(2)].allowed_ips == frozenset()
+
+
+def test_stats_answer_parses_handshake_and_bytes() -> None:
+    stats = {s.public_key: s for s in parse_stats(GET_ANSWER)}
+    assert stats[key(1)].latest_handshake == 1700000000
+    assert (stats[key(1)].rx_bytes, stats[key(1)].tx_bytes) == (20, 10)
+    assert stats[key(1)].endpoint == "192.0.2.7:5555"
+    assert stats[key(2)].latest_handshake == 0
+
+
+def test_error_answer_raises() -> None:
+    with pytest.raises(UapiError, match="errno=19"):
+        parse_device("errno=19\n\n")
