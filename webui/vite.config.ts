@@ -25,5 +25,6 @@ export default defineConfig({
     setupFiles: ['./src/testing/setup.ts'],
     css: false,
     restoreMocks: true,
+    mockReset: true,
   },
 });

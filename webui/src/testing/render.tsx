@@ -46,6 +46,8 @@ interface Options {
   path?: string;
   /** Extra routes, e.g. redirect targets to assert on. */
   otherRoutes?: RouteObject[];
+  /** A whole route tree instead of `ui` at `path` (e.g. to render under the RootLayout gate). */
+  routes?: RouteObject[];
 }
 
 export function renderWithProviders(ui: ReactElement, options: Options = {}): RenderResult & {
@@ -59,7 +61,8 @@ export function renderWithProviders(ui: ReactElement, options: Options = {}): Re
   ) : (
     ui
   );
-  const router = createMemoryRouter([{ path, element }, ...(options.otherRoutes ?? [])], { initialEntries: [route] });
+  const tree = options.routes ?? [{ path, element }, ...(options.otherRoutes ?? [])];
+  const router = createMemoryRouter(tree, { initialEntries: [route] });
   const result = render(
     <MantineProvider theme={theme}>
       <Notifications position="top-right" limit={20} />

@@ -1,6 +1,121 @@
-/** Dashboard home (in progress). */
-import { Title } from '@mantine/core';
+/** /dashboard/home: client update notice, announcements or a welcome card, and the support card. */
+import { Button, Card, Grid, Group, Stack, Text, Title } from '@mantine/core';
+import { IconDownload, IconHeadset, IconSpeakerphone } from '@tabler/icons-react';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { useCurrentUser } from '../../../lib/current-user';
+import { usePublicConfig } from '../../../lib/public-config';
+import { useRequest } from '../../../lib/use-request';
+import { fetchHomeData, type Announcement, type ClientRelease } from '../api/home';
+import { isNewerClient } from '../client-version';
+import { spanishLongDate } from '../spanish-date';
+
+function ClientUpdateCard({ release }: { release: ClientRelease }) {
+  return (
+    <Card withBorder padding="lg" bg="var(--mantine-color-yellow-0)">
+      <Group justify="space-between" wrap="wrap">
+        <Stack gap={2}>
+          <Text fw={700}>Nueva versión del cliente disponible</Text>
+          <Text size="sm">La versión {release.version} ya está disponible para descargar.</Text>
+        </Stack>
+        <Button
+          leftSection={<IconDownload size={16} />}
+          onClick={() => window.open(release.url, '_blank', 'noopener')}
+        >
+          Descargar
+        </Button>
+      </Group>
+    </Card>
+  );
+}
+
+function WelcomeCard({ roomsAllowed }: { roomsAllowed: boolean }) {
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="xs">
+        <Title order={3}>¡Bienvenido!</Title>
+        <Text>
+          Su conexión está protegida con WireGuard: tráfico cifrado, privacidad frente a redes públicas y la velocidad
+          de un protocolo moderno.
+        </Text>
+        {roomsAllowed && (
+          <Text>Cree salas privadas o únase a las de sus amigos para que sus peers se vean en una red privada.</Text>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+function AnnouncementList({ announcements }: { announcements: Announcement[] }) {
+  return (
+    <Stack gap="md">
+      {announcements.map((announcement) => (
+        <Card key={announcement.id} withBorder padding="lg">
+          <Stack gap={4}>
+            <Group gap="xs">
+              <IconSpeakerphone size={18} />
+              <Text fw={700}>{announcement.name}</Text>
+            </Group>
+            <Text size="xs" c="dimmed">
+              {spanishLongDate(announcement.created)}
+            </Text>
+            <Text style={{ whiteSpace: 'pre-line' }}>{announcement.message}</Text>
+          </Stack>
+        </Card>
+      ))}
+    </Stack>
+  );
+}
+
+function SupportCard({ supportUrl }: { supportUrl: string }) {
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="xs">
+        <Group gap="xs">
+          <IconHeadset size={20} />
+          <Title order={4}>Soporte</Title>
+        </Group>
+        <Text size="sm">¿Tiene dudas o algún problema con su servicio? Nuestro equipo de soporte puede ayudarle.</Text>
+        {supportUrl && (
+          <Button variant="light" onClick={() => window.open(supportUrl, '_blank', 'noopener')}>
+            Contactar Soporte
+          </Button>
+        )}
+      </Stack>
+    </Card>
+  );
+}
 
 export function HomePage() {
-  return <Title order={2}>Home</Title>;
+  const config = usePublicConfig();
+  const { user } = useCurrentUser();
+  const { state, reload } = useRequest(fetchHomeData);
+
+  if (state.status === 'loading') return <LoadingState />;
+  if (state.status === 'error') {
+    return <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos de la sección')} onRetry={reload} />;
+  }
+  const { announcements, release } = state.data;
+  return (
+    <Stack gap="lg">
+      <Title order={2}>Home</Title>
+      {release && isNewerClient(release.version) && <ClientUpdateCard release={release} />}
+      {announcements.length === 0 ? (
+        <Stack gap="lg">
+          <WelcomeCard roomsAllowed={user.web_settings.allow_partys} />
+          <SupportCard supportUrl={config.support_url} />
+        </Stack>
+      ) : (
+        <Grid gap="lg">
+          <Grid.Col span={{ base: 12, md: 8 }}>
+            <AnnouncementList announcements={announcements} />
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 4 }}>
+            <SupportCard supportUrl={config.support_url} />
+          </Grid.Col>
+        </Grid>
+      )}
+    </Stack>
+  );
 }

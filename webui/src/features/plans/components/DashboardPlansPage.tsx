@@ -1,6 +1,88 @@
-/** Dashboard plans (in progress). */
-import { Title } from '@mantine/core';
+/** /dashboard/plans: plan cards, the payment-gateway banner and the purchase dialog. */
+import { Alert, Button, Stack, Text, Title } from '@mantine/core';
+import { IconShieldCheck } from '@tabler/icons-react';
+import { useState } from 'react';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { usePublicConfig, type PublicConfig } from '../../../lib/public-config';
+import { toast } from '../../../lib/toasts';
+import { usePlans, type Plan } from '../api/plans';
+import { fetchEligiblePeers, type PurchasablePeer } from '../api/purchase';
+import { PlanCard } from './PlanCard';
+import { PlanGrid } from './PlanGrid';
+import { PurchaseDialog } from './PurchaseDialog';
+
+/** The gateway presented as the secure payment provider, or null when neither switch is on. */
+export function enabledGateway(config: Pick<PublicConfig, 'allow_payments_qvapay' | 'allow_payments_remesita'>) {
+  if (config.allow_payments_qvapay) return 'QvaPay';
+  if (config.allow_payments_remesita) return 'Remesita';
+  return null;
+}
 
 export function DashboardPlansPage() {
-  return <Title order={2}>Planes</Title>;
+  const config = usePublicConfig();
+  const { state, reload } = usePlans(true);
+  const gateway = enabledGateway(config);
+  const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[] } | null>(null);
+  const [opening, setOpening] = useState<number | null>(null);
+
+  const choose = async (plan: Plan) => {
+    setOpening(plan.id);
+    try {
+      setPurchase({ plan, peers: await fetchEligiblePeers() });
+    } catch (error) {
+      toast.error(errorMessage(error, 'Hubo un error al cargar los datos de los peers'));
+      setPurchase({ plan, peers: [] });
+    } finally {
+      setOpening(null);
+    }
+  };
+
+  const openSupport = () => window.open(config.support_url, '_blank', 'noopener');
+
+  return (
+    <Stack gap="lg">
+      <Title order={2}>Planes</Title>
+      {gateway && (
+        <Alert color="teal" icon={<IconShieldCheck />} title="Pago seguro">
+          Los pagos se procesan de forma segura a través de {gateway}, nuestro proveedor de pagos seguro.
+        </Alert>
+      )}
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && (
+        <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos de los planes')} onRetry={reload} />
+      )}
+      {state.status === 'success' && state.data.length === 0 && (
+        <Stack align="center" py="xl">
+          <Text fw={600}>No hay planes disponibles</Text>
+          {config.support_url && <Button onClick={openSupport}>Contactar Soporte</Button>}
+        </Stack>
+      )}
+      {state.status === 'success' && state.data.length > 0 && (
+        <PlanGrid count={state.data.length}>
+          {state.data.map((plan) => (
+            <PlanCard
+              key={plan.id}
+              plan={plan}
+              action={
+                gateway ? (
+                  <Button fullWidth loading={opening === plan.id} onClick={() => void choose(plan)}>
+                    Seleccionar Plan
+                  </Button>
+                ) : (
+                  config.support_url && (
+                    <Button fullWidth variant="light" onClick={openSupport}>
+                      Contáctanos
+                    </Button>
+                  )
+                )
+              }
+            />
+          ))}
+        </PlanGrid>
+      )}
+      {purchase && <PurchaseDialog plan={purchase.plan} peers={purchase.peers} onClose={() => setPurchase(null)} />}
+    </Stack>
+  );
 }

@@ -1,0 +1,144 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { RootLayout } from '../../../app/RootLayout';
+import { ApiError } from '../../../lib/api';
+import { renderWithProviders, testConfig } from '../../../testing/render';
+import * as session from '../api/session';
+import { LOGIN_REQUIRED_MESSAGE, LoginPage } from './LoginPage';
+
+vi.mock('../api/session', () => ({
+  login: vi.fn(),
+  fetchStatus: vi.fn(),
+}));
+
+const login = vi.mocked(session.login);
+const fetchStatus = vi.mocked(session.fetchStatus);
+
+const dashboard = { path: '/dashboard/home', element: <p>panel del cliente</p> };
+
+function renderLogin(config = testConfig()) {
+  return renderWithProviders(<LoginPage />, { route: '/login', config, otherRoutes: [dashboard] });
+}
+
+async function fillAndSubmit(username: string, password: string, remember = false) {
+  const user = userEvent.setup();
+  if (username) await user.type(screen.getByLabelText('Usuario'), username);
+  if (password) await user.type(screen.getByLabelText('Contraseña'), password);
+  if (remember) await user.click(screen.getByLabelText('Recordarme'));
+  await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+}
+
+beforeEach(() => {
+  fetchStatus.mockResolvedValue({ maintenance: false });
+});
+
+describe('login page', () => {
+  it('requires both fields before calling the server', async () => {
+    renderLogin();
+    await fillAndSubmit('ana', '');
+    expect((await screen.findAllByText(LOGIN_REQUIRED_MESSAGE)).length).toBeGreaterThan(0);
+    expect(login).not.toHaveBeenCalled();
+  });
+
+  it('shows Procesando... while busy and the server message on failure', async () => {
+    let fail: (error: unknown) => void = () => undefined;
+    login.mockReturnValue(new Promise((_, reject) => (fail = reject)));
+    renderLogin();
+
+    await fillAndSubmit('ana', 'mala');
+    const busyButton = await screen.findByRole('button', { name: 'Procesando...' });
+    expect(busyButton).toBeDisabled();
+
+    fail(new ApiError(401, 'Usuario o contraseña incorrectos.', 'invalid_credentials'));
+    expect((await screen.findAllByText('Usuario o contraseña incorrectos.')).length).toBeGreaterThan(0);
+    expect(screen.getByRole('button', { name: 'Iniciar sesión' })).toBeEnabled();
+    expect(window.localStorage.getItem('access_token')).toBeNull();
+  });
+
+  it('falls back to the spec text when the server is unreachable', async () => {
+    login.mockRejectedValue(new ApiError(0, ''));
+    renderLogin();
+    await fillAndSubmit('ana', 'secreto123');
+    expect(
+      (await screen.findAllByText('Error al iniciar sesión. Por favor, intente de nuevo.')).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('with Recordarme stores both tokens and opens the dashboard home', async () => {
+    login.mockResolvedValue({ access: 'acc', refresh: 'ref', message: 'Bienvenido', success: true });
+    renderLogin();
+    await fillAndSubmit('ana', 'secreto123', true);
+
+    expect(await screen.findByText('panel del cliente')).toBeInTheDocument();
+    expect(login).toHaveBeenCalledWith({ username: 'ana', password: 'secreto123', remember: true });
+    expect(window.localStorage.getItem('access_token')).toBe('acc');
+    expect(window.localStorage.getItem('refresh_token')).toBe('ref');
+  });
+
+  it('without Recordarme keeps the refresh token out of localStorage', async () => {
+    login.mockResolvedValue({ access: 'acc', refresh: 'ref', message: '', success: true });
+    renderLogin();
+    await fillAndSubmit('ana', 'secreto123');
+    expect(await screen.findByText('panel del cliente')).toBeInTheDocument();
+    expect(window.localStorage.getItem('refresh_token')).toBeNull();
+  });
+
+  it('shows the password with the toggle', async () => {
+    renderLogin();
+    const field = screen.getByLabelText('Contraseña');
+    expect(field).toHaveAttribute('type', 'password');
+    await userEvent.setup().click(screen.getByLabelText('Mostrar u ocultar contraseña'));
+    expect(field).toHaveAttribute('type', 'text');
+  });
+
+  it('shows recovery, register and home links only when the switches allow them', () => {
+    const { unmount } = renderLogin();
+    expect(screen.getByRole('link', { name: '¿Olvidó su contraseña?' })).toHaveAttribute('href', '/password-recovery');
+    expect(screen.getByRole('link', { name: 'Crear una cuenta' })).toHaveAttribute('href', '/register');
+    expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/');
+    unmount();
+
+    renderLogin(testConfig({ allow_email: false, allow_registration: false, show_landing: false }));
+    expect(screen.queryByRole('link', { name: '¿Olvidó su contraseña?' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Crear una cuenta' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Volver al inicio' })).not.toBeInTheDocument();
+  });
+
+  it('sends the visitor to /maintenance when the status check reports maintenance', async () => {
+    fetchStatus.mockResolvedValue({ maintenance: true });
+    const { router } = renderWithProviders(<></>, {
+      route: '/login',
+      config: testConfig({ show_landing: false }),
+      routes: [
+        {
+          element: <RootLayout />,
+          children: [
+            { path: '/login', element: <LoginPage /> },
+            { path: '/maintenance', element: <p>en mantenimiento</p> },
+          ],
+        },
+      ],
+    });
+    expect(await screen.findByText('en mantenimiento')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/maintenance');
+  });
+
+  it('sends the visitor to /maintenance when the status check answers 503', async () => {
+    fetchStatus.mockRejectedValue(new ApiError(503, 'El servicio está en mantenimiento. Intente más tarde.'));
+    const { router } = renderWithProviders(<></>, {
+      route: '/login',
+      config: testConfig({ show_landing: false }),
+      routes: [
+        {
+          element: <RootLayout />,
+          children: [
+            { path: '/login', element: <LoginPage /> },
+            { path: '/maintenance', element: <p>en mantenimiento</p> },
+          ],
+        },
+      ],
+    });
+    await waitFor(() => expect(router.state.location.pathname).toBe('/maintenance'));
+  });
+});

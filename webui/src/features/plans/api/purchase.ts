@@ -1,0 +1,33 @@
+/** Purchase calls: the user's peers for the selector and `PUT /api/client/invoices`. */
+import { api } from '../../../lib/api';
+
+/** The fields of a peer the purchase dialog needs. */
+export interface PurchasablePeer {
+  id: number;
+  name: string;
+  manual_payment: boolean;
+}
+
+export type PurchaseMode = 'new_peer' | 'add_plan';
+
+export interface InvoiceRequest {
+  mode: PurchaseMode;
+  plan: number;
+  /** The new peer's name, or the existing peer's id. */
+  peer: string | number;
+}
+
+export interface InvoiceAnswer {
+  payment_url: string;
+  message?: string;
+}
+
+/** Peers a plan can be added to: those paid through the gateway (manual_payment peers are excluded). */
+export async function fetchEligiblePeers(signal?: AbortSignal): Promise<PurchasablePeer[]> {
+  const peers = await api.get<PurchasablePeer[]>('/api/client/accounts/peers', { signal });
+  return peers.filter((peer) => !peer.manual_payment);
+}
+
+export function createInvoice(request: InvoiceRequest): Promise<InvoiceAnswer> {
+  return api.put<InvoiceAnswer>('/api/client/invoices', request);
+}
