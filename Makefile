@@ -1,0 +1,80 @@
+# The few verbs a newcomer needs. `make run` and `make test` install whatever is missing first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export VPN_VAR_DIR ?= $(CURDIR)/var
+UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+PY := $(UV) run --frozen python
+PYTEST := $(UV) run --frozen pytest
+WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/vite.config.* -type f 2>/dev/null)
+
+.PHONY: help install run test lint proto bench web \
+        test-unit test-api-sqlite test-api-postgres test-netns test-kernel test-web test-fast
+
+help:
+	@echo "make run    - install, migrate, load demo data, serve http://127.0.0.1:8000"
+	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, netns, kernel VM, web)"
+	@echo "make lint   - ruff and mypy on the project, typecheck on the web client"
+	@echo "make proto  - regenerate the agent protocol modules from protos/agent.proto"
+	@echo "make bench  - performance targets of DESIGN.md, printed as figures beside their targets"
+
+# --- installing ------------------------------------------------------------------------------------------
+$(UV):
+	python3 -m pip install --user --quiet uv || python3 -m pip install --quiet uv
+
+.venv/.installed: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --quiet
+	@touch $@
+
+webui/node_modules/.installed: webui/package.json webui/package-lock.json
+	cd webui && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+install: .venv/.installed webui/node_modules/.installed
+
+webui/dist/index.html: webui/node_modules/.installed $(WEB_SOURCES)
+	cd webui && npm run build --silent
+
+web: webui/dist/index.html
+
+# --- running ---------------------------------------------------------------------------------------------
+run: install web
+	@mkdir -p $(VPN_VAR_DIR)
+	$(PY) -m controlplane migrate
+	$(PY) -m controlplane demo
+	$(PY) -m controlplane serve
+
+# --- tests -----------------------------------------------------------------------------------------------
+test-unit: .venv/.installed
+	$(PYTEST) -q -p no:cacheprovider tests/unit
+
+test-api-sqlite: .venv/.installed
+	VPN_TEST_DB=sqlite $(PYTEST) -q -p no:cacheprovider tests/api
+
+test-api-postgres: .venv/.installed
+	VPN_TEST_DB=postgresql $(PYTEST) -q -p no:cacheprovider tests/api
+
+test-netns: .venv/.installed
+	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/agent tests/netns
+
+test-kernel: .venv/.installed
+	$(PY) tests/kernel/run_in_vm.py -- $(CURDIR)/.venv/bin/python -m pytest -q -p no:cacheprovider -m kernel tests/kernel tests/agent
+
+test-web: webui/node_modules/.installed
+	cd webui && npm run typecheck --silent && npm test --silent
+
+# Layers that share nothing run side by side; the kernel VM gets the machine to itself at the end.
+test: install
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-api-sqlite test-api-postgres test-web
+	$(MAKE) --no-print-directory test-netns
+	$(MAKE) --no-print-directory test-kernel
+
+lint: .venv/.installed
+	$(UV) run --frozen ruff check controlplane node_agent tests bench
+	$(UV) run --frozen mypy controlplane node_agent
+	cd webui && npm run typecheck --silent
+
+proto: .venv/.installed
+	$(PY) -m grpc_tools.protoc -I. --python_out=. --grpc_python_out=. --pyi_out=. protos/agent.proto
+
+bench: .venv/.installed
+	$(PY) bench/run_all.py

@@ -1,0 +1,81 @@
+"""Command line: python -m controlplane serve | migrate | create-admin | demo."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import logging
+import os
+import sys
+
+from controlplane.settings import Settings
+
+
+def _serve(settings: Settings) -> None:
+    import uvicorn
+
+    from controlplane.app import create_app
+
+    host, _, port = settings.http_bind.rpartition(":")
+    uvicorn.run(
+        create_app(settings),
+        host=host or "127.0.0.1",
+        port=int(port),
+        log_level="info",
+        proxy_headers=False,
+        ws_max_size=64 * 1024,
+    )
+
+
+def _migrate(settings: Settings) -> None:
+    from controlplane.migrate import upgrade
+
+    upgrade(settings.database_url)
+    print("Base de datos al día.")
+
+
+async def _create_admin(settings: Settings, username: str, password: str, role: str) -> None:
+    from controlplane.domain.accounts.models import Role
+    from controlplane.services import build_services
+
+    services = build_services(settings)
+    try:
+        async with services.sessionmaker.begin() as db:
+            await services.accounts.create_user(db, username, password, Role(role))
+    finally:
+        await services.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m controlplane", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("serve", help="serve the API, the web client, the agent gRPC server and the jobs")
+    sub.add_parser("migrate", help="apply database migrations")
+    admin = sub.add_parser(
+        "create-admin", help="create a staff account (password asked, or VPN_ADMIN_PASSWORD)"
+    )
+    admin.add_argument("username")
+    admin.add_argument("--role", choices=["admin", "support"], default="admin")
+    sub.add_parser("demo", help="load demo data the first time (admin, plans, a server, a customer)")
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env()
+    if args.command == "serve":
+        _serve(settings)
+    elif args.command == "migrate":
+        _migrate(settings)
+    elif args.command == "create-admin":
+        password = os.environ.get("VPN_ADMIN_PASSWORD") or getpass.getpass("Contraseña: ")
+        asyncio.run(_create_admin(settings, args.username, password, args.role))
+        print(f"Cuenta {args.role} '{args.username}' creada.")
+    elif args.command == "demo":
+        from controlplane.demo import load_demo
+
+        print(asyncio.run(load_demo(settings)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

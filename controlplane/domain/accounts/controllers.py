@@ -1,0 +1,170 @@
+"""Account and session endpoints: login, registration, tokens, recovery and the customer's settings."""
+
+from __future__ import annotations
+
+from litestar import Controller, Response, delete, get, patch, post, put
+from litestar.background_tasks import BackgroundTask
+from litestar.params import JSONBody
+
+from controlplane.dependencies import (
+    CUSTOMER,
+    DB,
+    STAFF,
+    ClientIP,
+    Customer,
+    ServicesDep,
+    Staff,
+    SwitchesDep,
+    not_in_maintenance,
+)
+from controlplane.domain.accounts import schemas
+from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
+from controlplane.domain.accounts.sessions import ADMIN, CLIENT
+
+
+def _mail_task(services: ServicesDep, mail: Email | None) -> BackgroundTask | None:
+    """Mail goes out after the response (and so after the commit): a slow SMTP server never holds a request."""
+    return BackgroundTask(services.mailer.send, mail.to, mail.subject, mail.body) if mail else None
+
+
+class ClientAuthController(Controller):
+    path = "/api/client"
+    tags = ["accounts"]
+    guards = [not_in_maintenance]
+
+    @post("/login", status_code=200, operation_id="clientLogin")
+    async def login(
+        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+    ) -> schemas.LoginResponse:
+        access, refresh = await services.accounts.login(db, data, CLIENT, ip)
+        return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
+
+    @put("/register", status_code=201, operation_id="clientRegister")
+    async def register(
+        self,
+        services: ServicesDep,
+        db: DB,
+        switches: SwitchesDep,
+        ip: ClientIP,
+        data: JSONBody[schemas.RegisterRequest],
+    ) -> Response[schemas.SuccessResponse]:
+        _, mail = await services.accounts.register(db, data, switches, ip)
+        message = "Registro Completado."
+        if mail:
+            message += " Le enviamos un email de verificación."
+        return Response(
+            schemas.SuccessResponse(success=True, message=message),
+            status_code=201,
+            background=_mail_task(services, mail),
+        )
+
+    @get("/verify-token", operation_id="clientVerifyToken", dependencies=CUSTOMER)
+    async def verify_token(
+        self, services: ServicesDep, db: DB, switches: SwitchesDep, customer: Customer
+    ) -> schemas.CurrentUser:
+        return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
+
+    @post("/password-recovery", status_code=200, operation_id="clientPasswordRecovery")
+    async def password_recovery(
+        self,
+        services: ServicesDep,
+        db: DB,
+        switches: SwitchesDep,
+        ip: ClientIP,
+        data: JSONBody[schemas.RecoveryRequest],
+    ) -> Response[schemas.SuccessResponse]:
+        mail = await services.accounts.request_recovery(db, data.username, switches, ip)
+        return Response(
+            schemas.SuccessResponse(success=True, message=RECOVERY_ANSWER),
+            background=_mail_task(services, mail),
+        )
+
+    @post("/password-reset", status_code=200, operation_id="clientPasswordReset")
+    async def password_reset(
+        self, services: ServicesDep, db: DB, data: JSONBody[schemas.PasswordResetRequest]
+    ) -> schemas.SuccessResponse:
+        await services.accounts.reset_password(db, data.token, data.password)
+        return schemas.SuccessResponse(
+            success=True, message="Contraseña restablecida. Ya puede iniciar sesión."
+        )
+
+    @post("/verify-email", status_code=200, operation_id="clientVerifyEmail")
+    async def verify_email(
+        self, services: ServicesDep, db: DB, data: JSONBody[schemas.VerifyEmailRequest]
+    ) -> schemas.SuccessResponse:
+        await services.accounts.verify_email(db, data.token)
+        return schemas.SuccessResponse(success=True, message="Email verificado correctamente.")
+
+
+class SessionController(Controller):
+    """Token refresh and logout serve both areas (the refresh token knows its own audience)."""
+
+    path = "/api"
+    tags = ["accounts"]
+
+    @post("/refresh-token", status_code=200, operation_id="refreshToken")
+    async def refresh(
+        self, services: ServicesDep, db: DB, data: JSONBody[schemas.RefreshRequest]
+    ) -> schemas.TokenPair:
+        access, refresh = await services.sessions.refresh(db, data.refresh)
+        return schemas.TokenPair(access=access, refresh=refresh)
+
+    @post("/logout", status_code=200, operation_id="logout")
+    async def logout(
+        self, services: ServicesDep, db: DB, data: JSONBody[schemas.LogoutRequest | None] = None
+    ) -> schemas.SuccessResponse:
+        await services.sessions.end(db, data.refresh if data else None)
+        return schemas.SuccessResponse(success=True, message="Sesión cerrada.")
+
+
+class SettingsController(Controller):
+    path = "/api/client/settings"
+    tags = ["accounts"]
+    guards = [not_in_maintenance]
+    dependencies = CUSTOMER
+
+    @get("/", operation_id="getSettings")
+    async def read(
+        self, services: ServicesDep, db: DB, switches: SwitchesDep, customer: Customer
+    ) -> schemas.CurrentUser:
+        return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
+
+    @patch("/", operation_id="updateSettings")
+    async def update(
+        self,
+        services: ServicesDep,
+        db: DB,
+        switches: SwitchesDep,
+        customer: Customer,
+        data: JSONBody[schemas.SettingsPatch],
+    ) -> Response[schemas.SettingsResult]:
+        user, message, mail = await services.accounts.update_settings(db, customer.user_id, data, switches)
+        return Response(
+            schemas.settings_result(current_user_view(user, switches), message),
+            background=_mail_task(services, mail),
+        )
+
+    @delete("/", status_code=200, operation_id="removeEmail")
+    async def remove_email(
+        self, services: ServicesDep, db: DB, switches: SwitchesDep, customer: Customer
+    ) -> schemas.SettingsResult:
+        user = await services.accounts.remove_email(db, customer.user_id, switches)
+        return schemas.settings_result(current_user_view(user, switches), "Email eliminado correctamente")
+
+
+class AdminAuthController(Controller):
+    path = "/api/admin"
+    tags = ["admin"]
+
+    @post("/login", status_code=200, operation_id="adminLogin")
+    async def login(
+        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+    ) -> schemas.LoginResponse:
+        access, refresh = await services.accounts.login(db, data, ADMIN, ip)
+        return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
+
+    @get("/verify-token", operation_id="adminVerifyToken", dependencies=STAFF)
+    async def verify_token(
+        self, services: ServicesDep, db: DB, switches: SwitchesDep, staff: Staff
+    ) -> schemas.CurrentUser:
+        return current_user_view(await services.accounts.get_user(db, staff.user_id), switches)

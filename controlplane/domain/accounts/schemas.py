@@ -1,0 +1,101 @@
+"""Request and response bodies of the account and session endpoints."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+# Caps stop oversized input at decoding; the spec's own messages for blank fields come from the service.
+Username = Annotated[str, msgspec.Meta(max_length=64)]
+Password = Annotated[str, msgspec.Meta(max_length=256)]
+Email = Annotated[str, msgspec.Meta(max_length=254)]
+Token = Annotated[str, msgspec.Meta(max_length=512)]
+
+
+class Request(msgspec.Struct, forbid_unknown_fields=True):
+    pass
+
+
+class LoginRequest(Request):
+    username: Username
+    password: Password
+    remember: bool = False
+
+
+class LoginResponse(msgspec.Struct):
+    access: str
+    refresh: str
+    message: str
+    success: bool = True
+
+
+class RefreshRequest(Request):
+    refresh: Token
+
+
+class TokenPair(msgspec.Struct):
+    access: str
+    refresh: str
+
+
+class LogoutRequest(Request):
+    refresh: Token | None = None
+
+
+class RegisterRequest(Request):
+    username: Username
+    password: Password
+    captcha_token: Annotated[str, msgspec.Meta(max_length=8192)] = ""
+    email: Email | None = None
+
+
+class SuccessResponse(msgspec.Struct):
+    success: bool
+    message: str
+
+
+class RecoveryRequest(Request):
+    username: Username
+
+
+class PasswordResetRequest(Request):
+    token: Token
+    password: Password
+
+
+class VerifyEmailRequest(Request):
+    token: Token
+
+
+class WebSettings(msgspec.Struct):
+    allow_partys: bool
+    allow_email: bool
+
+
+class CurrentUser(msgspec.Struct):
+    username: str
+    alias: str | None
+    email: str | None
+    web_settings: WebSettings
+    email_verified: bool = False
+    role: str = "customer"
+
+
+class SettingsPatch(Request):
+    """Exactly one change per call: email, alias, or a password change."""
+
+    email: Email | None = None
+    alias: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    old_password: Password | None = None
+    new_password: Password | None = None
+
+
+class SettingsResult(CurrentUser):
+    """The updated user (it replaces the client's copy) plus the success message to show."""
+
+    message: str = ""
+
+
+def settings_result(user: CurrentUser, message: str) -> SettingsResult:
+    return SettingsResult(**msgspec.structs.asdict(user), message=message)

@@ -1,0 +1,365 @@
+"""Account rules: registration, login, password recovery, email verification and the customer's settings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.captcha import CaptchaVerifier
+from controlplane.crypto import SecretBox, random_token
+from controlplane.db import utcnow
+from controlplane.domain.accounts import schemas
+from controlplane.domain.accounts.models import LinkPurpose, OneTimeLink, Role, User
+from controlplane.domain.accounts.sessions import ADMIN, CLIENT, SessionService
+from controlplane.domain.switches.service import Switches
+from controlplane.errors import BadRequest, Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from controlplane.passwords import Passwords
+from controlplane.ratelimit import RateLimiter
+from controlplane.settings import Settings
+
+USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{3,32}$")
+ALIAS_RE = re.compile(r"^[\w .-]{3,32}$")
+EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+MIN_PASSWORD, MAX_PASSWORD = 8, 128
+RESET_LINK_LIFETIME = timedelta(hours=1)
+VERIFY_LINK_LIFETIME = timedelta(days=2)
+
+RECOVERY_ANSWER = (
+    "Si la cuenta existe y tiene un email verificado, le enviamos un enlace para restablecer la contraseña."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Email:
+    to: str
+    subject: str
+    body: str
+
+
+def _check_password_strength(password: str) -> None:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise Invalid(
+            f"La contraseña debe tener entre {MIN_PASSWORD} y {MAX_PASSWORD} caracteres.",
+            code="weak_password",
+            fields={"password": "Longitud inválida."},
+        )
+
+
+def _normalize_email(email: str) -> str:
+    email = email.strip()
+    if not EMAIL_RE.match(email):
+        raise Invalid("El email no es válido.", code="invalid_email", fields={"email": "Email inválido."})
+    return email
+
+
+def current_user_view(user: User, switches: Switches) -> schemas.CurrentUser:
+    return schemas.CurrentUser(
+        username=user.username,
+        alias=user.alias,
+        email=user.email,
+        email_verified=user.email_verified,
+        role=user.role.value,
+        web_settings=schemas.WebSettings(
+            allow_partys=switches.allow_partys, allow_email=switches.allow_email
+        ),
+    )
+
+
+class AccountService:
+    def __init__(
+        self,
+        settings: Settings,
+        box: SecretBox,
+        passwords: Passwords,
+        sessions: SessionService,
+        limiter: RateLimiter,
+        captcha: CaptchaVerifier,
+    ) -> None:
+        self._settings = settings
+        self._box = box
+        self._passwords = passwords
+        self._sessions = sessions
+        self._limiter = limiter
+        self._captcha = captcha
+
+    async def find_by_username(self, db: AsyncSession, username: str) -> User | None:
+        return (
+            await db.execute(select(User).where(User.username_key == username.strip().lower()))
+        ).scalar_one_or_none()
+
+    # --- registration -------------------------------------------------------------------------------------
+
+    async def register(
+        self, db: AsyncSession, data: schemas.RegisterRequest, switches: Switches, ip: str
+    ) -> tuple[User, Email | None]:
+        if not switches.allow_registration:
+            raise Forbidden("El registro de nuevas cuentas está deshabilitado.", code="registration_closed")
+        if self._captcha.enabled and not data.captcha_token:
+            raise Invalid("Por favor, complete el captcha.", code="captcha_required")
+        username = data.username.strip()
+        if not username or not data.password:
+            raise Invalid("El usuario y contraseña son obligatorios.", code="required")
+        if not USERNAME_RE.match(username):
+            raise Invalid(
+                "El usuario debe tener entre 3 y 32 caracteres: letras, números, punto, guion o guion bajo.",
+                code="invalid_username",
+                fields={"username": "Usuario inválido."},
+            )
+        _check_password_strength(data.password)
+        email = (
+            _normalize_email(data.email)
+            if (data.email and data.email.strip() and switches.allow_email)
+            else None
+        )
+        await self._limiter.hit(f"register:ip:{ip}", self._settings.rate_limits.register_per_address)
+        if not await self._captcha.verify(data.captcha_token, ip):
+            raise Invalid("La verificación del captcha falló. Intente de nuevo.", code="captcha_failed")
+        if await self.find_by_username(db, username) is not None:
+            raise Conflict("El nombre de usuario ya está en uso.", code="username_taken")
+        user = User(
+            username=username,
+            username_key=username.lower(),
+            password_hash=await self._passwords.hash(data.password),
+            email=email,
+        )
+        db.add(user)
+        try:
+            await db.flush()
+        except IntegrityError as exc:  # a concurrent registration of the same name won the race
+            raise Conflict("El nombre de usuario ya está en uso.", code="username_taken") from exc
+        mail = await self._verification_email(db, user) if email else None
+        return user, mail
+
+    async def _verification_email(self, db: AsyncSession, user: User) -> Email:
+        assert user.email
+        token = await self._one_time_link(
+            db, user, LinkPurpose.VERIFY_EMAIL, VERIFY_LINK_LIFETIME, user.email
+        )
+        link = f"{self._settings.client_url}/verify-email?token={token}"
+        body = (
+            f"Hola {user.username}:\n\nConfirme su email para poder recuperar la contraseña si la olvida:\n"
+            f"{link}\n\nEl enlace vence en 48 horas. Si no creó esta cuenta, ignore este mensaje.\n\n"
+            f"{self._settings.product_name}\n"
+        )
+        return Email(user.email, f"Confirme su email - {self._settings.product_name}", body)
+
+    async def _one_time_link(
+        self, db: AsyncSession, user: User, purpose: LinkPurpose, lifetime: timedelta, email: str | None
+    ) -> str:
+        now = utcnow()
+        # A new link replaces older unused ones of the same purpose.
+        await db.execute(
+            update(OneTimeLink)
+            .where(
+                OneTimeLink.user_id == user.id, OneTimeLink.purpose == purpose, OneTimeLink.used_at.is_(None)
+            )
+            .values(used_at=now)
+        )
+        token = random_token()
+        db.add(
+            OneTimeLink(
+                token_hash=self._box.lookup_hash(token),
+                user_id=user.id,
+                purpose=purpose,
+                email=email,
+                expires_at=now + lifetime,
+            )
+        )
+        await db.flush()
+        return token
+
+    async def _spend_link(self, db: AsyncSession, token: str, purpose: LinkPurpose) -> OneTimeLink:
+        now = utcnow()
+        link = await db.get(OneTimeLink, self._box.lookup_hash(token))
+        if link is None or link.purpose != purpose or link.expires_at <= now:
+            raise BadRequest("El enlace no es válido o ya venció.", code=f"{purpose.value}_token_invalid")
+        spent = await db.execute(
+            update(OneTimeLink)
+            .where(OneTimeLink.token_hash == link.token_hash, OneTimeLink.used_at.is_(None))
+            .values(used_at=now)
+        )
+        if spent.rowcount != 1:  # type: ignore[attr-defined]
+            raise BadRequest("El enlace no es válido o ya venció.", code=f"{purpose.value}_token_invalid")
+        return link
+
+    async def verify_email(self, db: AsyncSession, token: str) -> None:
+        link = await self._spend_link(db, token, LinkPurpose.VERIFY_EMAIL)
+        user = await db.get(User, link.user_id)
+        if user is None or user.email != link.email:
+            raise BadRequest("El enlace no es válido o ya venció.", code="verify_email_token_invalid")
+        user.email_verified = True
+
+    # --- login ----------------------------------------------------------------------------------------------
+
+    async def login(
+        self, db: AsyncSession, data: schemas.LoginRequest, audience: str, ip: str
+    ) -> tuple[str, str]:
+        username = data.username.strip()
+        if not username or not data.password:
+            raise Invalid("El usuario y contraseña son obligatorios.", code="required")
+        limits = self._settings.rate_limits
+        await self._limiter.hit(f"login:ip:{ip}", limits.login_per_address)
+        await self._limiter.hit(f"login:user:{username.lower()}", limits.login_per_account)
+        user = await self.find_by_username(db, username)
+        wrong_area = user is not None and (user.role.is_staff != (audience == ADMIN))
+        valid = await self._passwords.verify(user.password_hash if user else None, data.password)
+        if user is None or not valid or wrong_area:
+            raise Unauthorized(
+                "Usuario o contraseña incorrectos.", code="invalid_credentials", extra={"success": False}
+            )
+        if user.blocked:
+            raise Forbidden("Su cuenta está bloqueada. Contacte a soporte.", code="account_blocked")
+        await self._limiter.reset(f"login:user:{username.lower()}")
+        if self._passwords.needs_rehash(user.password_hash):
+            user.password_hash = await self._passwords.hash(data.password)
+        return await self._sessions.start(db, user, audience, data.remember, ip)
+
+    # --- password recovery ----------------------------------------------------------------------------------
+
+    async def request_recovery(
+        self, db: AsyncSession, username: str, switches: Switches, ip: str
+    ) -> Email | None:
+        """Same answer whatever happens; an email goes out only to an existing account's verified address."""
+        if not switches.allow_password_recovery:
+            raise Forbidden("La recuperación de contraseña está deshabilitada.", code="recovery_closed")
+        username = username.strip()
+        if not username:
+            raise Invalid("El usuario es obligatorio.", code="required")
+        limits = self._settings.rate_limits
+        await self._limiter.hit(f"recovery:ip:{ip}", limits.recovery_per_address)
+        await self._limiter.hit(f"recovery:user:{username.lower()}", limits.recovery_per_account)
+        user = await self.find_by_username(db, username)
+        if user is None or user.blocked or not user.email or not user.email_verified:
+            return None
+        token = await self._one_time_link(
+            db, user, LinkPurpose.PASSWORD_RESET, RESET_LINK_LIFETIME, user.email
+        )
+        link = f"{self._settings.client_url}/password-reset?token={token}"
+        body = (
+            f"Hola {user.username}:\n\nRecibimos una solicitud para restablecer su contraseña. Use este enlace "
+            f"(vence en 1 hora y sirve una sola vez):\n{link}\n\nSi no la pidió, ignore este mensaje: su "
+            f"contraseña no cambia.\n\n{self._settings.product_name}\n"
+        )
+        return Email(user.email, f"Restablecer contraseña - {self._settings.product_name}", body)
+
+    async def reset_password(self, db: AsyncSession, token: str, password: str) -> None:
+        _check_password_strength(password)
+        link = await self._spend_link(db, token, LinkPurpose.PASSWORD_RESET)
+        user = await db.get(User, link.user_id)
+        if user is None:
+            raise BadRequest("El enlace no es válido o ya venció.", code="password_reset_token_invalid")
+        user.password_hash = await self._passwords.hash(password)
+        await self._sessions.end_all(db, user.id, "password_reset")
+
+    # --- the customer's own settings ------------------------------------------------------------------------
+
+    async def get_user(self, db: AsyncSession, user_id: str) -> User:
+        user = await db.get(User, user_id)
+        if user is None:
+            raise NotFound()
+        return user
+
+    async def update_settings(
+        self, db: AsyncSession, user_id: str, data: schemas.SettingsPatch, switches: Switches
+    ) -> tuple[User, str, Email | None]:
+        """Apply one change; returns the user, the success message and a verification email to send, if any."""
+        user = await self.get_user(db, user_id)
+        wants = (
+            data.email is not None,
+            data.alias is not None,
+            data.old_password is not None or data.new_password is not None,
+        )
+        if sum(wants) != 1:
+            raise Invalid("Envíe un solo cambio: email, alias o contraseña.", code="one_change")
+        if data.email is not None:
+            return user, *await self._change_email(db, user, data.email, switches)
+        if data.alias is not None:
+            return user, await self._change_alias(db, user, data.alias, switches), None
+        await self._change_password(user, data.old_password or "", data.new_password or "")
+        return user, "Contraseña cambiada correctamente.", None
+
+    async def _change_email(
+        self, db: AsyncSession, user: User, email: str, switches: Switches
+    ) -> tuple[str, Email | None]:
+        if not switches.allow_email:
+            raise Forbidden("El uso de email está deshabilitado.", code="email_disabled")
+        if not email.strip():
+            raise Invalid("El email no puede estar en blanco", code="blank", fields={"email": "Obligatorio."})
+        email = _normalize_email(email)
+        if user.email and email.lower() == user.email.lower():
+            raise Invalid("El nuevo email no puede ser igual q el anterior", code="same_email")
+        user.email = email
+        user.email_verified = False
+        return "Email modificado correctamente.", await self._verification_email(db, user)
+
+    async def remove_email(self, db: AsyncSession, user_id: str, switches: Switches) -> User:
+        if not switches.allow_email:
+            raise Forbidden("El uso de email está deshabilitado.", code="email_disabled")
+        user = await self.get_user(db, user_id)
+        user.email = None
+        user.email_verified = False
+        return user
+
+    async def _change_alias(self, db: AsyncSession, user: User, alias: str, switches: Switches) -> str:
+        if not switches.allow_partys:
+            raise Forbidden("Las salas están deshabilitadas.", code="partys_disabled")
+        alias = alias.strip()
+        if not alias:
+            raise Invalid("El alias no puede estar en blanco", code="blank", fields={"alias": "Obligatorio."})
+        if not ALIAS_RE.match(alias):
+            raise Invalid(
+                "El alias debe tener entre 3 y 32 caracteres: letras, números, espacios, punto o guion.",
+                code="invalid_alias",
+                fields={"alias": "Alias inválido."},
+            )
+        taken = await db.scalar(
+            select(func.count()).select_from(User).where(User.alias_key == alias.lower(), User.id != user.id)
+        )
+        if taken:
+            raise Conflict("Ese alias ya está en uso.", code="alias_taken")
+        had_alias = user.alias is not None
+        user.alias, user.alias_key = alias, alias.lower()
+        try:
+            await db.flush()
+        except IntegrityError as exc:
+            raise Conflict("Ese alias ya está en uso.", code="alias_taken") from exc
+        return "Alias modificado correctamente." if had_alias else "Alias configurado correctamente."
+
+    async def _change_password(self, user: User, old: str, new: str) -> None:
+        if not old or not new:
+            raise Invalid("Las contraseñas no pueden estar en blanco.", code="blank")
+        if old == new:
+            raise Invalid("La nueva contraseña no puede ser igual a la anterior.", code="same_password")
+        if not await self._passwords.verify(user.password_hash, old):
+            raise Invalid(
+                "La contraseña actual no es correcta.",
+                code="wrong_password",
+                fields={"old_password": "Incorrecta."},
+            )
+        _check_password_strength(new)
+        user.password_hash = await self._passwords.hash(new)
+
+    async def create_user(self, db: AsyncSession, username: str, password: str, role: Role) -> User:
+        """For the command line and demo data: no captcha, no switches."""
+        if not USERNAME_RE.match(username):
+            raise Invalid("Usuario inválido.", code="invalid_username")
+        _check_password_strength(password)
+        if await self.find_by_username(db, username) is not None:
+            raise Conflict("El nombre de usuario ya está en uso.", code="username_taken")
+        user = User(
+            username=username,
+            username_key=username.lower(),
+            role=role,
+            password_hash=await self._passwords.hash(password),
+        )
+        db.add(user)
+        await db.flush()
+        return user
+
+
+__all__ = ["ADMIN", "CLIENT", "RECOVERY_ANSWER", "AccountService", "Email", "current_user_view"]

@@ -1,0 +1,91 @@
+"""Public configuration and the status check: what the web client reads before anything else."""
+
+from __future__ import annotations
+
+import msgspec
+from litestar import Controller, get, patch
+from litestar.params import JSONBody
+
+from controlplane.dependencies import DB, STAFF, ServicesDep, Staff, SwitchesDep
+from controlplane.domain.accounts.models import Role
+from controlplane.domain.switches.service import Switches
+from controlplane.errors import Forbidden
+
+
+class Captcha(msgspec.Struct):
+    provider: str
+    site_key: str
+
+
+class PublicConfig(msgspec.Struct):
+    maintenance: bool
+    allow_registration: bool
+    allow_password_recovery: bool
+    show_landing: bool
+    allow_payments_qvapay: bool
+    allow_payments_remesita: bool
+    allow_email: bool
+    allow_partys: bool
+    product_name: str
+    support_url: str
+    client_url: str
+    captcha: Captcha | None
+
+
+class Status(msgspec.Struct):
+    maintenance: bool
+
+
+class PublicConfigController(Controller):
+    path = "/api/client"
+    tags = ["config"]
+
+    @get("/", operation_id="getPublicConfig", opt={"maintenance_exempt": True}, cache_control=None)
+    async def public_config(self, services: ServicesDep, switches: SwitchesDep) -> PublicConfig:
+        settings = services.settings
+        captcha = (
+            Captcha(settings.captcha_provider, settings.captcha_site_key)
+            if settings.captcha_enabled
+            else None
+        )
+        return PublicConfig(
+            **msgspec.structs.asdict(switches),
+            product_name=settings.product_name,
+            support_url=settings.support_url,
+            client_url=settings.client_url,
+            captcha=captcha,
+        )
+
+    @get("/status", operation_id="getStatus", opt={"maintenance_exempt": True})
+    async def status(self, switches: SwitchesDep) -> Status:
+        return Status(maintenance=switches.maintenance)
+
+
+class SwitchesPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    maintenance: bool | None = None
+    allow_registration: bool | None = None
+    allow_password_recovery: bool | None = None
+    show_landing: bool | None = None
+    allow_email: bool | None = None
+    allow_partys: bool | None = None
+    allow_payments_qvapay: bool | None = None
+    allow_payments_remesita: bool | None = None
+
+
+class AdminSwitchesController(Controller):
+    path = "/api/admin/switches"
+    tags = ["admin"]
+    dependencies = STAFF
+
+    @get("/", operation_id="adminGetSwitches")
+    async def read(self, staff: Staff, switches: SwitchesDep) -> Switches:
+        return switches
+
+    @patch("/", operation_id="adminUpdateSwitches")
+    async def update(
+        self, staff: Staff, services: ServicesDep, db: DB, data: JSONBody[SwitchesPatch]
+    ) -> Switches:
+        if staff.role is not Role.ADMIN:
+            raise Forbidden("Solo un administrador puede cambiar los interruptores.", code="admin_only")
+        changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}
+        return await services.switches.update(db, changes)

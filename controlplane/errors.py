@@ -1,0 +1,189 @@
+"""Domain exceptions raised by services, and their one mapping to HTTP answers."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+
+log = logging.getLogger(__name__)
+
+
+class DomainError(Exception):
+    """An error a person can act on: a Spanish message, a stable code and an HTTP status."""
+
+    status_code = 400
+    code = "bad_request"
+    message = "Solicitud inválida."
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        code: str | None = None,
+        fields: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.message = message or self.message
+        self.code = code or self.code
+        self.fields = fields
+        self.headers = headers
+        self.extra = extra or {}
+        super().__init__(self.message)
+
+
+class Invalid(DomainError):
+    status_code = 422
+    code = "invalid"
+    message = "Datos inválidos."
+
+
+class BadRequest(DomainError):
+    status_code = 400
+    code = "bad_request"
+
+
+class Unauthorized(DomainError):
+    status_code = 401
+    code = "unauthorized"
+    message = "Sesión inválida o expirada. Inicie sesión de nuevo."
+
+
+class Forbidden(DomainError):
+    status_code = 403
+    code = "forbidden"
+    message = "No tiene permiso para realizar esta acción."
+
+
+class NotFound(DomainError):
+    status_code = 404
+    code = "not_found"
+    message = "No encontrado."
+
+
+class Conflict(DomainError):
+    status_code = 409
+    code = "conflict"
+    message = "La operación entra en conflicto con el estado actual."
+
+
+class TooManyRequests(DomainError):
+    status_code = 429
+    code = "too_many_requests"
+    message = "Demasiados intentos. Intente de nuevo en unos minutos."
+
+    def __init__(self, retry_after: int, message: str | None = None) -> None:
+        super().__init__(message, headers={"Retry-After": str(max(1, retry_after))})
+
+
+class Maintenance(DomainError):
+    status_code = 503
+    code = "maintenance"
+    message = "El servicio está en mantenimiento. Intente más tarde."
+
+
+class Unavailable(DomainError):
+    status_code = 503
+    code = "unavailable"
+    message = "El servicio no está disponible en este momento. Intente más tarde."
+
+
+def error_body(message: str, code: str, fields: dict[str, str] | None = None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": message, "code": code, **extra}
+    if fields:
+        body["fields"] = fields
+    return body
+
+
+def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response[Any]:
+    return Response(content=body, status_code=status, media_type=MediaType.JSON, headers=headers)
+
+
+def domain_error_handler(_: Request[Any, Any, Any], exc: DomainError) -> Response[Any]:
+    return _json(exc.status_code, error_body(exc.message, exc.code, exc.fields, **exc.extra), exc.headers)
+
+
+_FIELD = re.compile(r"at `\$\.([A-Za-z0-9_.\[\]]+)`")
+_MISSING = re.compile(r"missing required field `([^`]+)`")
+_UNKNOWN = re.compile(r"unknown field `([^`]+)`")
+
+
+def _spanish_validation(detail: str) -> tuple[str, dict[str, str]]:
+    """Translate msgspec's decode errors into a Spanish message plus the field it concerns."""
+    if m := _MISSING.search(detail):
+        field = m.group(1)
+        return f"Falta el campo obligatorio '{field}'.", {field: "Campo obligatorio."}
+    if m := _UNKNOWN.search(detail):
+        field = m.group(1)
+        return f"El campo '{field}' no está permitido.", {field: "Campo no permitido."}
+    field_match = _FIELD.search(detail)
+    field = field_match.group(1) if field_match else ""
+    if "length" in detail:
+        text = "El valor es demasiado largo." if "<=" in detail else "El valor es demasiado corto."
+    elif "Expected" in detail:
+        text = "El tipo del valor no es válido."
+    elif "JSON" in detail or "malformed" in detail.lower() or "truncated" in detail.lower():
+        return "El cuerpo de la solicitud no es JSON válido.", {}
+    else:
+        text = "El valor no es válido."
+    if field:
+        return f"Valor inválido en '{field}': {text}", {field: text}
+    return f"Datos inválidos: {text}", {}
+
+
+def validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
+    items = exc.extra if isinstance(exc.extra, list) else []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        detail = str(item.get("message", ""))
+        if item.get("key") and "`$." not in detail:
+            detail += f" - at `$.{item['key']}`"
+        message, fields = _spanish_validation(detail)
+        return _json(422, error_body(message, "invalid", fields))
+    return _json(422, error_body(*_spanish_validation(str(exc.detail))[:1], "invalid"))
+
+
+_HTTP_MESSAGES = {
+    400: ("bad_request", "Solicitud inválida."),
+    401: ("unauthorized", "Sesión inválida o expirada. Inicie sesión de nuevo."),
+    403: ("forbidden", "No tiene permiso para realizar esta acción."),
+    404: ("not_found", "No encontrado."),
+    405: ("method_not_allowed", "Método no permitido."),
+    413: ("payload_too_large", "La solicitud es demasiado grande."),
+    415: ("unsupported_media_type", "Tipo de contenido no soportado."),
+    429: ("too_many_requests", "Demasiados intentos. Intente de nuevo en unos minutos."),
+}
+
+
+def http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    code, message = _HTTP_MESSAGES.get(exc.status_code, ("error", "Hubo un error al realizar la solicitud"))
+    return _json(exc.status_code, error_body(message, code), getattr(exc, "headers", None))
+
+
+def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _json(
+        HTTP_500_INTERNAL_SERVER_ERROR,
+        error_body("Hubo un error al realizar la operación.", "internal_error"),
+    )
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    DomainError: domain_error_handler,
+    ValidationException: validation_handler,
+    NotFoundException: http_error_handler,
+    MethodNotAllowedException: http_error_handler,
+    HTTPException: http_error_handler,
+    Exception: internal_error_handler,
+}

@@ -1,0 +1,59 @@
+"""Fixed-window attempt counters, in memory for one process or in Redis for several."""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+from redis.asyncio import Redis
+
+from controlplane.errors import TooManyRequests
+from controlplane.settings import RateLimit
+
+
+class RateLimiter(Protocol):
+    async def hit(self, key: str, limit: RateLimit) -> None:
+        """Count one attempt; raise TooManyRequests when the window is already full."""
+
+    async def reset(self, key: str) -> None: ...
+
+
+class MemoryRateLimiter:
+    def __init__(self) -> None:
+        self._windows: dict[str, tuple[float, int]] = {}
+
+    async def hit(self, key: str, limit: RateLimit) -> None:
+        now = time.monotonic()
+        started, count = self._windows.get(key, (now, 0))
+        if now - started >= limit.window_seconds:
+            started, count = now, 0
+        if count >= limit.attempts:
+            raise TooManyRequests(int(limit.window_seconds - (now - started)) + 1)
+        self._windows[key] = (started, count + 1)
+        if len(self._windows) > 100_000:
+            self._forget_expired(now, limit.window_seconds)
+
+    async def reset(self, key: str) -> None:
+        self._windows.pop(key, None)
+
+    def _forget_expired(self, now: float, window: int) -> None:
+        for key in [k for k, (started, _) in self._windows.items() if now - started >= window]:
+            del self._windows[key]
+
+
+class RedisRateLimiter:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    async def hit(self, key: str, limit: RateLimit) -> None:
+        name = f"vpn:rl:{key}"
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.incr(name)
+            pipe.expire(name, limit.window_seconds, nx=True)
+            pipe.ttl(name)
+            count, _, ttl = await pipe.execute()
+        if count > limit.attempts:
+            raise TooManyRequests(int(ttl) if ttl and ttl > 0 else limit.window_seconds)
+
+    async def reset(self, key: str) -> None:
+        await self._redis.delete(f"vpn:rl:{key}")

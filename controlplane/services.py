@@ -1,0 +1,68 @@
+"""The long-lived parts the app is made of, built once from the settings and shared by every request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from controlplane.captcha import CaptchaVerifier
+from controlplane.crypto import SecretBox
+from controlplane.db import create_engine, create_sessionmaker
+from controlplane.domain.accounts.service import AccountService
+from controlplane.domain.accounts.sessions import SessionService
+from controlplane.domain.switches.service import SwitchService
+from controlplane.mail import Mailer
+from controlplane.passwords import Passwords
+from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from controlplane.settings import Settings
+
+
+@dataclass
+class Services:
+    settings: Settings
+    box: SecretBox
+    engine: AsyncEngine
+    sessionmaker: async_sessionmaker[AsyncSession]
+    redis: Redis | None
+    http: httpx.AsyncClient
+    limiter: RateLimiter
+    mailer: Mailer
+    switches: SwitchService
+    sessions: SessionService
+    accounts: AccountService
+
+    async def close(self) -> None:
+        await self.http.aclose()
+        if self.redis is not None:
+            await self.redis.aclose()
+        await self.engine.dispose()
+
+
+def build_services(settings: Settings) -> Services:
+    box = SecretBox.from_file(settings.secret_key_file)
+    engine = create_engine(settings.database_url, pooled=settings.database_pool)
+    sessionmaker = create_sessionmaker(engine)
+    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+    http = httpx.AsyncClient(headers={"User-Agent": f"{settings.product_name} control plane"})
+    limiter: RateLimiter = RedisRateLimiter(redis) if redis is not None else MemoryRateLimiter()
+    passwords = Passwords(settings.password_hashing)
+    sessions = SessionService(settings, box)
+    captcha = CaptchaVerifier(
+        settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http
+    )
+    return Services(
+        settings=settings,
+        box=box,
+        engine=engine,
+        sessionmaker=sessionmaker,
+        redis=redis,
+        http=http,
+        limiter=limiter,
+        mailer=Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox"),
+        switches=SwitchService(sessionmaker),
+        sessions=sessions,
+        accounts=AccountService(settings, box, passwords, sessions, limiter, captcha),
+    )

@@ -1,0 +1,99 @@
+"""Settings read from the environment once, at start-up (names fixed by DESIGN.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+DEFAULT_VAR_DIR = Path("var")
+
+
+class PasswordHashing(msgspec.Struct, frozen=True):
+    """argon2id cost; the defaults are RFC 9106's second recommended option."""
+
+    time_cost: int = 3
+    memory_cost_kib: int = 64 * 1024
+    parallelism: int = 4
+
+
+class RateLimit(msgspec.Struct, frozen=True):
+    attempts: int
+    window_seconds: int
+
+
+class RateLimits(msgspec.Struct, frozen=True):
+    login_per_account: RateLimit = RateLimit(10, 300)
+    login_per_address: RateLimit = RateLimit(50, 300)
+    register_per_address: RateLimit = RateLimit(10, 3600)
+    recovery_per_account: RateLimit = RateLimit(3, 3600)
+    recovery_per_address: RateLimit = RateLimit(20, 3600)
+    mirror_per_token: RateLimit = RateLimit(30, 60)
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str
+    redis_url: str | None = None
+    product_name: str = "VPN Service"
+    support_url: str = ""
+    client_url: str = "http://127.0.0.1:8000"
+    captcha_provider: str = "hcaptcha"
+    captcha_site_key: str = ""
+    captcha_secret: str = ""
+    captcha_verify_url: str = "https://api.hcaptcha.com/siteverify"
+    smtp_url: str = ""
+    mail_from: str = "no-reply@localhost"
+    secret_key_file: Path = DEFAULT_VAR_DIR / "secret.key"
+    http_bind: str = "127.0.0.1:8000"
+    grpc_bind: str = "127.0.0.1:50051"
+    grpc_tls_cert: str = ""
+    grpc_tls_key: str = ""
+    webui_dist: Path = Path("webui/dist")
+    allowed_origins: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
+    access_token_minutes: int = 15
+    refresh_token_days_remember: int = 30
+    refresh_token_days_session: int = 1
+    max_body_bytes: int = 64 * 1024
+    password_hashing: PasswordHashing = PasswordHashing()
+    rate_limits: RateLimits = RateLimits()
+    run_jobs: bool = True
+    database_pool: bool = True
+
+    @property
+    def captcha_enabled(self) -> bool:
+        return bool(self.captcha_secret)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+
+        def get(name: str, default: str = "") -> str:
+            return env.get(f"VPN_{name}", default).strip()
+
+        var_dir = Path(get("VAR_DIR", str(DEFAULT_VAR_DIR)))
+        client_url = get("CLIENT_URL", "http://127.0.0.1:8000").rstrip("/")
+        origins = tuple(o.strip().rstrip("/") for o in get("ALLOWED_ORIGINS").split(",") if o.strip())
+        return cls(
+            database_url=get("DATABASE_URL", f"sqlite+aiosqlite:///{var_dir / 'vpn.sqlite3'}"),
+            redis_url=get("REDIS_URL") or None,
+            product_name=get("PRODUCT_NAME") or "VPN Service",
+            support_url=get("SUPPORT_URL"),
+            client_url=client_url,
+            captcha_provider=get("CAPTCHA_PROVIDER", "hcaptcha").lower(),
+            captcha_site_key=get("CAPTCHA_SITE_KEY"),
+            captcha_secret=get("CAPTCHA_SECRET"),
+            captcha_verify_url=get("CAPTCHA_VERIFY_URL", "https://api.hcaptcha.com/siteverify"),
+            smtp_url=get("SMTP_URL"),
+            mail_from=get("MAIL_FROM", "no-reply@localhost"),
+            secret_key_file=Path(get("SECRET_KEY_FILE", str(var_dir / "secret.key"))),
+            http_bind=get("HTTP_BIND", "127.0.0.1:8000"),
+            grpc_bind=get("GRPC_BIND", "127.0.0.1:50051"),
+            grpc_tls_cert=get("GRPC_TLS_CERT"),
+            grpc_tls_key=get("GRPC_TLS_KEY"),
+            webui_dist=Path(get("WEBUI_DIST", "webui/dist")),
+            allowed_origins=origins or (client_url,),
+            trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
+        )

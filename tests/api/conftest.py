@@ -1,0 +1,143 @@
+"""API layer: the real Litestar app on a real database (SQLite file or PostgreSQL, by VPN_TEST_DB)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from controlplane.app import create_app
+from controlplane.migrate import upgrade
+from controlplane.models import Base
+from controlplane.services import Services, build_services
+from controlplane.settings import PasswordHashing, RateLimit, RateLimits, Settings
+from tests.conftest import skip_or_fail
+from tests.fakes import captcha as fake_captcha
+from tests.fakes.captcha import FakeCaptcha
+from tests.fakes.smtp import FakeSMTP
+
+TEST_DB = os.environ.get("VPN_TEST_DB", "sqlite")
+PG_ADMIN_URL = os.environ.get("VPN_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+LOOSE = RateLimit(10_000, 60)
+
+
+def _pg_admin(sql: str) -> None:
+    """CREATE/DROP DATABASE cannot run inside a transaction, so talk to the server with asyncpg directly."""
+
+    async def run() -> None:
+        conn = await asyncpg.connect(PG_ADMIN_URL, timeout=5)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One migrated database per test run; each test starts from empty tables."""
+    if TEST_DB == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('db') / 'api.sqlite3'}"
+        upgrade(url)
+        yield url
+        return
+    name = f"vpn_test_{uuid.uuid4().hex[:10]}"
+    try:
+        _pg_admin(f'CREATE DATABASE "{name}"')
+    except (OSError, asyncpg.PostgresError) as exc:
+        skip_or_fail(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {exc}")
+    url = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1) + f"/{name}"
+    upgrade(url)
+    yield url
+    _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def captcha() -> Iterator[FakeCaptcha]:
+    with FakeCaptcha() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def smtp() -> Iterator[FakeSMTP]:
+    with FakeSMTP() as server:
+        yield server
+
+
+def make_settings(database_url: str, tmp: Path, **overrides: Any) -> Settings:
+    base = Settings(
+        database_url=database_url,
+        product_name="VPN Prueba",
+        support_url="https://soporte.example.invalid",
+        client_url="http://testserver.local",
+        secret_key_file=tmp / "secret.key",
+        password_hashing=PasswordHashing(time_cost=1, memory_cost_kib=8 * 1024, parallelism=1),
+        rate_limits=RateLimits(
+            login_per_account=LOOSE,
+            login_per_address=LOOSE,
+            register_per_address=LOOSE,
+            recovery_per_account=LOOSE,
+            recovery_per_address=LOOSE,
+            mirror_per_token=LOOSE,
+        ),
+        run_jobs=False,
+        # The test client runs the app on its own event loop; pooled asyncpg connections cannot cross loops.
+        database_pool=False,
+    )
+    return msgspec.structs.replace(base, **overrides)
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    """Tests override single settings by redefining this fixture (e.g. tighter rate limits)."""
+    return {}
+
+
+@pytest.fixture
+def settings(
+    database_url: str,
+    tmp_path: Path,
+    captcha: FakeCaptcha,
+    smtp: FakeSMTP,
+    settings_overrides: dict[str, Any],
+) -> Settings:
+    smtp.clear()
+    return make_settings(
+        database_url,
+        tmp_path,
+        captcha_secret=fake_captcha.SECRET,
+        captcha_site_key="site-key",
+        captcha_verify_url=captcha.url,
+        smtp_url=smtp.url,
+        **settings_overrides,
+    )
+
+
+async def _empty_database(services: Services) -> None:
+    async with services.engine.begin() as conn:
+        for table in reversed(Base.metadata.sorted_tables):
+            await conn.execute(table.delete())
+
+
+@pytest.fixture
+async def services(settings: Settings) -> AsyncIterator[Services]:
+    services = build_services(settings)
+    await _empty_database(services)
+    yield services
+    await services.close()
+
+
+@pytest.fixture
+async def client(services: Services) -> AsyncIterator[AsyncTestClient[Any]]:
+    app = create_app(services=services)
+    async with AsyncTestClient(app=app, base_url="http://testserver.local") as test_client:
+        yield test_client
