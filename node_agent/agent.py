@@ -12,7 +12,7 @@ import time
 from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
 from node_agent.config import AgentConfig
-from node_agent.firewall import Firewall, FirewallError, FirewallPlan, enable_forwarding
+from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
 from node_agent.reconcile import Changes, reconcile
 from node_agent.state import (
@@ -194,7 +194,7 @@ class NodeAgent:
         kept = {k: actual.peers[k] for k in desired.keep_peers if k in actual.peers}
         self._peers = {**kept, **desired.peers}
         self._interface_addresses = desired.interface.addresses
-        enable_forwarding(ipv6=any(":" in a for a in self._interface_addresses))
+        await self.firewall.enable_forwarding(ipv6=any(":" in a for a in self._interface_addresses))
         await self._apply_rooms_and_backbone(changes)
         return changes
 

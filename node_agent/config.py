@@ -22,7 +22,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class AgentConfig:
-    control_url: str  # host:port of the control plane's gRPC listener
+    control_url: str  # host:port of the control plane's gRPC listener (or unix:/path)
     node_id: str
     credential: str
     backend: str = "kernel"
@@ -83,9 +83,11 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
 
 
 def _check_host_port(value: str, source: str) -> None:
+    if value.startswith("unix:") and len(value) > len("unix:"):
+        return  # gRPC's Unix socket target: a control plane on the same host, or tests across namespaces
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"control_url ({source}) must be host:port, got {value!r}")
+        raise ConfigError(f"control_url ({source}) must be host:port (or unix:/path), got {value!r}")
 
 
 def load_config(environ: Mapping[str, str] | None = None, config_path: Path | None = None) -> AgentConfig:

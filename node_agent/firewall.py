@@ -163,6 +163,26 @@ class Firewall:
         log.info("firewall applied: %d room(s), egress %r", len(plan.rooms), plan.egress_interface or None)
         return True
 
+    async def enable_forwarding(self, ipv6: bool) -> None:
+        """Turn on IP forwarding (a per-namespace setting); without it no client reaches the internet."""
+        keys = ["net.ipv4.ip_forward"] + (["net.ipv6.conf.all.forwarding"] if ipv6 else [])
+        if self.netns is None:
+            enable_forwarding(keys)
+            return
+        proc = await asyncio.create_subprocess_exec(
+            "ip",
+            "netns",
+            "exec",
+            self.netns,
+            "sysctl",
+            "-q",
+            *(f"{k}=1" for k in keys),
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await proc.communicate()
+        if proc.returncode != 0:
+            raise OSError(f"cannot enable forwarding: {err.decode(errors='replace').strip()}")
+
     async def remove(self) -> None:
         proc = await asyncio.create_subprocess_exec(
             *self._argv("-f", "-"), stdin=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
@@ -171,11 +191,9 @@ class Firewall:
         self._applied = None
 
 
-def enable_forwarding(ipv6: bool, proc_sys: Path = Path("/proc/sys")) -> None:
-    """Turn on IP forwarding (per network namespace); without it no client reaches the internet."""
-    targets = [proc_sys / "net/ipv4/ip_forward"]
-    if ipv6:
-        targets.append(proc_sys / "net/ipv6/conf/all/forwarding")
-    for path in targets:
+def enable_forwarding(keys: list[str], proc_sys: Path = Path("/proc/sys")) -> None:
+    """Set sysctl `keys` to 1 in this process's namespace, writing only what is not already on."""
+    for key in keys:
+        path = proc_sys / key.replace(".", "/")
         if path.read_text().strip() != "1":
             path.write_text("1\n")
