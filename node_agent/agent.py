@@ -63,6 +63,7 @@ class NodeAgent:
         self._rooms: dict[str, Room] | None = None
         self._backbone: Backbone | None = None
         self._interface_addresses: frozenset[str] = frozenset()
+        self.last_changes: Changes | None = None  # what the last message changed (logs, tests, benchmarks)
         self._lock = asyncio.Lock()
 
     # --- messages -----------------------------------------------------------------------------------------
@@ -86,9 +87,7 @@ class NodeAgent:
 
     def _result(self, operation_id: str, serial: int, error: str = "") -> agent_pb2.AgentMessage:
         return agent_pb2.AgentMessage(
-            result=agent_pb2.OperationResult(
-                operation_id=operation_id, serial=serial, ok=not error, error=error
-            )
+            result=agent_pb2.OperationResult(operation_id=operation_id, serial=serial, ok=not error, error=error)
         )
 
     async def handle_full_state(self, msg: agent_pb2.FullState) -> agent_pb2.AgentMessage:
@@ -187,9 +186,9 @@ class NodeAgent:
                 self.config.interface,
             )
         desired.interface = dataclasses.replace(desired.interface, name=self.config.interface)
-        await self.backend.ensure_interface(desired.interface, self.private_key)
-        actual = await self.backend.read_device()
+        actual = await self.backend.ensure_interface(desired.interface, self.private_key)
         changes = reconcile(desired, actual, self._rooms, self._backbone)
+        self.last_changes = changes
         await self.backend.apply(changes)
         kept = {k: actual.peers[k] for k in desired.keep_peers if k in actual.peers}
         self._peers = {**kept, **desired.peers}
@@ -200,6 +199,7 @@ class NodeAgent:
 
     async def _apply_delta(self, desired: DesiredState) -> Changes:
         changes = reconcile(desired, DeviceState(peers=self._peers), self._rooms, self._backbone)
+        self.last_changes = changes
         await self.backend.apply(changes)
         for key in changes.remove_peers:
             self._peers.pop(key, None)
@@ -249,11 +249,8 @@ class NodeAgent:
                 self.backbone_backend = make_backend(self.config.backend, name, self.backend.netns)
         peers = {p.public_key: await _resolved(p) for p in backbone.peers}
         interface = dataclasses.replace(backbone.interface, name=name)
-        await self.backbone_backend.ensure_interface(interface, self.private_key)
-        actual = await self.backbone_backend.read_device()
-        changes = reconcile(
-            DesiredState(serial=0, full=True, peers=peers, interface=interface), actual, {}, None
-        )
+        actual = await self.backbone_backend.ensure_interface(interface, self.private_key)
+        changes = reconcile(DesiredState(serial=0, full=True, peers=peers, interface=interface), actual, {}, None)
         # Endpoints of backbone peers are ours to set (unlike roaming clients): refresh them on every change.
         changes.update_peers = [p for k, p in peers.items() if k in actual.peers]
         await self.backbone_backend.apply(changes)

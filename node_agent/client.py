@@ -160,6 +160,4 @@ class ControlClient:
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:
         while True:
             await asyncio.sleep(self.config.keepalive_interval)
-            outbox.put_nowait(
-                agent_pb2.AgentMessage(keepalive=agent_pb2.Keepalive(sent_at_ms=int(time.time() * 1000)))
-            )
+            outbox.put_nowait(agent_pb2.AgentMessage(keepalive=agent_pb2.Keepalive(sent_at_ms=int(time.time() * 1000))))

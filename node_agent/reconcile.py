@@ -19,12 +19,7 @@ class InterfaceChange:
 
     @property
     def empty(self) -> bool:
-        return (
-            self.listen_port is None
-            and not self.add_addresses
-            and not self.remove_addresses
-            and self.mtu is None
-        )
+        return self.listen_port is None and not self.add_addresses and not self.remove_addresses and self.mtu is None
 
 
 @dataclass(slots=True)
@@ -79,9 +74,7 @@ def diff_peers(
 
 def diff_interface(desired: Interface, actual: DeviceState) -> InterfaceChange | None:
     change = InterfaceChange(
-        listen_port=desired.listen_port
-        if desired.listen_port and desired.listen_port != actual.listen_port
-        else None,
+        listen_port=desired.listen_port if desired.listen_port and desired.listen_port != actual.listen_port else None,
         add_addresses=desired.addresses - actual.addresses,
         remove_addresses=actual.addresses - desired.addresses,
         mtu=desired.mtu if desired.mtu and desired.mtu != actual.mtu else None,

@@ -91,6 +91,7 @@ class DeviceState:
     listen_port: int = 0
     addresses: frozenset[str] = frozenset()
     mtu: int = 0
+    private_key: str = field(default="", repr=False)  # base64; compared, never logged
 
 
 def normalize_key(value: str, what: str) -> str:

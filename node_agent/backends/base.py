@@ -33,8 +33,12 @@ class Backend(ABC):
         self.netns = netns
 
     @abstractmethod
-    async def ensure_interface(self, interface: Interface, private_key: str) -> None:
-        """Create the interface if absent, set key, port, addresses and MTU, bring it up. Idempotent."""
+    async def ensure_interface(self, interface: Interface, private_key: str) -> DeviceState:
+        """Create the interface if absent; set key, port, addresses and MTU where they differ; bring it up.
+
+        Returns the device as it is afterwards (one read serves both this check and the peer diff), and
+        writes nothing when everything already matches.
+        """
 
     @abstractmethod
     async def read_device(self) -> DeviceState:

@@ -20,7 +20,7 @@ from pyroute2.netlink.generic.wireguard import (
 )
 
 from node_agent.backends.base import Backend, BackendError, PeerStat
-from node_agent.backends.link import Link
+from node_agent.backends.link import Link, ensure_link
 from node_agent.reconcile import Changes
 from node_agent.state import DeviceState, Interface, Peer
 
@@ -102,19 +102,21 @@ class KernelBackend(Backend):
         for peer in changes.update_peers:
             yield KernelBackend._peer_attrs(peer, WGPEER_F_REPLACE_ALLOWEDIPS)
 
-    async def ensure_interface(self, interface: Interface, private_key: str) -> None:
+    async def ensure_interface(self, interface: Interface, private_key: str) -> DeviceState:
         if not await self.link.exists():
             await self.link.create("wireguard")
-        attrs: list[list[Any]] = [["WGDEVICE_A_PRIVATE_KEY", private_key]]
-        if interface.listen_port:
+        device = await self.read_device()
+        attrs: list[list[Any]] = []
+        if device.private_key != private_key:
+            attrs.append(["WGDEVICE_A_PRIVATE_KEY", private_key])
+        if interface.listen_port and interface.listen_port != device.listen_port:
             attrs.append(["WGDEVICE_A_LISTEN_PORT", interface.listen_port])
-        await self._send(attrs)
-        addresses, mtu = await self.link.read()
-        await self.link.configure(
-            add=interface.addresses - addresses,
-            remove=addresses - interface.addresses,
-            mtu=interface.mtu if interface.mtu and interface.mtu != mtu else None,
-        )
+            device.listen_port = interface.listen_port
+        if attrs:
+            await self._send(attrs)
+            device.private_key = private_key
+        await ensure_link(self.link, interface, device)
+        return device
 
     async def _dump(self) -> list[Any]:
         wg = await self._socket()
@@ -124,40 +126,10 @@ class KernelBackend(Backend):
         except NetlinkError as exc:
             raise BackendError(f"cannot read {self.name}: {exc}") from exc
 
-    @staticmethod
-    def _peers_of(messages: list[Any]) -> Iterator[Any]:
-        for msg in messages:
-            yield from msg.get_attr("WGDEVICE_A_PEERS") or ()
-
     async def read_device(self) -> DeviceState:
-        messages = await self._dump()
-        peers: dict[str, Peer] = {}
-        listen_port = 0
-        for msg in messages:
-            listen_port = msg.get_attr("WGDEVICE_A_LISTEN_PORT") or listen_port
-        for entry in self._peers_of(messages):
-            key = _text(entry.get_attr("WGPEER_A_PUBLIC_KEY")["value"])
-            psk_attr = entry.get_attr("WGPEER_A_PRESHARED_KEY")
-            psk = _text(psk_attr["value"]) if psk_attr is not None else ""
-            allowed = frozenset(
-                str(ipaddress.ip_network(ip["addr"], strict=False))
-                for ip in entry.get_attr("WGPEER_A_ALLOWEDIPS") or ()
-                if "addr" in ip
-            )
-            previous = peers.get(key)
-            if previous is not None:
-                # A peer with many allowed IPs continues in the next message under the same key.
-                allowed = allowed | previous.allowed_ips
-            endpoint_attr = entry.get_attr("WGPEER_A_ENDPOINT")
-            peers[key] = Peer(
-                public_key=key,
-                preshared_key="" if psk in ("", ZERO_KEY) else psk,
-                allowed_ips=allowed,
-                endpoint=f"{endpoint_attr['addr']}:{endpoint_attr['port']}" if endpoint_attr else "",
-                persistent_keepalive=entry.get_attr("WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL") or 0,
-            )
-        addresses, mtu = await self.link.read()
-        return DeviceState(peers=peers, listen_port=listen_port, addresses=addresses, mtu=mtu)
+        device = parse_device_messages(await self._dump())
+        device.addresses, device.mtu = await self.link.read()
+        return device
 
     async def apply(self, changes: Changes) -> None:
         iface = changes.interface
@@ -175,21 +147,7 @@ class KernelBackend(Backend):
             await self.link.configure(add=iface.add_addresses, remove=iface.remove_addresses, mtu=iface.mtu)
 
     async def read_stats(self) -> list[PeerStat]:
-        stats: dict[str, PeerStat] = {}
-        for entry in self._peers_of(await self._dump()):
-            key = _text(entry.get_attr("WGPEER_A_PUBLIC_KEY")["value"])
-            if key in stats:
-                continue  # continuation message of a peer with many allowed IPs
-            handshake = entry.get_attr("WGPEER_A_LAST_HANDSHAKE_TIME")
-            endpoint = entry.get_attr("WGPEER_A_ENDPOINT")
-            stats[key] = PeerStat(
-                public_key=key,
-                latest_handshake=int(handshake["tv_sec"]) if handshake else 0,
-                rx_bytes=entry.get_attr("WGPEER_A_RX_BYTES") or 0,
-                tx_bytes=entry.get_attr("WGPEER_A_TX_BYTES") or 0,
-                endpoint=f"{endpoint['addr']}:{endpoint['port']}" if endpoint else "",
-            )
-        return list(stats.values())
+        return parse_stats_messages(await self._dump())
 
     async def set_routes(self, networks: frozenset[str]) -> None:
         await self.link.set_routes(networks)
@@ -201,3 +159,70 @@ class KernelBackend(Backend):
         if self._wg is not None:
             self._wg.close()
             self._wg = None
+
+
+def _peers_of(messages: list[Any]) -> Iterator[Any]:
+    for msg in messages:
+        yield from msg.get_attr("WGDEVICE_A_PEERS") or ()
+
+
+def _endpoint(entry: Any) -> str:
+    endpoint = entry.get_attr("WGPEER_A_ENDPOINT")
+    if not endpoint or not endpoint.get("port"):
+        return ""
+    addr = endpoint["addr"]
+    return f"[{addr}]:{endpoint['port']}" if ":" in addr else f"{addr}:{endpoint['port']}"
+
+
+def parse_device_messages(messages: list[Any]) -> DeviceState:
+    """Fold a WG_CMD_GET_DEVICE dump (every message of it) into one DeviceState (addresses/MTU not included).
+
+    The kernel splits large devices over many messages, and a peer with many allowed IPs continues in the
+    next message under the same public key: those parts are merged.
+    """
+    peers: dict[str, Peer] = {}
+    listen_port = 0
+    private_key = ""
+    for msg in messages:
+        listen_port = msg.get_attr("WGDEVICE_A_LISTEN_PORT") or listen_port
+        key_attr = msg.get_attr("WGDEVICE_A_PRIVATE_KEY")
+        if key_attr is not None:
+            private_key = _text(key_attr)
+    for entry in _peers_of(messages):
+        key = _text(entry.get_attr("WGPEER_A_PUBLIC_KEY"))
+        psk_attr = entry.get_attr("WGPEER_A_PRESHARED_KEY")
+        psk = _text(psk_attr) if psk_attr is not None else ""
+        allowed = frozenset(
+            str(ipaddress.ip_network(ip["addr"], strict=False))
+            for ip in entry.get_attr("WGPEER_A_ALLOWEDIPS") or ()
+            if "addr" in ip
+        )
+        previous = peers.get(key)
+        if previous is not None:
+            allowed = allowed | previous.allowed_ips
+        peers[key] = Peer(
+            public_key=key,
+            preshared_key="" if psk in ("", ZERO_KEY) else psk,
+            allowed_ips=allowed,
+            endpoint=_endpoint(entry) or (previous.endpoint if previous else ""),
+            persistent_keepalive=entry.get_attr("WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL")
+            or (previous.persistent_keepalive if previous else 0),
+        )
+    return DeviceState(peers=peers, listen_port=listen_port, private_key="" if private_key == ZERO_KEY else private_key)
+
+
+def parse_stats_messages(messages: list[Any]) -> list[PeerStat]:
+    stats: dict[str, PeerStat] = {}
+    for entry in _peers_of(messages):
+        key = _text(entry.get_attr("WGPEER_A_PUBLIC_KEY"))
+        if key in stats:
+            continue  # continuation of a peer with many allowed IPs: counters came with its first part
+        handshake = entry.get_attr("WGPEER_A_LAST_HANDSHAKE_TIME")
+        stats[key] = PeerStat(
+            public_key=key,
+            latest_handshake=int(handshake["tv_sec"]) if handshake else 0,
+            rx_bytes=entry.get_attr("WGPEER_A_RX_BYTES") or 0,
+            tx_bytes=entry.get_attr("WGPEER_A_TX_BYTES") or 0,
+            endpoint=_endpoint(entry),
+        )
+    return list(stats.values())

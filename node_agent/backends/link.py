@@ -9,6 +9,7 @@ from pyroute2 import AsyncIPRoute
 from pyroute2.netlink.exceptions import NetlinkError
 
 from node_agent.backends.base import BackendError
+from node_agent.state import DeviceState, Interface
 
 # Routes the agent installs carry this protocol number so that it only ever removes its own.
 RTPROT_VPN_NODE = 44
@@ -45,6 +46,14 @@ class Link:
             if index is not None:
                 await ipr.link("del", index=index)
 
+    async def is_up(self) -> bool:
+        async with self._ipr() as ipr:
+            index = await self.index(ipr)
+            if index is None:
+                return False
+            (link,) = await ipr.link("get", index=index)
+            return bool(link["flags"] & 1)  # IFF_UP
+
     async def read(self) -> tuple[frozenset[str], int]:
         """(addresses as "addr/prefix", mtu) of the interface."""
         async with self._ipr() as ipr:
@@ -78,9 +87,7 @@ class Link:
                 for action, addresses in (("del", remove), ("add", add)):
                     for address in sorted(addresses):
                         iface = ipaddress.ip_interface(address)
-                        await ipr.addr(
-                            action, index=index, address=str(iface.ip), prefixlen=iface.network.prefixlen
-                        )
+                        await ipr.addr(action, index=index, address=str(iface.ip), prefixlen=iface.network.prefixlen)
                 if mtu:
                     await ipr.link("set", index=index, mtu=mtu)
                 if up:
@@ -106,3 +113,14 @@ class Link:
                     await ipr.route("replace", dst=network, oif=index, proto=RTPROT_VPN_NODE)
             except NetlinkError as exc:
                 raise BackendError(f"cannot set routes on {self.name}: {exc}") from exc
+
+
+async def ensure_link(link: Link, interface: Interface, device: DeviceState) -> None:
+    """Bring addresses and MTU to `interface` and the link up, touching only what differs; updates `device`."""
+    add = interface.addresses - device.addresses
+    remove = device.addresses - interface.addresses
+    mtu = interface.mtu if interface.mtu and interface.mtu != device.mtu else None
+    if add or remove or mtu is not None or not await link.is_up():
+        await link.configure(add=add, remove=remove, mtu=mtu)
+    device.addresses = interface.addresses
+    device.mtu = mtu or device.mtu

@@ -97,7 +97,12 @@ def parse_device(text: str) -> DeviceState:
             endpoint=fields.get("endpoint", [""])[0],
             persistent_keepalive=int(fields.get("persistent_keepalive_interval", ["0"])[0]),
         )
-    return DeviceState(peers=result, listen_port=int(device.get("listen_port", "0")))
+    private_hex = device.get("private_key", "")
+    return DeviceState(
+        peers=result,
+        listen_port=int(device.get("listen_port", "0")),
+        private_key=hex_to_key(private_hex) if private_hex and private_hex != ZERO_KEY_HEX else "",
+    )
 
 
 def parse_stats(text: str) -> list[PeerStat]:

@@ -9,7 +9,7 @@ import shutil
 
 from node_agent.backends import uapi
 from node_agent.backends.base import Backend, BackendError, PeerStat
-from node_agent.backends.link import Link
+from node_agent.backends.link import Link, ensure_link
 from node_agent.reconcile import Changes
 from node_agent.state import DeviceState, Interface
 
@@ -53,19 +53,16 @@ class UserspaceBackend(Backend):
             raise BackendError(f"wireguard-go {self.name} failed: {output.decode(errors='replace').strip()}")
         log.info("started wireguard-go for %s (pid %s)", self.name, uapi.serving_pid(self.socket))
 
-    async def ensure_interface(self, interface: Interface, private_key: str) -> None:
+    async def ensure_interface(self, interface: Interface, private_key: str) -> DeviceState:
         if not self._alive():
             await self._start_wireguard_go()
-        await uapi.set_device(
-            self.socket,
-            uapi.encode_set(Changes(), private_key=private_key, listen_port=interface.listen_port or None),
-        )
-        addresses, mtu = await self.link.read()
-        await self.link.configure(
-            add=interface.addresses - addresses,
-            remove=addresses - interface.addresses,
-            mtu=interface.mtu if interface.mtu and interface.mtu != mtu else None,
-        )
+        device = await self.read_device()
+        port = interface.listen_port if interface.listen_port and interface.listen_port != device.listen_port else None
+        if device.private_key != private_key or port is not None:
+            await uapi.set_device(self.socket, uapi.encode_set(Changes(), private_key=private_key, listen_port=port))
+            device.private_key, device.listen_port = private_key, port or device.listen_port
+        await ensure_link(self.link, interface, device)
+        return device
 
     async def read_device(self) -> DeviceState:
         device = uapi.parse_device(await uapi.get_device(self.socket))

@@ -30,9 +30,7 @@ IFACE = Interface("wg0", 51820, frozenset({"10.8.0.1/24"}), 1420)
 
 
 def device(*peers: Peer, port: int = 51820) -> DeviceState:
-    return DeviceState(
-        peers={p.public_key: p for p in peers}, listen_port=port, addresses=IFACE.addresses, mtu=1420
-    )
+    return DeviceState(peers={p.public_key: p for p in peers}, listen_port=port, addresses=IFACE.addresses, mtu=1420)
 
 
 def snapshot(*peers: Peer, rooms: dict[str, Room] | None = None, serial: int = 1) -> DesiredState:
@@ -61,9 +59,7 @@ def test_snapshot_onto_empty_device_adds_every_peer() -> None:
 def test_same_snapshot_twice_changes_nothing() -> None:
     desired = snapshot(peer(1), peer(2), rooms={"r": Room("r", frozenset({"10.8.0.3"}))})
     first = reconcile(desired, device())
-    second = reconcile(
-        desired, device(peer(1), peer(2)), applied_rooms=first.rooms, applied_backbone=first.backbone
-    )
+    second = reconcile(desired, device(peer(1), peer(2)), applied_rooms=first.rooms, applied_backbone=first.backbone)
     assert second.empty
 
 

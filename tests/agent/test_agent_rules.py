@@ -1,0 +1,167 @@
+"""The agent's protocol rules against a real wireguard-go device and nftables in a namespace.
+
+Messages are fed straight to NodeAgent (the gRPC transport is covered by tests/netns/test_agent_tunnel.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from netns import Namespace, missing_requirements, unique_name
+
+from node_agent.agent import NodeAgent
+from node_agent.backends import uapi
+from node_agent.backends.userspace import UserspaceBackend
+from node_agent.config import AgentConfig
+from node_agent.firewall import Firewall
+from node_agent.keys import generate_private_key
+from protos import agent_pb2
+
+
+def key(n: int) -> str:
+    return base64.b64encode((n + 1).to_bytes(32, "big")).decode()
+
+
+def spec(n: int, psk: str = "") -> agent_pb2.PeerSpec:
+    return agent_pb2.PeerSpec(public_key=key(n), preshared_key=psk, allowed_ips=[f"10.66.{n // 250}.{n % 250 + 2}/32"])
+
+
+def snapshot(
+    peers: list[agent_pb2.PeerSpec], serial: int, rooms: list[agent_pb2.RoomSpec] | None = None, op: str = "full"
+) -> agent_pb2.FullState:
+    return agent_pb2.FullState(
+        serial=serial,
+        operation_id=op,
+        interface=agent_pb2.InterfaceSpec(name="wg0", listen_port=51830, addresses=["10.66.0.1/16"]),
+        peers=peers,
+        rooms=rooms or [],
+    )
+
+
+@pytest.fixture
+async def agent(tmp_path: Path) -> AsyncIterator[tuple[NodeAgent, Namespace]]:
+    reason = missing_requirements()
+    if reason is not None:
+        if os.environ.get("VPN_REQUIRE_ALL_TESTS") == "1":
+            pytest.fail(f"agent rules: {reason}")
+        pytest.skip(f"agent rules: {reason}")
+    with Namespace("ag") as ns:
+        name = unique_name("wga")
+        ns.wireguard_interfaces.add(name)
+        config = AgentConfig(
+            control_url="unix:/nonexistent",
+            node_id="n1",
+            credential="c",
+            backend="userspace",
+            interface=name,
+            egress_interface="lo",
+            state_dir=tmp_path,
+        )
+        node = NodeAgent(
+            config,
+            backend=UserspaceBackend(name, netns=ns.name),
+            firewall=Firewall(netns=ns.name),
+            private_key=generate_private_key(),
+        )
+        try:
+            yield node, ns
+        finally:
+            await node.close()
+
+
+async def device_keys(node: NodeAgent) -> set[str]:
+    return set(await node.backend.read_peers())
+
+
+async def test_delta_before_a_snapshot_is_refused_and_changes_nothing(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    result = await node.handle_delta(agent_pb2.Delta(operation_id="d", serial=5, upsert_peers=[spec(1)]))
+    assert not result.result.ok and "full state required" in result.result.error
+    assert node.applied_serial == 0
+
+
+async def test_same_snapshot_twice_writes_nothing(
+    agent: tuple[NodeAgent, Namespace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node, ns = agent
+    state = snapshot(
+        [spec(n, psk=key(1000 + n)) for n in range(300)],
+        serial=3,
+        rooms=[agent_pb2.RoomSpec(id="r1", members=["10.66.0.2", "10.66.0.3"])],
+    )
+    first = await node.handle_full_state(state)
+    assert first.result.ok and first.result.operation_id == "full" and first.result.serial == 3
+    assert len(await device_keys(node)) == 300
+    assert "room_r1_v4" in ns.run(["nft", "list", "table", "inet", "vpn_node"]).stdout
+
+    writes: list[bytes] = []
+    real_set = uapi.set_device
+
+    async def spy(path: Path, payload: bytes) -> None:
+        writes.append(payload)
+        await real_set(path, payload)
+
+    monkeypatch.setattr(uapi, "set_device", spy)
+    second = await node.handle_full_state(state)
+    assert second.result.ok
+    assert node.last_changes is not None and node.last_changes.empty
+    assert writes == []
+
+
+async def test_stale_delta_is_acknowledged_and_ignored(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1)], serial=10))).result.ok
+    result = await node.handle_delta(agent_pb2.Delta(operation_id="old", serial=9, remove_peers=[key(1)]))
+    assert result.result.ok and result.result.operation_id == "old"
+    assert await device_keys(node) == {key(1)}
+    assert node.applied_serial == 10
+
+
+async def test_delta_applies_upserts_and_removals(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1), spec(2)], serial=1))).result.ok
+    result = await node.handle_delta(
+        agent_pb2.Delta(operation_id="d2", serial=2, remove_peers=[key(1)], upsert_peers=[spec(3)])
+    )
+    assert result.result.ok and result.result.serial == 2
+    assert await device_keys(node) == {key(2), key(3)}
+
+
+async def test_invalid_delta_is_refused_whole(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1)], serial=1))).result.ok
+    bad = agent_pb2.PeerSpec(public_key=key(9), allowed_ips=["not-an-ip"])
+    result = await node.handle_delta(
+        agent_pb2.Delta(operation_id="bad", serial=2, upsert_peers=[spec(2), bad], remove_peers=[key(1)])
+    )
+    assert not result.result.ok and "not-an-ip" in result.result.error
+    assert await device_keys(node) == {key(1)}
+    assert node.applied_serial == 1
+
+
+async def test_after_reconnect_nothing_is_pruned_until_the_snapshot(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1), spec(2)], serial=1))).result.ok
+    node.connection_started()  # the stream dropped and came back
+    refused = await node.handle_delta(agent_pb2.Delta(operation_id="x", serial=2, remove_peers=[key(1)]))
+    assert not refused.result.ok
+    assert await device_keys(node) == {key(1), key(2)}
+    # The snapshot is the truth: what it does not name goes now.
+    assert (await node.handle_full_state(snapshot([spec(2)], serial=2))).result.ok
+    assert await device_keys(node) == {key(2)}
+
+
+async def test_snapshot_with_an_invalid_peer_applies_the_rest_and_says_which(
+    agent: tuple[NodeAgent, Namespace],
+) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1), spec(2)], serial=1))).result.ok
+    broken = agent_pb2.PeerSpec(public_key=key(2), preshared_key="short", allowed_ips=["10.66.0.4/32"])
+    result = await node.handle_full_state(snapshot([spec(1), broken, spec(3)], serial=2))
+    assert not result.result.ok and key(2) in result.result.error and "short" not in result.result.error
+    # peer 2 keeps its old, working entry rather than being pruned; peer 3 was added
+    assert await device_keys(node) == {key(1), key(2), key(3)}
