@@ -64,7 +64,7 @@ export function renderWithProviders(ui: ReactElement, options: Options = {}): Re
   const tree = options.routes ?? [{ path, element }, ...(options.otherRoutes ?? [])];
   const router = createMemoryRouter(tree, { initialEntries: [route] });
   const result = render(
-    <MantineProvider theme={theme}>
+    <MantineProvider theme={theme} env="test">
       <Notifications position="top-right" limit={20} />
       <PublicConfigProvider initialState={{ status: 'ready', config: options.config ?? testConfig() }}>
         <RouterProvider router={router} />

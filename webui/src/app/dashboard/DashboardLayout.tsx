@@ -1,5 +1,5 @@
 /** The authenticated shell: header greeting and user menu, navigation (collapsible under 768 px), the section. */
-import { AppShell, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconChevronDown, IconLogout, IconSettings } from '@tabler/icons-react';
 import { Suspense } from 'react';
@@ -66,9 +66,9 @@ function DashboardShell() {
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Abrir menú" />
-            <Text fw={700} component={Link} to="/dashboard/home">
+            <Anchor component={Link} to="/dashboard/home" fw={700} c="inherit" underline="never">
               {productName}
-            </Text>
+            </Anchor>
           </Group>
           <UserMenu username={user.username} />
         </Group>

@@ -1,6 +1,5 @@
 /** `GET /api/client/plans`: the plan catalogue (anonymous on the public page, with the session in the dashboard). */
 import { api } from '../../../lib/api';
-import { useRequest } from '../../../lib/use-request';
 
 export interface Plan {
   id: number;
@@ -14,8 +13,4 @@ export interface Plan {
 
 export function fetchPlans(auth: boolean, signal?: AbortSignal): Promise<Plan[]> {
   return api.get<Plan[]>('/api/client/plans', { auth, signal });
-}
-
-export function usePlans(auth: boolean) {
-  return useRequest((signal) => fetchPlans(auth, signal));
 }

@@ -6,7 +6,7 @@ import { PublicHeader } from '../../../components/PublicHeader';
 import { errorMessage } from '../../../lib/api';
 import { usePageTitle } from '../../../lib/page-title';
 import { usePublicConfig } from '../../../lib/public-config';
-import { usePlans } from '../api/plans';
+import { usePlans } from '../hooks/usePlans';
 import { PlanCard } from './PlanCard';
 import { PlanGrid } from './PlanGrid';
 

@@ -1,0 +1,47 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithProviders, testUser } from '../../../testing/render';
+import * as invoice from '../api/invoice';
+import { PaymentResultPage } from './PaymentResultPage';
+
+vi.mock('../api/invoice', () => ({ fetchInvoice: vi.fn() }));
+const fetchInvoice = vi.mocked(invoice.fetchInvoice);
+
+function renderPayment(query: string) {
+  renderWithProviders(<PaymentResultPage />, { route: `/dashboard/payment${query}`, user: testUser() });
+}
+
+describe('payment result page', () => {
+  it('shows a successful payment with the invoice details', async () => {
+    fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: 50 });
+    renderPayment('?status=success&transaction_uuid=tx-9&remote_id=42');
+    expect(screen.getByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
+    expect(await screen.findByText('Anual')).toBeInTheDocument();
+    expect(screen.getByText('movil')).toBeInTheDocument();
+    expect(screen.getByText('50 USD')).toBeInTheDocument();
+    expect(screen.getByText('tx-9')).toBeInTheDocument();
+    expect(fetchInvoice).toHaveBeenCalledWith('42', expect.anything());
+    expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');
+  });
+
+  it('shows a canceled payment and No disponible without a transaction id', async () => {
+    fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: 50 });
+    renderPayment('?status=canceled&remote_id=42');
+    expect(screen.getByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
+    expect(await screen.findByText('No disponible')).toBeInTheDocument();
+  });
+
+  it('treats any other status as unknown and loads nothing without remote_id', () => {
+    renderPayment('?status=pending');
+    expect(screen.getByRole('heading', { name: 'Estado de Pago Desconocido' })).toBeInTheDocument();
+    expect(fetchInvoice).not.toHaveBeenCalled();
+  });
+
+  it('explains when the invoice cannot be loaded', async () => {
+    fetchInvoice.mockRejectedValue(new Error('network'));
+    renderPayment('?status=success&remote_id=42');
+    expect(
+      await screen.findByText('Hubo un error al intentar cargar los datos de la factura.'),
+    ).toBeInTheDocument();
+  });
+});

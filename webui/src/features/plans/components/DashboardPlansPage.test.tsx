@@ -1,0 +1,85 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api';
+import { renderWithProviders, testConfig, testUser } from '../../../testing/render';
+import * as plans from '../api/plans';
+import * as purchase from '../api/purchase';
+import { DashboardPlansPage } from './DashboardPlansPage';
+
+vi.mock('../api/plans', () => ({ fetchPlans: vi.fn() }));
+vi.mock('../api/purchase', () => ({ fetchEligiblePeers: vi.fn(), createInvoice: vi.fn() }));
+
+const fetchPlans = vi.mocked(plans.fetchPlans);
+const fetchEligiblePeers = vi.mocked(purchase.fetchEligiblePeers);
+const createInvoice = vi.mocked(purchase.createInvoice);
+
+const yearly = { id: 7, name: 'Anual', description: 'Ahorro', validity: '365 days 00:00:00', price: 50 };
+
+function renderPlans(config = testConfig()) {
+  return renderWithProviders(<DashboardPlansPage />, { route: '/dashboard/plans', user: testUser(), config });
+}
+
+describe('dashboard plans', () => {
+  it('names the gateway and buys a plan for a new peer when the user has no eligible peer', async () => {
+    fetchPlans.mockResolvedValue([yearly]);
+    fetchEligiblePeers.mockResolvedValue([]);
+    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/123' });
+    const paymentWindow = { location: { href: '' }, close: vi.fn() };
+    const open = vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
+    renderPlans();
+
+    expect(await screen.findByText(/a través de QvaPay/)).toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Seleccionar Plan' }));
+    expect(await screen.findByText('Validez: 1 año', { selector: '.mantine-Modal-body *' })).toBeInTheDocument();
+    expect(screen.queryByText('Peer Existente')).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    expect(
+      await screen.findByText('Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer'),
+    ).toBeInTheDocument();
+    expect(createInvoice).not.toHaveBeenCalled();
+
+    await user.type(screen.getByLabelText('Nombre del nuevo peer'), 'portatil');
+    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'portatil' });
+    expect(open).toHaveBeenCalledWith('', '_blank');
+    await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://pago.example/123'));
+  });
+
+  it('adds the plan to an existing peer chosen in the selector', async () => {
+    fetchPlans.mockResolvedValue([yearly]);
+    fetchEligiblePeers.mockResolvedValue([{ id: 3, name: 'movil', manual_payment: false }]);
+    createInvoice.mockRejectedValue(new ApiError(409, 'El peer tiene una factura pendiente.'));
+    const paymentWindow = { location: { href: '' }, close: vi.fn() };
+    vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
+    renderPlans();
+
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
+    expect(await screen.findByText('Peer Existente')).toBeInTheDocument();
+    await user.click(screen.getByPlaceholderText('Seleccione un peer'));
+    await user.click(await screen.findByRole('option', { name: 'movil' }));
+    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 7, peer: 3 });
+    expect(await screen.findByText('El peer tiene una factura pendiente.')).toBeInTheDocument();
+    expect(paymentWindow.close).toHaveBeenCalled();
+  });
+
+  it('offers Contáctanos instead of buying when no gateway is enabled', async () => {
+    fetchPlans.mockResolvedValue([yearly]);
+    renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: false }));
+    expect(await screen.findByRole('button', { name: 'Contáctanos' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Seleccionar Plan' })).not.toBeInTheDocument();
+    expect(screen.queryByText(/proveedor de pagos seguro/)).not.toBeInTheDocument();
+  });
+
+  it('shows No hay planes disponibles with support when there are no plans', async () => {
+    fetchPlans.mockResolvedValue([]);
+    renderPlans();
+    expect(await screen.findByText('No hay planes disponibles')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Contactar Soporte' })).toBeInTheDocument();
+  });
+});

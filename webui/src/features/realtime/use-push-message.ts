@@ -1,0 +1,33 @@
+/** Hooks through which features receive push messages from the live socket. */
+import { useContext, useEffect, useRef } from 'react';
+import type { PushMessage } from '../../lib/socket';
+import type { PushType } from './messages';
+import { LatestPushMessageContext, PushSubscriptionContext } from './RealtimeProvider';
+
+/**
+ * Calls `handler` for every message of the given type(s) while the component is mounted. `TData` types `data`
+ * the way `api.get<T>` types an answer: the server is trusted to follow docs/api.md.
+ */
+export function usePushMessage<TData = unknown>(
+  types: PushType | readonly PushType[],
+  handler: (message: PushMessage<TData>) => void,
+): void {
+  const subscribe = useContext(PushSubscriptionContext);
+  if (!subscribe) throw new Error('usePushMessage outside RealtimeProvider');
+  // The latest handler is called without making callers memoise it.
+  const handlerRef = useRef(handler);
+  handlerRef.current = handler;
+  const key = typeof types === 'string' ? types : types.join(' ');
+
+  useEffect(() => {
+    const wanted = new Set(key.split(' '));
+    return subscribe((message) => {
+      if (wanted.has(message.type)) handlerRef.current(message as PushMessage<TData>);
+    });
+  }, [subscribe, key]);
+}
+
+/** The latest message received on this page, or null (cleared on every route change). */
+export function useLatestPushMessage(): PushMessage | null {
+  return useContext(LatestPushMessageContext);
+}
