@@ -52,9 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="serve the API, the web client, the agent gRPC server and the jobs")
     sub.add_parser("migrate", help="apply database migrations")
-    admin = sub.add_parser(
-        "create-admin", help="create a staff account (password asked, or VPN_ADMIN_PASSWORD)"
-    )
+    admin = sub.add_parser("create-admin", help="create a staff account (password asked, or VPN_ADMIN_PASSWORD)")
     admin.add_argument("username")
     admin.add_argument("--role", choices=["admin", "support"], default="admin")
     sub.add_parser("demo", help="load demo data the first time (admin, plans, a server, a customer)")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from litestar import Litestar
 from litestar.config.app import AppConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 
+from controlplane.agents.servicer import NodeControlServicer, start_grpc_server
 from controlplane.dependencies import COMMON_DEPENDENCIES
 from controlplane.domain.accounts.controllers import (
     AdminAuthController,
@@ -18,21 +20,29 @@ from controlplane.domain.accounts.controllers import (
     SessionController,
     SettingsController,
 )
+from controlplane.domain.peers.controllers import MirrorController, PeerController
+from controlplane.domain.servers.controllers import AdminServerController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.errors import EXCEPTION_HANDLERS
+from controlplane.jobs.scheduler import Jobs
+from controlplane.realtime.socket import live_socket
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
 from controlplane.webui import webui_router
 
 log = logging.getLogger(__name__)
 
-ROUTE_HANDLERS = [
+ROUTE_HANDLERS: list[Any] = [
     PublicConfigController,
     ClientAuthController,
     SessionController,
     SettingsController,
     AdminAuthController,
     AdminSwitchesController,
+    PeerController,
+    MirrorController,
+    AdminServerController,
+    live_socket,
 ]
 
 
@@ -43,12 +53,29 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncGenerator[None, None]:
         owned = services is None
-        app.state.services = services or build_services(settings)
+        running: Services = services or build_services(settings)
+        app.state.services = running
+        await running.start()
+        grpc_server = None
+        if settings.run_grpc:
+            servicer = NodeControlServicer(
+                running.sessionmaker, running.box, running.servers, running.operations, running.agents, running.hub
+            )
+            grpc_server = await start_grpc_server(
+                servicer, settings.grpc_bind, settings.grpc_tls_cert, settings.grpc_tls_key
+            )
+        jobs = Jobs(running) if settings.run_jobs else None
+        if jobs:
+            jobs.start()
         try:
             yield
         finally:
+            if jobs:
+                jobs.stop()
+            if grpc_server is not None:
+                await grpc_server.stop(grace=2)
             if owned:
-                await app.state.services.close()
+                await running.close()
 
     config = AppConfig(
         route_handlers=[*ROUTE_HANDLERS, webui_router],

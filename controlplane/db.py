@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -88,13 +90,38 @@ def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-async def provide_db(db_sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncGenerator[AsyncSession, None]:
-    """One transaction per request: committed when the handler returns, rolled back when it raises."""
+AfterCommit = Callable[[], Awaitable[None]]
+
+
+def after_commit(session: AsyncSession, callback: AfterCommit) -> None:
+    """Run `callback` once the transaction has committed (notify agents, push to browsers): never before,
+    so nobody hears of a change that may still roll back."""
+    session.info.setdefault("after_commit", []).append(callback)
+
+
+async def _run_after_commit(session: AsyncSession) -> None:
+    for callback in session.info.pop("after_commit", []):
+        try:
+            await callback()
+        except Exception:
+            logging.getLogger(__name__).exception("after-commit callback failed")
+
+
+@asynccontextmanager
+async def transaction(db_sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+    """One unit of work: commit on success (then the after-commit callbacks), roll back on error."""
     async with db_sessionmaker() as session:
         try:
             yield session
         except BaseException:
             await session.rollback()
+            session.info.pop("after_commit", None)
             raise
-        else:
-            await session.commit()
+        await session.commit()
+        await _run_after_commit(session)
+
+
+async def provide_db(db_sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncGenerator[AsyncSession, None]:
+    """One transaction per request: committed when the handler returns, rolled back when it raises."""
+    async with transaction(db_sessionmaker) as session:
+        yield session

@@ -71,9 +71,7 @@ async def provide_staff(request: Request[Any, Any, Any], db: NamedDependency[Asy
     return await services_of(request).sessions.resolve(db, bearer_token(request), ADMIN)
 
 
-async def not_in_maintenance(
-    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
-) -> None:
+async def not_in_maintenance(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     """Customer endpoints answer 503 while maintenance is on; handlers marked exempt keep answering."""
     if handler.opt.get("maintenance_exempt"):
         return

@@ -2,6 +2,23 @@
 
 from controlplane.db import Base
 from controlplane.domain.accounts.models import LoginSession, OneTimeLink, RefreshToken, User
+from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
+from controlplane.domain.plans.models import Plan
+from controlplane.domain.servers.models import Server
 from controlplane.domain.switches.models import Switch
+from controlplane.jobs.models import JobLease
 
-__all__ = ["Base", "LoginSession", "OneTimeLink", "RefreshToken", "Switch", "User"]
+__all__ = [
+    "Base",
+    "JobLease",
+    "LoginSession",
+    "NodeOperation",
+    "OneTimeLink",
+    "Peer",
+    "Plan",
+    "PlanHistory",
+    "RefreshToken",
+    "Server",
+    "Switch",
+    "User",
+]

@@ -23,9 +23,7 @@ class Passwords:
     async def verify(self, password_hash: str | None, password: str) -> bool:
         def check() -> bool:
             try:
-                return self._hasher.verify(password_hash or self._dummy_hash, password) and bool(
-                    password_hash
-                )
+                return self._hasher.verify(password_hash or self._dummy_hash, password) and bool(password_hash)
             except (VerificationError, InvalidHashError):
                 return False
 

@@ -8,15 +8,21 @@ import httpx
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from controlplane.agents.registry import AgentRegistry
 from controlplane.captcha import CaptchaVerifier
 from controlplane.crypto import SecretBox
 from controlplane.db import create_engine, create_sessionmaker
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
+from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.peers.service import PeerService
+from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
 from controlplane.mail import Mailer
 from controlplane.passwords import Passwords
 from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from controlplane.realtime.bus import EventBus
+from controlplane.realtime.hub import PushHub
 from controlplane.settings import Settings
 
 
@@ -33,8 +39,18 @@ class Services:
     switches: SwitchService
     sessions: SessionService
     accounts: AccountService
+    bus: EventBus
+    hub: PushHub
+    agents: AgentRegistry
+    operations: OperationService
+    servers: ServerService
+    peers: PeerService
+
+    async def start(self) -> None:
+        await self.bus.start()
 
     async def close(self) -> None:
+        await self.bus.stop()
         await self.http.aclose()
         if self.redis is not None:
             await self.redis.aclose()
@@ -50,9 +66,12 @@ def build_services(settings: Settings) -> Services:
     limiter: RateLimiter = RedisRateLimiter(redis) if redis is not None else MemoryRateLimiter()
     passwords = Passwords(settings.password_hashing)
     sessions = SessionService(settings, box)
-    captcha = CaptchaVerifier(
-        settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http
-    )
+    captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
+    bus = EventBus(redis)
+    hub = PushHub(bus)
+    agents = AgentRegistry()
+    bus.subscribe("node", agents.on_node_event)
+    operations = OperationService(bus, settings.operation_timeout_seconds)
     return Services(
         settings=settings,
         box=box,
@@ -65,4 +84,10 @@ def build_services(settings: Settings) -> Services:
         switches=SwitchService(sessionmaker),
         sessions=sessions,
         accounts=AccountService(settings, box, passwords, sessions, limiter, captcha),
+        bus=bus,
+        hub=hub,
+        agents=agents,
+        operations=operations,
+        servers=ServerService(box),
+        peers=PeerService(box, operations, hub, settings.client_url),
     )

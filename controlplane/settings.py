@@ -60,6 +60,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     password_hashing: PasswordHashing = PasswordHashing()
     rate_limits: RateLimits = RateLimits()
     run_jobs: bool = True
+    run_grpc: bool = True
+    operation_timeout_seconds: float = 60.0
     database_pool: bool = True
 
     @property
@@ -96,4 +98,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             webui_dist=Path(get("WEBUI_DIST", "webui/dist")),
             allowed_origins=origins or (client_url,),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
+            operation_timeout_seconds=float(get("OPERATION_TIMEOUT", "60")),
         )

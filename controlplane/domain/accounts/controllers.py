@@ -84,9 +84,7 @@ class ClientAuthController(Controller):
         self, services: ServicesDep, db: DB, data: JSONBody[schemas.PasswordResetRequest]
     ) -> schemas.SuccessResponse:
         await services.accounts.reset_password(db, data.token, data.password)
-        return schemas.SuccessResponse(
-            success=True, message="Contraseña restablecida. Ya puede iniciar sesión."
-        )
+        return schemas.SuccessResponse(success=True, message="Contraseña restablecida. Ya puede iniciar sesión.")
 
     @post("/verify-email", status_code=200, operation_id="clientVerifyEmail")
     async def verify_email(
@@ -103,9 +101,7 @@ class SessionController(Controller):
     tags = ["accounts"]
 
     @post("/refresh-token", status_code=200, operation_id="refreshToken")
-    async def refresh(
-        self, services: ServicesDep, db: DB, data: JSONBody[schemas.RefreshRequest]
-    ) -> schemas.TokenPair:
+    async def refresh(self, services: ServicesDep, db: DB, data: JSONBody[schemas.RefreshRequest]) -> schemas.TokenPair:
         access, refresh = await services.sessions.refresh(db, data.refresh)
         return schemas.TokenPair(access=access, refresh=refresh)
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
 
 
-def _values(enum_type: type[enum.Enum]) -> list[str]:
+def enum_values(enum_type: type[enum.Enum]) -> list[str]:
     """Store enum values ("customer"), not member names, so the database reads like the API."""
     return [str(member.value) for member in enum_type]
 
@@ -35,7 +35,7 @@ class User(Base):
     username_key: Mapped[str] = mapped_column(String(32), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[Role] = mapped_column(
-        Enum(Role, native_enum=False, length=16, values_callable=_values), default=Role.CUSTOMER
+        Enum(Role, native_enum=False, length=16, values_callable=enum_values), default=Role.CUSTOMER
     )
     email: Mapped[str | None] = mapped_column(String(254), default=None)
     email_verified: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -87,7 +87,7 @@ class OneTimeLink(Base):
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     purpose: Mapped[LinkPurpose] = mapped_column(
-        Enum(LinkPurpose, native_enum=False, length=16, values_callable=_values)
+        Enum(LinkPurpose, native_enum=False, length=16, values_callable=enum_values)
     )
     email: Mapped[str | None] = mapped_column(String(254), default=None)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -64,9 +64,7 @@ def current_user_view(user: User, switches: Switches) -> schemas.CurrentUser:
         email=user.email,
         email_verified=user.email_verified,
         role=user.role.value,
-        web_settings=schemas.WebSettings(
-            allow_partys=switches.allow_partys, allow_email=switches.allow_email
-        ),
+        web_settings=schemas.WebSettings(allow_partys=switches.allow_partys, allow_email=switches.allow_email),
     )
 
 
@@ -111,11 +109,7 @@ class AccountService:
                 fields={"username": "Usuario inválido."},
             )
         _check_password_strength(data.password)
-        email = (
-            _normalize_email(data.email)
-            if (data.email and data.email.strip() and switches.allow_email)
-            else None
-        )
+        email = _normalize_email(data.email) if (data.email and data.email.strip() and switches.allow_email) else None
         await self._limiter.hit(f"register:ip:{ip}", self._settings.rate_limits.register_per_address)
         if not await self._captcha.verify(data.captcha_token, ip):
             raise Invalid("La verificación del captcha falló. Intente de nuevo.", code="captcha_failed")
@@ -137,9 +131,7 @@ class AccountService:
 
     async def _verification_email(self, db: AsyncSession, user: User) -> Email:
         assert user.email
-        token = await self._one_time_link(
-            db, user, LinkPurpose.VERIFY_EMAIL, VERIFY_LINK_LIFETIME, user.email
-        )
+        token = await self._one_time_link(db, user, LinkPurpose.VERIFY_EMAIL, VERIFY_LINK_LIFETIME, user.email)
         link = f"{self._settings.client_url}/verify-email?token={token}"
         body = (
             f"Hola {user.username}:\n\nConfirme su email para poder recuperar la contraseña si la olvida:\n"
@@ -155,9 +147,7 @@ class AccountService:
         # A new link replaces older unused ones of the same purpose.
         await db.execute(
             update(OneTimeLink)
-            .where(
-                OneTimeLink.user_id == user.id, OneTimeLink.purpose == purpose, OneTimeLink.used_at.is_(None)
-            )
+            .where(OneTimeLink.user_id == user.id, OneTimeLink.purpose == purpose, OneTimeLink.used_at.is_(None))
             .values(used_at=now)
         )
         token = random_token()
@@ -196,9 +186,7 @@ class AccountService:
 
     # --- login ----------------------------------------------------------------------------------------------
 
-    async def login(
-        self, db: AsyncSession, data: schemas.LoginRequest, audience: str, ip: str
-    ) -> tuple[str, str]:
+    async def login(self, db: AsyncSession, data: schemas.LoginRequest, audience: str, ip: str) -> tuple[str, str]:
         username = data.username.strip()
         if not username or not data.password:
             raise Invalid("El usuario y contraseña son obligatorios.", code="required")
@@ -221,9 +209,7 @@ class AccountService:
 
     # --- password recovery ----------------------------------------------------------------------------------
 
-    async def request_recovery(
-        self, db: AsyncSession, username: str, switches: Switches, ip: str
-    ) -> Email | None:
+    async def request_recovery(self, db: AsyncSession, username: str, switches: Switches, ip: str) -> Email | None:
         """Same answer whatever happens; an email goes out only to an existing account's verified address."""
         if not switches.allow_password_recovery:
             raise Forbidden("La recuperación de contraseña está deshabilitada.", code="recovery_closed")
@@ -236,9 +222,7 @@ class AccountService:
         user = await self.find_by_username(db, username)
         if user is None or user.blocked or not user.email or not user.email_verified:
             return None
-        token = await self._one_time_link(
-            db, user, LinkPurpose.PASSWORD_RESET, RESET_LINK_LIFETIME, user.email
-        )
+        token = await self._one_time_link(db, user, LinkPurpose.PASSWORD_RESET, RESET_LINK_LIFETIME, user.email)
         link = f"{self._settings.client_url}/password-reset?token={token}"
         body = (
             f"Hola {user.username}:\n\nRecibimos una solicitud para restablecer su contraseña. Use este enlace "

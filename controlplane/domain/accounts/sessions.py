@@ -54,11 +54,7 @@ class SessionService:
         self, db: AsyncSession, user: User, audience: str, remember: bool, ip: str | None
     ) -> tuple[str, str]:
         now = utcnow()
-        days = (
-            self._settings.refresh_token_days_remember
-            if remember
-            else self._settings.refresh_token_days_session
-        )
+        days = self._settings.refresh_token_days_remember if remember else self._settings.refresh_token_days_session
         session = LoginSession(
             user_id=user.id,
             audience=audience,
@@ -121,8 +117,8 @@ class SessionService:
             .values(revoked_at=utcnow(), revoked_reason=reason)
         )
 
-    async def resolve(self, db: AsyncSession, token: str, audience: str) -> Principal:
-        """Check signature, expiry, audience, the session and the account; raise 401/403 otherwise."""
+    async def resolve(self, db: AsyncSession, token: str, audience: str | None) -> Principal:
+        """Check signature, expiry, audience (None = either area), the session and the account; 401/403 otherwise."""
         try:
             claims = jwt.decode(
                 token,
@@ -137,9 +133,7 @@ class SessionService:
             raise Unauthorized(code="invalid_token") from exc
         row = (
             await db.execute(
-                select(
-                    LoginSession.revoked_at, LoginSession.expires_at, User.username, User.role, User.blocked
-                )
+                select(LoginSession.revoked_at, LoginSession.expires_at, User.username, User.role, User.blocked)
                 .join(User, User.id == LoginSession.user_id)
                 .where(LoginSession.id == claims["sid"], LoginSession.user_id == claims["sub"])
             )
@@ -148,12 +142,8 @@ class SessionService:
             raise Unauthorized(code="session_ended")
         if row.blocked:
             raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
-        if claims["aud"] != audience:
+        if audience is not None and claims["aud"] != audience:
             if audience == ADMIN:
                 raise Forbidden("Esta sección es solo para el personal.", code="staff_only")
-            raise Forbidden(
-                "Esta cuenta es de personal; use el panel de administración.", code="customer_only"
-            )
-        return Principal(
-            user_id=claims["sub"], username=row.username, role=row.role, session_id=claims["sid"]
-        )
+            raise Forbidden("Esta cuenta es de personal; use el panel de administración.", code="customer_only")
+        return Principal(user_id=claims["sub"], username=row.username, role=row.role, session_id=claims["sid"])

@@ -43,11 +43,7 @@ class PublicConfigController(Controller):
     @get("/", operation_id="getPublicConfig", opt={"maintenance_exempt": True}, cache_control=None)
     async def public_config(self, services: ServicesDep, switches: SwitchesDep) -> PublicConfig:
         settings = services.settings
-        captcha = (
-            Captcha(settings.captcha_provider, settings.captcha_site_key)
-            if settings.captcha_enabled
-            else None
-        )
+        captcha = Captcha(settings.captcha_provider, settings.captcha_site_key) if settings.captcha_enabled else None
         return PublicConfig(
             **msgspec.structs.asdict(switches),
             product_name=settings.product_name,
@@ -82,9 +78,7 @@ class AdminSwitchesController(Controller):
         return switches
 
     @patch("/", operation_id="adminUpdateSwitches")
-    async def update(
-        self, staff: Staff, services: ServicesDep, db: DB, data: JSONBody[SwitchesPatch]
-    ) -> Switches:
+    async def update(self, staff: Staff, services: ServicesDep, db: DB, data: JSONBody[SwitchesPatch]) -> Switches:
         if staff.role is not Role.ADMIN:
             raise Forbidden("Solo un administrador puede cambiar los interruptores.", code="admin_only")
         changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}

@@ -1,0 +1,50 @@
+"""Agents connected to this process, and the wake-up that sends them new operations."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+class AgentLink:
+    """One connected agent: the serial sent last, and an event set when its node has news."""
+
+    def __init__(self, server_id: str) -> None:
+        self.server_id = server_id
+        self.sent_serial = 0
+        self.wake = asyncio.Event()
+        self.closed = asyncio.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+        self.wake.set()
+
+
+class AgentRegistry:
+    def __init__(self) -> None:
+        self._links: dict[str, AgentLink] = {}
+
+    def __len__(self) -> int:
+        return len(self._links)
+
+    def connected(self, server_id: str) -> bool:
+        return server_id in self._links
+
+    def add(self, link: AgentLink) -> None:
+        """A node has one stream; a newer connection replaces (and ends) the older one."""
+        previous = self._links.get(link.server_id)
+        if previous is not None:
+            log.info("node %s reconnected; closing its previous stream", link.server_id)
+            previous.close()
+        self._links[link.server_id] = link
+
+    def remove(self, link: AgentLink) -> None:
+        if self._links.get(link.server_id) is link:
+            del self._links[link.server_id]
+
+    async def on_node_event(self, event: dict[str, str]) -> None:
+        link = self._links.get(event.get("server_id", ""))
+        if link is not None:
+            link.wake.set()

@@ -1,0 +1,199 @@
+"""The agents' gRPC endpoint: hello and authentication, full state, deltas, results and stats on one stream."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import defaultdict
+from typing import Any
+
+import anyio
+import grpc
+from sqlalchemy import select, update
+
+from controlplane.agents import desired_state
+from controlplane.agents.registry import AgentLink, AgentRegistry
+from controlplane.crypto import SecretBox
+from controlplane.db import transaction, utcnow
+from controlplane.domain.peers.models import Peer
+from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.servers.models import Server
+from controlplane.domain.servers.service import ServerService
+from controlplane.realtime.hub import Push, PushHub
+from protos import agent_pb2, agent_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT = 10.0
+KEEPALIVE_SECONDS = 15.0
+FULL_PREFIX = "full:"
+
+
+def _refused(code: str, message: str) -> agent_pb2.ControlMessage:
+    return agent_pb2.ControlMessage(refused=agent_pb2.Refused(code=code, message=message))
+
+
+class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
+    def __init__(
+        self,
+        sessionmaker: Any,
+        box: SecretBox,
+        servers: ServerService,
+        operations: OperationService,
+        registry: AgentRegistry,
+        hub: PushHub,
+    ) -> None:
+        self._sessionmaker = sessionmaker
+        self._box = box
+        self._servers = servers
+        self._operations = operations
+        self._registry = registry
+        self._hub = hub
+
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            first = await asyncio.wait_for(context.read(), timeout=HELLO_TIMEOUT)
+        except TimeoutError:
+            return
+        if first is grpc.aio.EOF or not first.HasField("hello"):
+            await context.write(_refused("hello_required", "the first message must be a Hello"))
+            return
+        server_id = await self._authenticate(first.hello)
+        if server_id is None:
+            await context.write(_refused("unauthenticated", "unknown node or wrong credential"))
+            return
+        link = AgentLink(server_id)
+        self._registry.add(link)
+        log.info("node %s connected (agent %s, %s)", server_id, first.hello.agent_version, first.hello.backend)
+        reader = asyncio.create_task(self._read(context, link), name=f"agent-reader-{server_id}")
+        try:
+            await self._send_full_state(context, link)
+            while not link.closed.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(link.wake.wait(), timeout=KEEPALIVE_SECONDS)
+                if link.closed.is_set():
+                    break
+                if not link.wake.is_set():
+                    await context.write(
+                        agent_pb2.ControlMessage(keepalive=agent_pb2.Keepalive(sent_at_ms=int(time.time() * 1000)))
+                    )
+                    continue
+                link.wake.clear()
+                await self._send_pending(context, link)
+        finally:
+            reader.cancel()
+            self._registry.remove(link)
+            log.info("node %s disconnected", server_id)
+
+    async def _authenticate(self, hello: agent_pb2.Hello) -> str | None:
+        async with transaction(self._sessionmaker) as db:
+            server = await self._servers.authenticate_node(db, hello.node_id, hello.credential, hello.public_key)
+            if server is None:
+                log.warning("refused agent claiming node %r", hello.node_id[:64])
+                return None
+            if hello.public_key and server.public_key != hello.public_key:
+                # Customers' configuration files name this key: a new node key means they must download again.
+                log.info("node %s reports a new public key", server.id)
+                server.public_key = hello.public_key
+            server.agent_version = hello.agent_version[:32]
+            server.backend = hello.backend[:16]
+            server.last_seen = utcnow()
+            return server.id
+
+    async def _send_full_state(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
+        async with transaction(self._sessionmaker) as db:
+            server = await db.get(Server, link.server_id)
+            assert server is not None
+            state = await desired_state.full_state(db, self._box, server)
+        await context.write(agent_pb2.ControlMessage(full_state=state))
+        link.sent_serial = state.serial
+        link.wake.set()  # operations committed while the snapshot was in flight
+
+    async def _send_pending(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
+        async with transaction(self._sessionmaker) as db:
+            operations = await self._operations.pending_after(db, link.server_id, link.sent_serial)
+            deltas = [await desired_state.delta_message(db, self._box, op) for op in operations]
+        for delta in deltas:
+            await context.write(agent_pb2.ControlMessage(delta=delta))
+            link.sent_serial = max(link.sent_serial, delta.serial)
+
+    async def _read(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
+        try:
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    break
+                kind = message.WhichOneof("payload")
+                if kind == "result":
+                    await self._on_result(link, message.result)
+                elif kind == "stats":
+                    await self._on_stats(link, message.stats)
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        except Exception:
+            log.exception("reading from node %s failed", link.server_id)
+        finally:
+            link.close()
+            async with transaction(self._sessionmaker) as db:
+                await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=utcnow()))
+
+    async def _on_result(self, link: AgentLink, result: agent_pb2.OperationResult) -> None:
+        error = None if result.ok else (result.error or "el agente no pudo aplicar el cambio")
+        async with transaction(self._sessionmaker) as db:
+            if result.operation_id.startswith(FULL_PREFIX):
+                if result.ok:
+                    await self._operations.covered_by_snapshot(db, link.server_id, result.serial)
+                else:
+                    log.error("node %s failed to apply its full state: %s", link.server_id, error)
+                return
+            await self._operations.finish(db, result.operation_id, error)
+
+    async def _on_stats(self, link: AgentLink, report: agent_pb2.StatsReport) -> None:
+        """Live handshake and traffic figures, pushed to each owner in one message."""
+        by_key = {s.public_key: s for s in report.peers}
+        if not by_key:
+            return
+        async with transaction(self._sessionmaker) as db:
+            rows = (
+                await db.execute(
+                    select(Peer.id, Peer.user_id, Peer.public_key).where(
+                        Peer.server_id == link.server_id, Peer.public_key.in_(list(by_key))
+                    )
+                )
+            ).all()
+            await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=utcnow()))
+        per_user: dict[str, list[dict[str, int | str]]] = defaultdict(list)
+        for peer_id, user_id, public_key in rows:
+            stats = by_key[public_key]
+            per_user[user_id].append(
+                {
+                    "id": peer_id,
+                    "latest_handshake": stats.latest_handshake,
+                    "rx_bytes": stats.rx_bytes,
+                    "tx_bytes": stats.tx_bytes,
+                }
+            )
+        for user_id, peers in per_user.items():
+            await self._hub.push(user_id, Push("peer_stats", data={"peers": peers}))
+
+
+async def start_grpc_server(servicer: NodeControlServicer, bind: str, cert: str = "", key: str = "") -> grpc.aio.Server:
+    server = grpc.aio.server(
+        options=[
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.max_receive_message_length", 64 << 20),
+            ("grpc.max_send_message_length", 64 << 20),
+        ]
+    )
+    agent_pb2_grpc.add_NodeControlServicer_to_server(servicer, server)
+    if cert and key:
+        pair = (await anyio.Path(key).read_bytes(), await anyio.Path(cert).read_bytes())
+        credentials = grpc.ssl_server_credentials([pair])
+        port = server.add_secure_port(bind, credentials)
+    else:
+        port = server.add_insecure_port(bind)
+    await server.start()
+    log.info("agent gRPC server listening on %s (port %d, %s)", bind, port, "TLS" if cert else "plaintext")
+    return server

@@ -1,0 +1,102 @@
+"""Customer peer endpoints (spec section 7) and the public mirror links."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from litestar import Controller, MediaType, Request, Response, get, patch
+from litestar.params import FromPath, JSONBody
+
+from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, not_in_maintenance
+from controlplane.domain.peers import schemas
+from controlplane.errors import Invalid, NotFound
+
+
+class PeerController(Controller):
+    path = "/api/client"
+    tags = ["peers"]
+    guards = [not_in_maintenance]
+    dependencies = CUSTOMER
+
+    @get("/accounts/peers", operation_id="listPeers")
+    async def list_peers(self, services: ServicesDep, db: DB, customer: Customer) -> list[schemas.PeerView]:
+        return await services.peers.list_for(db, customer.user_id)
+
+    @get("/accounts/peers/{peer_id:str}", operation_id="downloadPeerConfig", media_type=MediaType.TEXT)
+    async def download(
+        self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str]
+    ) -> Response[str]:
+        peer = await services.peers.owned(db, customer.user_id, peer_id)
+        text = services.peers.config_text(peer)
+        return Response(
+            text,
+            media_type="text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{peer.name}.conf"', "Cache-Control": "no-store"},
+        )
+
+    @patch("/accounts/peers/{peer_id:str}", operation_id="operatePeer")
+    async def operate(
+        self,
+        services: ServicesDep,
+        db: DB,
+        customer: Customer,
+        peer_id: FromPath[str],
+        data: JSONBody[schemas.PeerOperation],
+    ) -> Response[Any]:
+        peers = services.peers
+        if data.operation == "regenerate_token":
+            peer = await peers.regenerate_token(db, customer.user_id, peer_id)
+            view = peers.view(peer)
+            return Response(schemas.PeerUpdated(**_fields(view), message="Mirror Link regenerado correctamente."))
+        if data.operation == "regenerate":
+            peer = await peers.regenerate(db, customer.user_id, peer_id)
+            message = f"Regenerando el peer {peer.name}..."
+        elif data.operation == "change_server":
+            peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
+            message = f"Cambiando el servidor del peer {peer.name}..."
+        else:
+            raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
+        return Response(
+            schemas.PeerOperationAccepted(success=True, message=message, data=peers.view(peer)), status_code=202
+        )
+
+    @get("/network/{peer_id:str}", operation_id="serversForPeer")
+    async def servers_for_peer(
+        self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str]
+    ) -> list[schemas.ServerOption]:
+        return await services.peers.available_servers(db, customer.user_id, peer_id)
+
+
+def _fields(view: schemas.PeerView) -> dict[str, Any]:
+    return {name: getattr(view, name) for name in view.__struct_fields__}
+
+
+class MirrorController(Controller):
+    """`GET /mirror/{token}`: the game-connect client fetches the current configuration without logging in."""
+
+    path = "/mirror"
+    tags = ["mirror"]
+
+    @get("/{token:str}", operation_id="mirrorConfig", media_type=MediaType.TEXT, opt={"maintenance_exempt": True})
+    async def mirror(
+        self, request: Request[Any, Any, Any], services: ServicesDep, db: DB, token: FromPath[str]
+    ) -> Response[str]:
+        if len(token) > 128:
+            raise NotFound()
+        await services.limiter.hit(
+            f"mirror:{services.box.lookup_hash(token)}", services.settings.rate_limits.mirror_per_token
+        )
+        peer = await services.peers.by_mirror_token(db, token)
+        if peer is None:
+            raise NotFound("Enlace no encontrado.", code="mirror_not_found")
+        text = services.peers.config_text(peer)
+        etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+        headers = {
+            "ETag": etag,
+            "Cache-Control": "no-cache",
+            "Content-Disposition": f'inline; filename="{peer.name}.conf"',
+        }
+        if request.headers.get("if-none-match") == etag:
+            return Response("", status_code=304, headers=headers)
+        return Response(text, media_type="text/plain; charset=utf-8", headers=headers)

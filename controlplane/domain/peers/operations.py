@@ -1,0 +1,135 @@
+"""Node operations: queued with the node's next serial, delivered to its agent, ended by its answer or a timeout."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.db import after_commit, utcnow
+from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.servers.models import Server
+from controlplane.realtime.bus import EventBus
+
+# Called with (db, operation, peer or None) when an operation ends, to tell the owner (see PeerService).
+OutcomeListener = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[None]]
+
+
+class OperationService:
+    def __init__(self, bus: EventBus, timeout_seconds: float) -> None:
+        self._bus = bus
+        self._timeout = timedelta(seconds=timeout_seconds)
+        self._listeners: list[OutcomeListener] = []
+
+    def on_outcome(self, listener: OutcomeListener) -> None:
+        self._listeners.append(listener)
+
+    async def enqueue(
+        self,
+        db: AsyncSession,
+        server_id: str,
+        kind: OperationKind,
+        delta: dict[str, Any],
+        *,
+        user_id: str | None = None,
+        peer: Peer | None = None,
+        notify: bool = True,
+    ) -> NodeOperation:
+        """Bump the node's serial and record the change; its agent hears of it once the transaction commits."""
+        serial = (
+            await db.execute(
+                update(Server).where(Server.id == server_id).values(serial=Server.serial + 1).returning(Server.serial)
+            )
+        ).scalar_one()
+        operation = NodeOperation(
+            server_id=server_id,
+            serial=serial,
+            kind=kind,
+            delta=delta,
+            user_id=user_id,
+            peer_id=peer.id if peer else None,
+            notify=notify,
+        )
+        db.add(operation)
+        await db.flush()
+        if peer is not None and notify:
+            peer.pending_operation_id = operation.id
+        after_commit(db, lambda: self._bus.publish("node", {"server_id": server_id}))
+        return operation
+
+    async def pending_after(self, db: AsyncSession, server_id: str, serial: int) -> list[NodeOperation]:
+        rows = await db.execute(
+            select(NodeOperation)
+            .where(
+                NodeOperation.server_id == server_id,
+                NodeOperation.serial > serial,
+                NodeOperation.status == OperationStatus.PENDING,
+            )
+            .order_by(NodeOperation.serial)
+        )
+        return list(rows.scalars())
+
+    async def finish(self, db: AsyncSession, operation_id: str, error: str | None) -> NodeOperation | None:
+        """End one operation (once: a second answer for it changes nothing) and tell its owner."""
+        status = OperationStatus.FAILED if error else OperationStatus.OK
+        ended = await db.execute(
+            update(NodeOperation)
+            .where(NodeOperation.id == operation_id, NodeOperation.status == OperationStatus.PENDING)
+            .values(status=status, error=error, finished=utcnow())
+            .returning(NodeOperation.id)
+        )
+        if ended.scalar_one_or_none() is None:
+            return None
+        operation = await db.get(NodeOperation, operation_id, populate_existing=True)
+        assert operation is not None
+        await self._ended(db, operation)
+        return operation
+
+    async def covered_by_snapshot(self, db: AsyncSession, server_id: str, serial: int) -> None:
+        """A full state with `serial` applied: every pending operation up to it is done."""
+        rows = await db.execute(
+            select(NodeOperation.id).where(
+                NodeOperation.server_id == server_id,
+                NodeOperation.serial <= serial,
+                NodeOperation.status == OperationStatus.PENDING,
+            )
+        )
+        for operation_id in rows.scalars().all():
+            await self.finish(db, operation_id, None)
+        await db.execute(
+            update(Server).where(Server.id == server_id, Server.applied_serial < serial).values(applied_serial=serial)
+        )
+
+    async def expire_overdue(self, db: AsyncSession) -> int:
+        """Operations waiting longer than the timeout end with an error: never silently."""
+        rows = await db.execute(
+            select(NodeOperation.id).where(
+                NodeOperation.status == OperationStatus.PENDING, NodeOperation.created < utcnow() - self._timeout
+            )
+        )
+        overdue = rows.scalars().all()
+        for operation_id in overdue:
+            await self.finish(db, operation_id, "timeout: el servidor no respondió a tiempo")
+        return len(overdue)
+
+    async def _ended(self, db: AsyncSession, operation: NodeOperation) -> None:
+        peer = None
+        if operation.peer_id:
+            peer = await db.get(Peer, operation.peer_id)
+            if peer is not None and peer.pending_operation_id == operation.id:
+                peer.pending_operation_id = None
+        if operation.status is OperationStatus.OK:
+            await db.execute(
+                update(Server)
+                .where(Server.id == operation.server_id, Server.applied_serial < operation.serial)
+                .values(applied_serial=operation.serial)
+            )
+        if operation.notify:
+            for listener in self._listeners:
+                await listener(db, operation, peer)
+
+
+__all__ = ["OperationKind", "OperationService", "OperationStatus"]

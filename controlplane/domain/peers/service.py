@@ -1,0 +1,350 @@
+"""Peer rules: listing, configuration files, mirror links, key rotation, moving between servers, expiry."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from decimal import Decimal
+
+import msgspec
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.agents.desired_state import delta_payload
+from controlplane.crypto import SecretBox, random_token
+from controlplane.db import after_commit, utcnow
+from controlplane.domain.peers import schemas
+from controlplane.domain.peers.config_file import ClientConfig, render
+from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer, PlanHistory
+from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.servers.addresses import allocate
+from controlplane.domain.servers.models import Server
+from controlplane.errors import Conflict, Invalid, NotFound
+from controlplane.realtime.hub import Push, PushHub
+from controlplane.wgkeys import generate_keypair, generate_preshared_key
+
+PEER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+INACTIVE_DOWNLOAD = "No se puede descargar la configuración de un peer inactivo"
+ADDRESS_RETRIES = 5
+
+
+class PeerNotFound(NotFound):
+    code = "peer_not_found"
+    message = "Peer no encontrado."
+
+
+class PeerInactive(Conflict):
+    code = "peer_inactive"
+    message = "Peer no activo"
+
+
+def validate_peer_name(name: str) -> str:
+    name = name.strip()
+    if not PEER_NAME_RE.match(name):
+        raise Invalid(
+            "El nombre del peer debe tener entre 1 y 32 caracteres: letras, números, guion o guion bajo.",
+            code="invalid_peer_name",
+            fields={"peer": "Nombre inválido."},
+        )
+    return name
+
+
+class PeerService:
+    def __init__(self, box: SecretBox, operations: OperationService, hub: PushHub, client_url: str) -> None:
+        self._box = box
+        self._operations = operations
+        self._hub = hub
+        self._client_url = client_url
+        operations.on_outcome(self._tell_owner)
+
+    # --- reading --------------------------------------------------------------------------------------------
+
+    def view(self, peer: Peer) -> schemas.PeerView:
+        server = peer.server
+        return schemas.PeerView(
+            id=peer.id,
+            name=peer.name,
+            active=peer.active,
+            created=peer.created,
+            expiration_date=peer.expiration_date,
+            manual_payment=peer.manual_payment,
+            plans_history=[
+                schemas.PlanHistoryItem(plan_name=h.plan_name, plan_price=f"{h.plan_price:.2f}", created=h.created)
+                for h in peer.plans_history
+            ],
+            server=schemas.PeerServer(
+                id=server.id,
+                name=server.name,
+                address=server.address,
+                active=server.active,
+                ubication=server.ubication,
+                allow_partys=server.allow_partys,
+            ),
+            mirror_link=self.mirror_link(peer),
+            party=None,
+            address=peer.address,
+            processing=peer.pending_operation_id is not None,
+        )
+
+    def mirror_link(self, peer: Peer) -> str:
+        return f"{self._client_url}/mirror/{self._box.decrypt(peer.mirror_token_enc)}"
+
+    async def list_for(self, db: AsyncSession, user_id: str) -> list[schemas.PeerView]:
+        peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
+        return [self.view(p) for p in peers.scalars()]
+
+    async def owned(self, db: AsyncSession, user_id: str, peer_id: str, *, lock: bool = False) -> Peer:
+        """The user's own peer; anyone else's answers exactly like a missing one."""
+        query = select(Peer).where(Peer.id == peer_id, Peer.user_id == user_id)
+        peer = (await db.execute(query.with_for_update(of=Peer) if lock else query)).scalar_one_or_none()
+        if peer is None:
+            raise PeerNotFound()
+        return peer
+
+    async def by_id(self, db: AsyncSession, peer_id: str) -> Peer:
+        """Any user's peer: for staff and jobs only."""
+        peer = await db.get(Peer, peer_id)
+        if peer is None:
+            raise PeerNotFound()
+        return peer
+
+    def config_text(self, peer: Peer) -> str:
+        if not peer.active:
+            raise PeerInactive(INACTIVE_DOWNLOAD)
+        server = peer.server
+        if not server.public_key:
+            raise Conflict(
+                "El servidor del peer aún no está listo. Intente de nuevo en unos minutos.", code="server_not_ready"
+            )
+        return render(
+            ClientConfig(
+                private_key=self._box.decrypt(peer.private_key_enc),
+                address=peer.address,
+                dns=server.dns,
+                server_public_key=server.public_key,
+                preshared_key=self._box.decrypt(peer.preshared_key_enc),
+                endpoint_host=server.address,
+                endpoint_port=server.port,
+            )
+        )
+
+    async def by_mirror_token(self, db: AsyncSession, token: str) -> Peer | None:
+        peer = (
+            await db.execute(select(Peer).where(Peer.mirror_token_hash == self._box.lookup_hash(token)))
+        ).scalar_one_or_none()
+        return peer if peer is not None and peer.active else None
+
+    async def available_servers(self, db: AsyncSession, user_id: str, peer_id: str) -> list[schemas.ServerOption]:
+        peer = await self.owned(db, user_id, peer_id)
+        rows = await db.execute(
+            select(Server).where(Server.active.is_(True), Server.id != peer.server_id).order_by(Server.name)
+        )
+        return [
+            schemas.ServerOption(
+                id=s.id,
+                address=s.address,
+                name=s.name,
+                active=s.active,
+                ubication=s.ubication,
+                allow_partys=s.allow_partys,
+            )
+            for s in rows.scalars()
+        ]
+
+    # --- customer operations ----------------------------------------------------------------------------------
+
+    async def regenerate_token(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+        """Synchronous: a new secret link; the old one answers 404 from this commit on."""
+        peer = await self.owned(db, user_id, peer_id, lock=True)
+        if not peer.active:
+            raise PeerInactive()
+        self._set_mirror_token(peer)
+        await db.flush()
+        return peer
+
+    async def regenerate(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+        """Asynchronous: new client keys now; the node swaps the old key for the new one and the push says so."""
+        peer = await self._claim(db, user_id, peer_id)
+        old_public_key = peer.public_key
+        self._set_keys(peer)
+        await self._operations.enqueue(
+            db,
+            peer.server_id,
+            OperationKind.REGENERATE,
+            delta_payload([peer.id], [old_public_key]),
+            user_id=user_id,
+            peer=peer,
+        )
+        return peer
+
+    async def change_server(self, db: AsyncSession, user_id: str, peer_id: str, server_id: str | None) -> Peer:
+        """Asynchronous: a new address on the new server; the old node drops the peer, the new one adds it."""
+        if not server_id:
+            raise Invalid("Debe elegir un servidor.", code="server_required", fields={"server": "Obligatorio."})
+        peer = await self._claim(db, user_id, peer_id)
+        target = await db.get(Server, server_id)
+        if target is None:
+            raise NotFound("Servidor no encontrado.", code="server_not_found")
+        if not target.active:
+            raise Conflict("El servidor elegido no está activo.", code="server_inactive")
+        if target.id == peer.server_id:
+            raise Conflict("El peer ya está en ese servidor.", code="same_server")
+        old_server_id = peer.server_id
+        await self._place(db, peer, target)
+        await self._operations.enqueue(
+            db, old_server_id, OperationKind.REMOVE, delta_payload([], [peer.public_key]), notify=False
+        )
+        await self._operations.enqueue(
+            db, target.id, OperationKind.CHANGE_SERVER, delta_payload([peer.id]), user_id=user_id, peer=peer
+        )
+        return peer
+
+    async def _claim(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+        peer = await self.owned(db, user_id, peer_id, lock=True)
+        if not peer.active:
+            raise PeerInactive()
+        if peer.pending_operation_id is not None:
+            raise Conflict("Ya hay una operación en curso para este peer.", code="peer_busy")
+        return peer
+
+    # --- creation, plans, expiry (payments and admins) ---------------------------------------------------------
+
+    async def create(
+        self,
+        db: AsyncSession,
+        user_id: str,
+        name: str,
+        *,
+        server: Server | None = None,
+        expiration_date: datetime | None = None,
+        plan: tuple[str | None, str, Decimal] | None = None,
+    ) -> Peer:
+        """A new peer with fresh keys on `server` (or the active server with the most room)."""
+        name = validate_peer_name(name)
+        taken = await db.scalar(
+            select(func.count()).select_from(Peer).where(Peer.user_id == user_id, func.lower(Peer.name) == name.lower())
+        )
+        if taken:
+            raise Conflict("Ya tiene un peer con ese nombre.", code="peer_name_taken")
+        server = server or await self.roomiest_server(db)
+        peer = Peer(user_id=user_id, name=name, expiration_date=expiration_date, server_id=server.id)
+        peer.server = server
+        self._set_keys(peer)
+        self._set_mirror_token(peer)
+        await self._place(db, peer, server)
+        if plan is not None:
+            plan_id, plan_name, price = plan
+            peer.plans_history.append(PlanHistory(plan_id=plan_id, plan_name=plan_name, plan_price=price))
+            await db.flush()
+        await self._operations.enqueue(
+            db, server.id, OperationKind.CREATE, delta_payload([peer.id]), user_id=user_id, peer=peer
+        )
+        return peer
+
+    async def roomiest_server(self, db: AsyncSession) -> Server:
+        counts = (
+            select(Peer.server_id, func.count().label("n")).where(Peer.active.is_(True)).group_by(Peer.server_id)
+        ).subquery()
+        free = Server.capacity - func.coalesce(counts.c.n, 0)
+        row = (
+            await db.execute(
+                select(Server)
+                .outerjoin(counts, counts.c.server_id == Server.id)
+                .where(Server.active.is_(True), free > 0)
+                .order_by(free.desc(), Server.name)
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+        if row is None:
+            raise Conflict("No hay servidores disponibles temporalmente.", code="no_server_available")
+        return row
+
+    async def set_active(self, db: AsyncSession, peer: Peer, active: bool, message: str | None = None) -> None:
+        """Disable (the node drops the peer; downloads refused) or enable again (the node adds it back)."""
+        if peer.active == active:
+            return
+        peer.active = active
+        delta = delta_payload([peer.id]) if active else delta_payload([], [peer.public_key])
+        kind = OperationKind.ENABLE if active else OperationKind.DISABLE
+        await self._operations.enqueue(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
+        if message:
+            self._push_after_commit(db, peer.user_id, Push("info", message, {"peer_id": peer.id}))
+
+    async def expire_due(self, db: AsyncSession) -> int:
+        """Disable every active peer whose expiration passed (the expiry job)."""
+        due = await db.execute(
+            select(Peer).where(
+                Peer.active.is_(True), Peer.expiration_date.is_not(None), Peer.expiration_date <= utcnow()
+            )
+        )
+        peers = list(due.scalars())
+        for peer in peers:
+            await self.set_active(db, peer, False)
+        return len(peers)
+
+    # --- helpers ------------------------------------------------------------------------------------------------
+
+    def _set_keys(self, peer: Peer) -> None:
+        private, public = generate_keypair()
+        peer.private_key_enc = self._box.encrypt(private)
+        peer.public_key = public
+        peer.preshared_key_enc = self._box.encrypt(generate_preshared_key())
+
+    def _set_mirror_token(self, peer: Peer) -> None:
+        token = random_token()
+        peer.mirror_token_hash = self._box.lookup_hash(token)
+        peer.mirror_token_enc = self._box.encrypt(token)
+
+    async def _place(self, db: AsyncSession, peer: Peer, server: Server) -> None:
+        """Give the peer the lowest free address on `server`; the unique constraint settles concurrent picks."""
+        for _ in range(ADDRESS_RETRIES):
+            used = (
+                (await db.execute(select(Peer.address).where(Peer.server_id == server.id, Peer.id != peer.id)))
+                .scalars()
+                .all()
+            )
+            peer.address = allocate(server.tunnel_subnet, used)
+            peer.server_id = server.id
+            peer.server = server
+            try:
+                async with db.begin_nested():
+                    db.add(peer)
+                    await db.flush()
+                return
+            except IntegrityError:
+                continue
+        raise Conflict("No se pudo asignar una dirección. Intente de nuevo.", code="address_conflict")
+
+    def _push_after_commit(self, db: AsyncSession, user_id: str, push: Push) -> None:
+        after_commit(db, lambda: self._hub.push(user_id, push))
+
+    async def _tell_owner(self, db: AsyncSession, operation: NodeOperation, peer: Peer | None) -> None:
+        """The outcome of an operation, pushed to the owner's browsers once it is committed."""
+        user_id = operation.user_id
+        if user_id is None:
+            return
+        if peer is None:
+            if operation.status is OperationStatus.OK:
+                self._push_after_commit(db, user_id, Push("deleted_peer", data={"id": operation.peer_id}))
+            return
+        await db.refresh(peer, ["plans_history"])
+        view = msgspec.to_builtins(self.view(peer))
+        if operation.status is OperationStatus.OK:
+            kind, message = {
+                OperationKind.CREATE: ("created_peer", f"Peer {peer.name} creado correctamente."),
+                OperationKind.REGENERATE: ("updated_peer", f"Peer {peer.name} regenerado correctamente."),
+                OperationKind.CHANGE_SERVER: (
+                    "updated_peer",
+                    f"Servidor del peer {peer.name} cambiado. Descargue de nuevo la configuración.",
+                ),
+            }.get(operation.kind, ("updated_peer", None))
+            self._push_after_commit(db, user_id, Push(kind, message, view))
+            return
+        message = {
+            OperationKind.REGENERATE: f"Hubo un error al intentar regenerar el peer {peer.name}",
+            OperationKind.CHANGE_SERVER: "Hubo un error al intentar cambiar el servidor del peer.",
+        }.get(operation.kind, "Hubo un error al realizar la operación.")
+        self._push_after_commit(db, user_id, Push("error", message, {"peer_id": peer.id}))
+        # The busy flag is cleared either way: send the peer too, so the list shows its current state.
+        self._push_after_commit(db, user_id, Push("updated_peer", data=view))

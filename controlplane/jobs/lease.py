@@ -1,0 +1,32 @@
+"""A database lease so that each scheduled job runs in one process at a time, whatever the number of processes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import insert, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from controlplane.db import utcnow
+from controlplane.jobs.models import JobLease
+
+
+async def acquire(sessionmaker: async_sessionmaker[AsyncSession], name: str, holder: str, seconds: float) -> bool:
+    """True when `holder` now holds the lease `name` for `seconds` (taken over once the previous one expired)."""
+    now = utcnow()
+    until = now + timedelta(seconds=seconds)
+    async with sessionmaker.begin() as db:
+        taken = await db.execute(
+            update(JobLease)
+            .where(JobLease.name == name, (JobLease.expires_at < now) | (JobLease.holder == holder))
+            .values(holder=holder, expires_at=until)
+        )
+        if taken.rowcount == 1:  # type: ignore[attr-defined]
+            return True
+    try:
+        async with sessionmaker.begin() as db:
+            await db.execute(insert(JobLease).values(name=name, holder=holder, expires_at=until))
+        return True
+    except IntegrityError:
+        return False

@@ -1,0 +1,60 @@
+"""Scheduled jobs (APScheduler): peer expiry and operation timeouts, each run once across processes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Awaitable, Callable
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.db import transaction
+from controlplane.jobs.lease import acquire
+from controlplane.services import Services
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[AsyncSession], Awaitable[int]]
+
+
+class Jobs:
+    def __init__(self, services: Services) -> None:
+        self._services = services
+        self._holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self._scheduler = AsyncIOScheduler(timezone="UTC")
+        self.register("expire_peers", services.peers.expire_due, seconds=30)
+        self.register("operation_timeouts", services.operations.expire_overdue, seconds=5)
+
+    def register(self, name: str, job: Job, seconds: float) -> None:
+        self._scheduler.add_job(
+            self.run_once,
+            "interval",
+            seconds=seconds,
+            args=[name, job, seconds],
+            id=name,
+            max_instances=1,
+            coalesce=True,
+        )
+
+    async def run_once(self, name: str, job: Job, lease_seconds: float) -> int | None:
+        """Run `job` if this process holds its lease; None when another process does."""
+        if not await acquire(self._services.sessionmaker, name, self._holder, lease_seconds * 0.9):
+            return None
+        try:
+            async with transaction(self._services.sessionmaker) as db:
+                done = await job(db)
+            if done:
+                log.info("job %s handled %d item(s)", name, done)
+            return done
+        except Exception:
+            log.exception("job %s failed", name)
+            return None
+
+    def start(self) -> None:
+        self._scheduler.start()
+
+    def stop(self) -> None:
+        self._scheduler.shutdown(wait=False)

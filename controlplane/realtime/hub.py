@@ -1,0 +1,65 @@
+"""Browser sockets of this process, by user, and the one call services use to push to a user."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from typing import Any, Protocol
+
+import msgspec
+
+from controlplane.realtime.bus import EventBus
+
+log = logging.getLogger(__name__)
+
+
+class Socket(Protocol):
+    async def send_text(self, data: str) -> None: ...
+
+
+class Push(msgspec.Struct, omit_defaults=True):
+    """The envelope of DESIGN.md: every message the browser receives."""
+
+    type: str
+    message: str | None = None
+    data: Any = None
+
+
+class PushHub:
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+        self._sockets: dict[str, set[Socket]] = defaultdict(set)
+        bus.subscribe("user", self._deliver)
+
+    @property
+    def open_sockets(self) -> int:
+        return sum(len(s) for s in self._sockets.values())
+
+    def attach(self, user_id: str, socket: Socket) -> None:
+        self._sockets[user_id].add(socket)
+
+    def detach(self, user_id: str, socket: Socket) -> None:
+        sockets = self._sockets.get(user_id)
+        if sockets is not None:
+            sockets.discard(socket)
+            if not sockets:
+                del self._sockets[user_id]
+
+    def is_online(self, user_id: str) -> bool:
+        return user_id in self._sockets
+
+    async def push(self, user_id: str, push: Push) -> None:
+        """Reaches the user's browsers on every process (through the bus)."""
+        await self._bus.publish("user", {"user_id": user_id, "push": msgspec.to_builtins(push)})
+
+    async def _deliver(self, event: dict[str, Any]) -> None:
+        sockets = self._sockets.get(event["user_id"])
+        if not sockets:
+            return
+        text = msgspec.json.encode(event["push"]).decode()
+        targets = list(sockets)
+        results = await asyncio.gather(*(s.send_text(text) for s in targets), return_exceptions=True)
+        for socket, result in zip(targets, results, strict=True):
+            if isinstance(result, Exception):
+                self.detach(event["user_id"], socket)
