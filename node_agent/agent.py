@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import gc
 import ipaddress
 import logging
 import socket
 import time
+from collections.abc import AsyncIterator
 
 from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
@@ -91,7 +94,7 @@ class NodeAgent:
         )
 
     async def handle_full_state(self, msg: agent_pb2.FullState) -> agent_pb2.AgentMessage:
-        async with self._lock:
+        async with self._lock, _gc_paused():
             started = time.perf_counter()
             try:
                 desired = desired_from_full_state(msg)
@@ -260,6 +263,19 @@ class NodeAgent:
         await self.backend.close()
         if self.backbone_backend is not None:
             await self.backbone_backend.close()
+
+
+@contextlib.asynccontextmanager
+async def _gc_paused() -> AsyncIterator[None]:
+    """A snapshot allocates ~10 objects per peer and frees nothing meanwhile: the cyclic collector would
+    rescan the growing heap many times for no gain (measured: up to half of a 10 000-peer no-op resync)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 async def _resolved(peer: Peer) -> Peer:

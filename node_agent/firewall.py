@@ -140,6 +140,7 @@ class Firewall:
         self.netns = netns
         self.nft = nft
         self._applied: FirewallPlan | None = None
+        self._forwarding: set[str] = set()
 
     def _argv(self, *args: str) -> list[str]:
         argv = [self.nft, *args]
@@ -167,8 +168,10 @@ class Firewall:
         """Turn on IP forwarding (a per-namespace setting); without it no client reaches the internet."""
         keys = ["net.ipv4.ip_forward"] + (["net.ipv6.conf.all.forwarding"] if ipv6 else [])
         if self.netns is None:
-            enable_forwarding(keys)
+            enable_forwarding(keys)  # reads first: cheap enough for every snapshot
             return
+        if set(keys) <= self._forwarding:
+            return  # a namespace the agent alone manages: once is enough
         proc = await asyncio.create_subprocess_exec(
             "ip",
             "netns",
@@ -182,6 +185,7 @@ class Firewall:
         _, err = await proc.communicate()
         if proc.returncode != 0:
             raise OSError(f"cannot enable forwarding: {err.decode(errors='replace').strip()}")
+        self._forwarding.update(keys)
 
     async def remove(self) -> None:
         proc = await asyncio.create_subprocess_exec(

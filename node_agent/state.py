@@ -6,6 +6,8 @@ import base64
 import binascii
 import contextlib
 import ipaddress
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from protos import agent_pb2
@@ -94,23 +96,63 @@ class DeviceState:
     private_key: str = field(default="", repr=False)  # base64; compared, never logged
 
 
+# Snapshots repeat the same strings every time; remembering their canonical form keeps a 10 000-peer
+# no-op resync cheap. Bounded: cleared wholesale when it grows past what a large node needs.
+_CANONICAL: dict[tuple[str, str], str] = {}
+_CANONICAL_MAX = 500_000
+
+
+def _cached(kind: str, value: str, convert: Callable[[str], str]) -> str:
+    hit = _CANONICAL.get((kind, value))
+    if hit is None:
+        hit = convert(value)
+        if len(_CANONICAL) >= _CANONICAL_MAX:
+            _CANONICAL.clear()
+        _CANONICAL[(kind, value)] = hit
+    return hit
+
+
 def normalize_key(value: str, what: str) -> str:
     """Return the canonical base64 form of a 32-byte WireGuard key, or raise InvalidSpec."""
+    hit = _CANONICAL.get(("key", value))
+    if hit is not None:
+        return hit
     try:
-        raw = base64.b64decode(value, validate=True)
+        raw = binascii.a2b_base64(value, strict_mode=True)
     except (binascii.Error, ValueError):
         raise InvalidSpec(f"{what} is not valid base64") from None
     if len(raw) != KEY_LEN:
         raise InvalidSpec(f"{what} is not a 32-byte key")
-    return base64.b64encode(raw).decode()
+    return _cached("key", value, lambda _: base64.b64encode(raw).decode())
 
 
-def normalize_network(value: str) -> str:
-    """A CIDR network in canonical form ("10.8.0.5" -> "10.8.0.5/32"); host bits must be clear."""
+def _host_route(value: str) -> str | None:
+    """Fast path for the common case, a single address ("10.8.0.5", "10.8.0.5/32", "fd00::5/128")."""
+    address, _, prefix = value.partition("/")
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    full = "128" if family == socket.AF_INET6 else "32"
+    if prefix not in ("", full):
+        return None
+    try:
+        canonical = socket.inet_ntop(family, socket.inet_pton(family, address))
+    except OSError:
+        return None
+    return f"{canonical}/{full}"
+
+
+def _network(value: str) -> str:
+    fast = _host_route(value.strip())
+    if fast is not None:
+        return fast
     try:
         return str(ipaddress.ip_network(value.strip(), strict=True))
     except ValueError:
         raise InvalidSpec(f"invalid network {value!r}") from None
+
+
+def normalize_network(value: str) -> str:
+    """A CIDR network in canonical form ("10.8.0.5" -> "10.8.0.5/32"); host bits must be clear."""
+    return _cached("net", value, _network)
 
 
 def normalize_interface_address(value: str) -> str:
@@ -128,7 +170,23 @@ def normalize_address(value: str) -> str:
         raise InvalidSpec(f"invalid address {value!r}") from None
 
 
+_PEERS: dict[tuple[str, str, tuple[str, ...]], Peer] = {}
+
+
 def peer_from_spec(spec: agent_pb2.PeerSpec) -> Peer:
+    """A validated, canonical Peer; snapshots repeat unchanged peers, so the result is remembered."""
+    cache_key = (spec.public_key, spec.preshared_key, tuple(spec.allowed_ips))
+    hit = _PEERS.get(cache_key)
+    if hit is not None:
+        return hit
+    peer = _peer_from_spec(spec)
+    if len(_PEERS) >= _CANONICAL_MAX:
+        _PEERS.clear()
+    _PEERS[cache_key] = peer
+    return peer
+
+
+def _peer_from_spec(spec: agent_pb2.PeerSpec) -> Peer:
     public_key = normalize_key(spec.public_key, "public key")
     psk = normalize_key(spec.preshared_key, f"preshared key of {public_key}") if spec.preshared_key else ""
     return Peer(

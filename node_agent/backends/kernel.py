@@ -159,6 +159,7 @@ class KernelBackend(Backend):
         if self._wg is not None:
             self._wg.close()
             self._wg = None
+        self.link.close()
 
 
 def _peers_of(messages: list[Any]) -> Iterator[Any]:

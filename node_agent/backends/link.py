@@ -21,56 +21,68 @@ class Link:
     def __init__(self, name: str, netns: str | None) -> None:
         self.name = name
         self.netns = netns
+        self._ipr: AsyncIPRoute | None = None
 
-    def _ipr(self) -> AsyncIPRoute:
-        return AsyncIPRoute(netns=self.netns) if self.netns else AsyncIPRoute()
+    async def _conn(self) -> AsyncIPRoute:
+        # One socket for the agent's lifetime: opening one (inside a namespace especially) costs milliseconds
+        # that a no-op resync cannot afford.
+        if self._ipr is None:
+            ipr = AsyncIPRoute(netns=self.netns) if self.netns else AsyncIPRoute()
+            await ipr.setup_endpoint()
+            self._ipr = ipr
+        return self._ipr
+
+    def close(self) -> None:
+        if self._ipr is not None:
+            self._ipr.close()
+            self._ipr = None
 
     async def index(self, ipr: AsyncIPRoute) -> int | None:
         found = await ipr.link_lookup(ifname=self.name)
         return found[0] if found else None
 
     async def exists(self) -> bool:
-        async with self._ipr() as ipr:
-            return await self.index(ipr) is not None
+        ipr = await self._conn()
+        return await self.index(ipr) is not None
 
     async def create(self, kind: str) -> None:
-        async with self._ipr() as ipr:
-            try:
-                await ipr.link("add", ifname=self.name, kind=kind)
-            except NetlinkError as exc:
-                raise BackendError(f"cannot create {kind} interface {self.name}: {exc}") from exc
+        ipr = await self._conn()
+        try:
+            await ipr.link("add", ifname=self.name, kind=kind)
+        except NetlinkError as exc:
+            raise BackendError(f"cannot create {kind} interface {self.name}: {exc}") from exc
 
     async def delete(self) -> None:
-        async with self._ipr() as ipr:
-            index = await self.index(ipr)
-            if index is not None:
-                await ipr.link("del", index=index)
+        ipr = await self._conn()
+        index = await self.index(ipr)
+        if index is not None:
+            await ipr.link("del", index=index)
 
     async def is_up(self) -> bool:
-        async with self._ipr() as ipr:
-            index = await self.index(ipr)
-            if index is None:
-                return False
-            (link,) = await ipr.link("get", index=index)
-            return bool(link["flags"] & 1)  # IFF_UP
+        ipr = await self._conn()
+        index = await self.index(ipr)
+        if index is None:
+            return False
+        (link,) = await ipr.link("get", index=index)
+        return bool(link["flags"] & 1)  # IFF_UP
 
     async def read(self) -> tuple[frozenset[str], int]:
         """(addresses as "addr/prefix", mtu) of the interface."""
-        async with self._ipr() as ipr:
-            index = await self.index(ipr)
-            if index is None:
-                raise BackendError(f"interface {self.name} does not exist")
-            addresses = set()
-            async for msg in await ipr.addr("dump", index=index):
-                if msg["index"] != index:
-                    continue
-                # Link-local IPv6 addresses are the kernel's, not the control plane's.
-                address = msg.get("IFA_ADDRESS")
-                if address is None or address.startswith("fe80:"):
-                    continue
-                addresses.add(str(ipaddress.ip_interface(f"{address}/{msg['prefixlen']}")))
-            (link,) = await ipr.link("get", index=index)
-            return frozenset(addresses), int(link.get("IFLA_MTU") or 0)
+        ipr = await self._conn()
+        index = await self.index(ipr)
+        if index is None:
+            raise BackendError(f"interface {self.name} does not exist")
+        addresses = set()
+        async for msg in await ipr.addr("dump", index=index):
+            if msg["index"] != index:
+                continue
+            # Link-local IPv6 addresses are the kernel's, not the control plane's.
+            address = msg.get("IFA_ADDRESS")
+            if address is None or address.startswith("fe80:"):
+                continue
+            addresses.add(str(ipaddress.ip_interface(f"{address}/{msg['prefixlen']}")))
+        (link,) = await ipr.link("get", index=index)
+        return frozenset(addresses), int(link.get("IFLA_MTU") or 0)
 
     async def configure(
         self,
@@ -79,40 +91,40 @@ class Link:
         mtu: int | None = None,
         up: bool = True,
     ) -> None:
-        async with self._ipr() as ipr:
-            index = await self.index(ipr)
-            if index is None:
-                raise BackendError(f"interface {self.name} does not exist")
-            try:
-                for action, addresses in (("del", remove), ("add", add)):
-                    for address in sorted(addresses):
-                        iface = ipaddress.ip_interface(address)
-                        await ipr.addr(action, index=index, address=str(iface.ip), prefixlen=iface.network.prefixlen)
-                if mtu:
-                    await ipr.link("set", index=index, mtu=mtu)
-                if up:
-                    await ipr.link("set", index=index, state="up")
-            except NetlinkError as exc:
-                raise BackendError(f"cannot configure {self.name}: {exc}") from exc
+        ipr = await self._conn()
+        index = await self.index(ipr)
+        if index is None:
+            raise BackendError(f"interface {self.name} does not exist")
+        try:
+            for action, addresses in (("del", remove), ("add", add)):
+                for address in sorted(addresses):
+                    iface = ipaddress.ip_interface(address)
+                    await ipr.addr(action, index=index, address=str(iface.ip), prefixlen=iface.network.prefixlen)
+            if mtu:
+                await ipr.link("set", index=index, mtu=mtu)
+            if up:
+                await ipr.link("set", index=index, state="up")
+        except NetlinkError as exc:
+            raise BackendError(f"cannot configure {self.name}: {exc}") from exc
 
     async def set_routes(self, networks: frozenset[str]) -> None:
-        async with self._ipr() as ipr:
-            index = await self.index(ipr)
-            if index is None:
-                raise BackendError(f"interface {self.name} does not exist")
-            present: set[str] = set()
-            for family in (socket.AF_INET, socket.AF_INET6):
-                async for msg in await ipr.route("dump", family=family):
-                    if msg.get("RTA_OIF") != index or msg["proto"] != RTPROT_VPN_NODE:
-                        continue
-                    present.add(f"{msg.get('RTA_DST')}/{msg['dst_len']}")
-            try:
-                for network in sorted(present - networks):
-                    await ipr.route("del", dst=network, oif=index, proto=RTPROT_VPN_NODE)
-                for network in sorted(networks - present):
-                    await ipr.route("replace", dst=network, oif=index, proto=RTPROT_VPN_NODE)
-            except NetlinkError as exc:
-                raise BackendError(f"cannot set routes on {self.name}: {exc}") from exc
+        ipr = await self._conn()
+        index = await self.index(ipr)
+        if index is None:
+            raise BackendError(f"interface {self.name} does not exist")
+        present: set[str] = set()
+        for family in (socket.AF_INET, socket.AF_INET6):
+            async for msg in await ipr.route("dump", family=family):
+                if msg.get("RTA_OIF") != index or msg["proto"] != RTPROT_VPN_NODE:
+                    continue
+                present.add(f"{msg.get('RTA_DST')}/{msg['dst_len']}")
+        try:
+            for network in sorted(present - networks):
+                await ipr.route("del", dst=network, oif=index, proto=RTPROT_VPN_NODE)
+            for network in sorted(networks - present):
+                await ipr.route("replace", dst=network, oif=index, proto=RTPROT_VPN_NODE)
+        except NetlinkError as exc:
+            raise BackendError(f"cannot set routes on {self.name}: {exc}") from exc
 
 
 async def ensure_link(link: Link, interface: Interface, device: DeviceState) -> None:

@@ -83,6 +83,9 @@ class UserspaceBackend(Backend):
     async def set_routes(self, networks: frozenset[str]) -> None:
         await self.link.set_routes(networks)
 
+    async def close(self) -> None:
+        self.link.close()
+
     async def delete_interface(self) -> None:
         # Deleting the tun link makes wireguard-go exit and remove its socket.
         pid = uapi.serving_pid(self.socket)
