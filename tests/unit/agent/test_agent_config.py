@@ -93,3 +93,13 @@ def test_unknown_setting_is_rejected(tmp_path: Path) -> None:
 def test_repr_never_shows_the_credential() -> None:
     config = load_config(BASE_ENV)
     assert "s3cret" not in repr(config) and "s3cret" not in str(config)
+
+
+def test_packaged_example_is_a_valid_configuration(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[3] / "packaging" / "agent.toml.example"
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    text = example.read_text().replace("/etc/vpn-node/control-ca.pem", str(ca))
+    config = load_config({}, write(tmp_path, text))
+    assert config.backend == "kernel" and config.interface == "wg0" and config.egress_interface == "eth0"
+    assert config.tls_ca == ca
