@@ -26,9 +26,7 @@ function UserMenu({ username }: { username: string }) {
       <Menu.Target>
         <UnstyledButton aria-label="Menú de usuario">
           <Group gap={6} wrap="nowrap">
-            <Text size="sm" visibleFrom="xs">
-              Bienvenido
-            </Text>
+            <Text size="sm">Bienvenido</Text>
             <Text size="sm" fw={700}>
               {username}
             </Text>

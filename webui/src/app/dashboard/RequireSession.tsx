@@ -5,6 +5,7 @@ import { Navigate } from 'react-router';
 import { SectionError } from '../../components/SectionError';
 import { ApiError, errorMessage, getAccessToken } from '../../lib/api';
 import { CurrentUserProvider, verifySession, type CurrentUser } from '../../lib/current-user';
+import { toast } from '../../lib/toasts';
 import { clearTokens, getRefreshToken } from '../../lib/tokens';
 
 type SessionState =
@@ -31,6 +32,8 @@ export function RequireSession({ children }: { children: ReactNode }) {
         if (controller.signal.aborted) return;
         if (error instanceof ApiError && error.status === 503) setState({ status: 'maintenance' });
         else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          // e.g. a staff account on the customer area: say why before showing the login again.
+          if (error.message) toast.error(error.message);
           clearTokens();
           setState({ status: 'login' });
         } else setState({ status: 'error', message: errorMessage(error, 'Hubo un error al cargar los datos.') });

@@ -2,7 +2,7 @@
 import { api } from '../../../lib/api';
 
 export interface Announcement {
-  id: number;
+  id: string | number;
   name: string;
   created: string;
   message: string;

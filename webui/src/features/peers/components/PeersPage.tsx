@@ -1,6 +1,121 @@
-/** Placeholder for /dashboard/peers ('Peers Wireguard'); replaced by the peers screen. */
-import { Title } from '@mantine/core';
+/** /dashboard/peers ('Peers Wireguard'): the customer's peers, their actions and live updates. */
+import { Button, Stack, Text, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useCallback, useState } from 'react';
+import { Link } from 'react-router';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { useCurrentUser } from '../../../lib/current-user';
+import { toast } from '../../../lib/toasts';
+import { downloadPeerConfig, type Peer } from '../api/peers';
+import { usePeers } from '../hooks/use-peers';
+import { saveBlob } from '../save-file';
+import { ChangeServerView } from './ChangeServerView';
+import type { PeerMenuAction } from './PeerActions';
+import { PeerCards } from './PeerCards';
+import { PeerConfirmDialog } from './PeerConfirmDialog';
+import { PeerDetailsDialog } from './PeerDetailsDialog';
+import { PeerQrDialog } from './PeerQrDialog';
+import { PeerTable } from './PeerTable';
+
+/** Spec section 9: under 768 px the peers show as cards. */
+export const NARROW_SCREEN_QUERY = '(max-width: 767.98px)';
+
+const INACTIVE_DOWNLOAD = 'No se puede descargar la configuración de un peer inactivo';
+
+type Dialog =
+  | { kind: 'regenerate_token' | 'regenerate' | 'details' | 'qr'; peerId: string }
+  | { kind: 'change_server'; peerId: string; serverId: string; serverAddress: string };
+
+async function downloadConfig(peer: Peer): Promise<void> {
+  if (!peer.active) {
+    toast.error(INACTIVE_DOWNLOAD);
+    return;
+  }
+  try {
+    saveBlob(await downloadPeerConfig(peer.id), `${peer.name}.conf`);
+  } catch (error) {
+    toast.error(errorMessage(error, 'Error al descargar la configuración'));
+  }
+}
 
 export function PeersPage() {
-  return <Title order={2}>Peers Wireguard</Title>;
+  const { user } = useCurrentUser();
+  const narrow = useMediaQuery(NARROW_SCREEN_QUERY, undefined, { getInitialValueInEffect: false });
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  // The peer whose change-server view is open; the list shows when null.
+  const [movingPeerId, setMovingPeerId] = useState<string | null>(null);
+  const closeDialog = useCallback(() => setDialog(null), []);
+  const model = usePeers({ onReset: closeDialog });
+  const { peers, stats, isBusy } = model;
+
+  // Dialogs keep ids, so an `updated_peer` merged into the list shows in them at once.
+  const peerById = (id: string | null | undefined) => peers.find((peer) => peer.id === id) ?? null;
+  const dialogPeer = peerById(dialog?.peerId);
+  const movingPeer = peerById(movingPeerId);
+
+  const onAction = (action: PeerMenuAction, peer: Peer) => {
+    if (action === 'change_server') setMovingPeerId(peer.id);
+    else setDialog({ kind: action, peerId: peer.id });
+  };
+  const onShowQr = (peer: Peer) => {
+    if (!peer.active) toast.error(INACTIVE_DOWNLOAD);
+    else setDialog({ kind: 'qr', peerId: peer.id });
+  };
+
+  const listProps = {
+    peers,
+    stats,
+    showRooms: user.web_settings.allow_partys,
+    isBusy,
+    onDownload: downloadConfig,
+    onShowQr,
+    onAction,
+  };
+
+  if (model.load.status === 'loading') return <LoadingState />;
+  if (model.load.status === 'error') return <SectionError message={model.load.message} onRetry={model.reload} />;
+
+  return (
+    <Stack>
+      <Title order={2}>Peers Wireguard</Title>
+      {movingPeer ? (
+        <ChangeServerView
+          peer={movingPeer}
+          busy={isBusy(movingPeer)}
+          onBack={() => setMovingPeerId(null)}
+          onSelect={(server) =>
+            setDialog({ kind: 'change_server', peerId: movingPeer.id, serverId: server.id, serverAddress: server.address })
+          }
+        />
+      ) : peers.length === 0 ? (
+        <Stack align="flex-start">
+          <Text c="dimmed">Aún no tiene peers. Adquiera un plan para obtener su primer peer.</Text>
+          <Button component={Link} to="/dashboard/plans">
+            Ver planes
+          </Button>
+        </Stack>
+      ) : narrow ? (
+        <PeerCards {...listProps} />
+      ) : (
+        <PeerTable {...listProps} />
+      )}
+      {dialog && dialogPeer && dialog.kind !== 'details' && dialog.kind !== 'qr' && (
+        <PeerConfirmDialog
+          confirmation={dialog}
+          peer={dialogPeer}
+          model={model}
+          onClose={closeDialog}
+          onServerChangeStarted={() => setMovingPeerId(null)}
+        />
+      )}
+      <PeerDetailsDialog
+        peer={dialog?.kind === 'details' ? dialogPeer : null}
+        stats={dialog?.kind === 'details' && dialogPeer ? stats[dialogPeer.id] : undefined}
+        onClose={closeDialog}
+      />
+      <PeerQrDialog peer={dialog?.kind === 'qr' ? dialogPeer : null} onClose={closeDialog} />
+    </Stack>
+  );
 }

@@ -2,7 +2,8 @@
 import { api } from '../../../lib/api';
 
 export interface Plan {
-  id: number;
+  /** Opaque server id, kept as received. */
+  id: string | number;
   name: string;
   /** Sentences separated by '. ', each shown as a bullet. */
   description: string;

@@ -1,9 +1,11 @@
 /** Purchase calls: the user's peers for the selector and `PUT /api/client/invoices`. */
 import { api } from '../../../lib/api';
+import type { Plan } from './plans';
 
 /** The fields of a peer the purchase dialog needs. */
 export interface PurchasablePeer {
-  id: number;
+  /** Server ids are opaque (UUID strings); kept as received. */
+  id: string | number;
   name: string;
   manual_payment: boolean;
 }
@@ -12,7 +14,7 @@ export type PurchaseMode = 'new_peer' | 'add_plan';
 
 export interface InvoiceRequest {
   mode: PurchaseMode;
-  plan: number;
+  plan: Plan['id'];
   /** The new peer's name, or the existing peer's id. */
   peer: string | number;
 }

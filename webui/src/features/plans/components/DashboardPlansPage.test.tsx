@@ -50,7 +50,7 @@ describe('dashboard plans', () => {
 
   it('adds the plan to an existing peer chosen in the selector', async () => {
     fetchPlans.mockResolvedValue([yearly]);
-    fetchEligiblePeers.mockResolvedValue([{ id: 3, name: 'movil', manual_payment: false }]);
+    fetchEligiblePeers.mockResolvedValue([{ id: '3f2c-movil', name: 'movil', manual_payment: false }]);
     createInvoice.mockRejectedValue(new ApiError(409, 'El peer tiene una factura pendiente.'));
     const paymentWindow = { location: { href: '' }, close: vi.fn() };
     vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
@@ -63,7 +63,7 @@ describe('dashboard plans', () => {
     await user.click(await screen.findByRole('option', { name: 'movil' }));
     await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
 
-    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 7, peer: 3 });
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 7, peer: '3f2c-movil' });
     expect(await screen.findByText('El peer tiene una factura pendiente.')).toBeInTheDocument();
     expect(paymentWindow.close).toHaveBeenCalled();
   });

@@ -26,7 +26,7 @@ export function DashboardPlansPage() {
   const { state, reload } = usePlans(true);
   const gateway = enabledGateway(config);
   const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[] } | null>(null);
-  const [opening, setOpening] = useState<number | null>(null);
+  const [opening, setOpening] = useState<Plan['id'] | null>(null);
 
   const choose = async (plan: Plan) => {
     setOpening(plan.id);

@@ -20,13 +20,15 @@ export function PurchaseDialog({ plan, peers, onClose }: Props) {
   const hasPeers = peers.length > 0;
   // The purchase mode defaults to a new peer when the user has no eligible peer (spec section 4).
   const [mode, setMode] = useState<PurchaseMode>(hasPeers ? 'add_plan' : 'new_peer');
+  // The selector works with strings; the chosen peer's id is sent as the server gave it.
   const [peerId, setPeerId] = useState<string | null>(null);
   const [peerName, setPeerName] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   const pay = async () => {
-    const peer = mode === 'add_plan' ? (peerId ? Number(peerId) : null) : peerName.trim() || null;
+    const chosen = peers.find((candidate) => String(candidate.id) === peerId);
+    const peer = mode === 'add_plan' ? (chosen?.id ?? null) : peerName.trim() || null;
     if (peer === null) {
       setProblem(PEER_REQUIRED_MESSAGE);
       return;

@@ -24,7 +24,7 @@ function section(title: string): HTMLElement {
 describe('settings page', () => {
   it('shows the username read-only', () => {
     renderSettings();
-    const field = within(section('Usuario')).getByLabelText('Usuario');
+    const field = within(section('Cuenta')).getByLabelText('Usuario');
     expect(field).toHaveValue('ana');
     expect(field).toHaveAttribute('readonly');
   });

@@ -200,7 +200,7 @@ export function SettingsPage() {
   return (
     <Stack gap="lg" maw={640}>
       <Title order={2}>Configuración de Cuenta</Title>
-      <Section title="Usuario">
+      <Section title="Cuenta">
         <TextInput label="Usuario" value={user.username} readOnly />
       </Section>
       {user.web_settings.allow_partys && <AliasForm />}

@@ -1,0 +1,96 @@
+/** 'Cambiar Servidor': the servers a peer may move to (`GET /api/client/network/{peer id}`), each selectable. */
+import { Alert, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { IconArrowLeft } from '@tabler/icons-react';
+import { useEffect } from 'react';
+import { LoadingState } from '../../../components/LoadingState';
+import { errorMessage } from '../../../lib/api';
+import { toast } from '../../../lib/toasts';
+import { useRequest } from '../../../lib/use-request';
+import { fetchAvailableServers, type Peer, type ServerOption } from '../api/peers';
+import { roomsText } from '../peer-format';
+import { ServerStatusBadge } from './PeerStatusBadge';
+
+const LOAD_ERROR = 'Hubo un error al intentar obtener los servidores disponibles.';
+
+interface Props {
+  peer: Peer;
+  busy: boolean;
+  onBack: () => void;
+  onSelect: (server: ServerOption) => void;
+}
+
+export function ChangeServerView({ peer, busy, onBack, onSelect }: Props) {
+  const { state } = useRequest((signal) => fetchAvailableServers(peer.id, signal));
+  const failure = state.status === 'error' ? errorMessage(state.error, LOAD_ERROR) : null;
+  useEffect(() => {
+    if (failure) toast.error(failure);
+  }, [failure]);
+
+  return (
+    <Stack>
+      <Group>
+        <Button variant="subtle" leftSection={<IconArrowLeft size={16} />} onClick={onBack}>
+          Volver a Peers
+        </Button>
+      </Group>
+      <Title order={3}>Cambiar servidor del peer {peer.name}</Title>
+      {peer.server && (
+        <Text size="sm" c="dimmed">
+          Servidor actual: {peer.server.address} ({peer.server.ubication})
+        </Text>
+      )}
+      {state.status === 'loading' && <LoadingState text="Cargando servidores disponibles..." />}
+      {failure && <Alert color="red">{failure}</Alert>}
+      {state.status === 'success' && state.data.length === 0 && (
+        <Text c="dimmed">No hay servidores disponibles temporalmente.</Text>
+      )}
+      {state.status === 'success' && state.data.length > 0 && (
+        <ServerTable servers={state.data} disabled={busy} onSelect={onSelect} />
+      )}
+    </Stack>
+  );
+}
+
+function ServerTable({
+  servers,
+  disabled,
+  onSelect,
+}: {
+  servers: ServerOption[];
+  disabled: boolean;
+  onSelect: (server: ServerOption) => void;
+}) {
+  const showRooms = servers.some((server) => server.allow_partys);
+  return (
+    <Table.ScrollContainer minWidth={560}>
+      <Table verticalSpacing="sm" highlightOnHover>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Dirección</Table.Th>
+            <Table.Th>Estado</Table.Th>
+            <Table.Th>Ubicación</Table.Th>
+            {showRooms && <Table.Th>Salas</Table.Th>}
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {servers.map((server) => (
+            <Table.Tr key={server.id} data-testid="server-row">
+              <Table.Td>{server.address}</Table.Td>
+              <Table.Td>
+                <ServerStatusBadge active={server.active} />
+              </Table.Td>
+              <Table.Td>{server.ubication}</Table.Td>
+              {showRooms && <Table.Td>{roomsText(Boolean(server.allow_partys))}</Table.Td>}
+              <Table.Td>
+                <Button size="xs" disabled={disabled || !server.active} onClick={() => onSelect(server)}>
+                  Seleccionar
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

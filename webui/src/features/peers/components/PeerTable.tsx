@@ -1,0 +1,87 @@
+/** The peers as a table, for screens 768 px and wider. */
+import { Badge, Group, Stack, Table, Text } from '@mantine/core';
+import type { Peer, PeerStats } from '../api/peers';
+import { roomsText } from '../peer-format';
+import { MirrorLink } from './MirrorLink';
+import { PeerActions, type PeerMenuAction } from './PeerActions';
+import { PeerActivity } from './PeerActivity';
+import { PeerStatusBadge, ServerStatusBadge } from './PeerStatusBadge';
+
+export interface PeerListProps {
+  peers: Peer[];
+  stats: Record<string, PeerStats>;
+  showRooms: boolean;
+  isBusy: (peer: Peer) => boolean;
+  onDownload: (peer: Peer) => Promise<void>;
+  onShowQr: (peer: Peer) => void;
+  onAction: (action: PeerMenuAction, peer: Peer) => void;
+}
+
+/** The peer's name, an 'Operación en curso' mark while busy, and its live activity. */
+export function PeerName({ peer, busy, stats }: { peer: Peer; busy: boolean; stats: PeerStats | undefined }) {
+  return (
+    <Stack gap={2}>
+      <Group gap="xs" wrap="nowrap">
+        <Text fw={600}>{peer.name}</Text>
+        {busy && (
+          <Badge size="xs" color="yellow" variant="light">
+            Operación en curso
+          </Badge>
+        )}
+      </Group>
+      <PeerActivity stats={stats} />
+    </Stack>
+  );
+}
+
+export function PeerTable({ peers, stats, showRooms, isBusy, onDownload, onShowQr, onAction }: PeerListProps) {
+  return (
+    <Table.ScrollContainer minWidth={900}>
+      <Table verticalSpacing="sm" highlightOnHover>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Nombre</Table.Th>
+            <Table.Th>Estado</Table.Th>
+            <Table.Th>Servidor</Table.Th>
+            <Table.Th>Estado del servidor</Table.Th>
+            <Table.Th>Ubicación</Table.Th>
+            {showRooms && <Table.Th>Salas</Table.Th>}
+            <Table.Th>Mirror Link</Table.Th>
+            <Table.Th>Acciones</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {peers.map((peer) => {
+            const busy = isBusy(peer);
+            return (
+              <Table.Tr key={peer.id} data-testid="peer-row">
+                <Table.Td>
+                  <PeerName peer={peer} busy={busy} stats={stats[peer.id]} />
+                </Table.Td>
+                <Table.Td>
+                  <PeerStatusBadge active={peer.active} />
+                </Table.Td>
+                <Table.Td>{peer.server?.address ?? '—'}</Table.Td>
+                <Table.Td>{peer.server ? <ServerStatusBadge active={peer.server.active} /> : '—'}</Table.Td>
+                <Table.Td>{peer.server?.ubication ?? '—'}</Table.Td>
+                {showRooms && <Table.Td>{peer.server ? roomsText(peer.server.allow_partys) : '—'}</Table.Td>}
+                <Table.Td>
+                  <MirrorLink link={peer.mirror_link} />
+                </Table.Td>
+                <Table.Td>
+                  <PeerActions
+                    peer={peer}
+                    busy={busy}
+                    onDownload={onDownload}
+                    onShowQr={onShowQr}
+                    onAction={onAction}
+                  />
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,44 @@
+/** How peer values read on screen: Spanish dates, prices, status words, traffic and handshake age. */
+
+const dateTime = new Intl.DateTimeFormat('es-ES', { dateStyle: 'long', timeStyle: 'short' });
+
+export function formatDateTime(value: string): string {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dateTime.format(date);
+}
+
+/** Spec section 3: a null expiration reads 'Indeterminado'. */
+export function formatExpiration(value: string | null): string {
+  return value === null ? 'Indeterminado' : formatDateTime(value);
+}
+
+export function formatPrice(value: string | number): string {
+  return `$${value} USD`;
+}
+
+export const peerStatusText = (active: boolean) => (active ? 'Activo' : 'Deshabilitado');
+export const serverStatusText = (active: boolean) => (active ? 'Activo' : 'Inactivo');
+export const roomsText = (allowed: boolean) => (allowed ? 'Sí' : 'No');
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+/** 1536 -> '1.5 KB' (powers of 1024, one decimal from KB up). */
+export function formatBytes(bytes: number): string {
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
+}
+
+/** Age of the latest handshake ('hace 42 s', 'hace 3 min', 'hace 2 h', 'hace 5 d'); 0 means there was none. */
+export function formatHandshake(latestHandshake: number, nowMs: number = Date.now()): string {
+  if (latestHandshake <= 0) return 'Sin conexión todavía';
+  const seconds = Math.max(0, Math.round(nowMs / 1000 - latestHandshake));
+  if (seconds < 60) return `hace ${seconds} s`;
+  if (seconds < 3600) return `hace ${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `hace ${Math.floor(seconds / 3600)} h`;
+  return `hace ${Math.floor(seconds / 86400)} d`;
+}

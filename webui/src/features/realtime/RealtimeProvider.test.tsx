@@ -1,0 +1,169 @@
+import { act, screen } from '@testing-library/react';
+import { Link, Outlet } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderWithProviders } from '../../testing/render';
+import { RealtimeProvider } from './RealtimeProvider';
+import { FakeWebSocket } from './testing/fake-web-socket';
+import { useLatestPushMessage, usePushMessage } from './use-push-message';
+
+beforeEach(() => {
+  FakeWebSocket.reset();
+  vi.stubGlobal('WebSocket', FakeWebSocket);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+function LatestMessage() {
+  const latest = useLatestPushMessage();
+  return <p>último: {latest ? latest.type : 'ninguno'}</p>;
+}
+
+function Page({ name }: { name: string }) {
+  return (
+    <>
+      <h1>{name}</h1>
+      <LatestMessage />
+      <Link to="/dashboard/peers">ir a peers</Link>
+      <Link to="/dashboard/partys">ir a salas</Link>
+      <Link to="/dashboard/home">ir a home</Link>
+    </>
+  );
+}
+
+function renderAt(route: string) {
+  return renderWithProviders(<></>, {
+    route,
+    routes: [
+      {
+        element: (
+          <RealtimeProvider>
+            <Outlet />
+          </RealtimeProvider>
+        ),
+        children: [
+          { path: '/dashboard/peers', element: <Page name="peers" /> },
+          { path: '/dashboard/partys', element: <Page name="salas" /> },
+          { path: '/dashboard/home', element: <Page name="home" /> },
+          { path: '/manager/dashboard/nodes', element: <Page name="nodos" /> },
+          { path: '/login', element: <Page name="login" /> },
+        ],
+      },
+    ],
+  });
+}
+
+const signIn = () => window.localStorage.setItem('access_token', 'acc');
+
+describe('realtime socket', () => {
+  it('opens on the peers, rooms and manager dashboard pages with a token', () => {
+    signIn();
+    for (const route of ['/dashboard/peers', '/dashboard/partys', '/manager/dashboard/nodes']) {
+      FakeWebSocket.reset();
+      const { unmount } = renderAt(route);
+      expect(FakeWebSocket.instances).toHaveLength(1);
+      expect(FakeWebSocket.latest().url).toBe('ws://localhost:3000/ws?token=acc');
+      unmount();
+      expect(FakeWebSocket.latest().closedByClient).toBe(true);
+    }
+  });
+
+  it('stays closed on other pages and without a token', () => {
+    signIn();
+    renderAt('/dashboard/home');
+    renderAt('/login');
+    expect(FakeWebSocket.instances).toHaveLength(0);
+
+    window.localStorage.clear();
+    renderAt('/dashboard/peers');
+    expect(FakeWebSocket.instances).toHaveLength(0);
+  });
+
+  it('keeps one socket between live pages, closes it when leaving them and opens it again on return', async () => {
+    signIn();
+    const { router } = renderAt('/dashboard/peers');
+    const first = FakeWebSocket.latest();
+    act(() => first.open());
+
+    await act(() => router.navigate('/dashboard/partys'));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    expect(first.closedByClient).toBe(false);
+
+    await act(() => router.navigate('/dashboard/home'));
+    expect(first.closedByClient).toBe(true);
+
+    await act(() => router.navigate('/dashboard/peers'));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it('reconnects 5 s after the server closed an open socket', () => {
+    vi.useFakeTimers();
+    signIn();
+    renderAt('/dashboard/peers');
+    act(() => FakeWebSocket.latest().open());
+    act(() => FakeWebSocket.latest().serverClose());
+
+    act(() => vi.advanceTimersByTime(4900));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    act(() => vi.advanceTimersByTime(100));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it('clears the incoming data on route change', async () => {
+    signIn();
+    const { router } = renderAt('/dashboard/peers');
+    act(() => FakeWebSocket.latest().open());
+    act(() => FakeWebSocket.latest().receive({ type: 'peer_stats', data: { peers: [] } }));
+    expect(screen.getByText('último: peer_stats')).toBeInTheDocument();
+
+    await act(() => router.navigate('/dashboard/partys'));
+    expect(await screen.findByText('último: ninguno')).toBeInTheDocument();
+  });
+
+  it('shows error, info and success pushes as toasts', async () => {
+    signIn();
+    renderAt('/dashboard/peers');
+    const ws = FakeWebSocket.latest();
+    act(() => ws.open());
+    act(() => ws.receive({ type: 'error', message: 'El nodo no respondió' }));
+    act(() => ws.receive({ type: 'error' }));
+    act(() => ws.receive({ type: 'info', message: 'Mantenimiento a las 3' }));
+    act(() => ws.receive({ type: 'success', message: 'Peer regenerado' }));
+    expect(await screen.findByText('El nodo no respondió')).toBeInTheDocument();
+    expect(screen.getByText('Hubo un error al realizar la operación.')).toBeInTheDocument();
+    expect(screen.getByText('Mantenimiento a las 3')).toBeInTheDocument();
+    expect(screen.getByText('Peer regenerado')).toBeInTheDocument();
+  });
+
+  it('hands each subscriber only the types it asked for', () => {
+    signIn();
+    const seen: string[] = [];
+    function Subscriber() {
+      usePushMessage<{ id: string }>(['updated_peer', 'deleted_peer'], (message) => {
+        seen.push(`${message.type}:${message.data?.id ?? ''}`);
+      });
+      return null;
+    }
+    renderWithProviders(<></>, {
+      route: '/dashboard/peers',
+      routes: [
+        {
+          path: '/dashboard/peers',
+          element: (
+            <RealtimeProvider>
+              <Subscriber />
+            </RealtimeProvider>
+          ),
+        },
+      ],
+    });
+    const ws = FakeWebSocket.latest();
+    act(() => ws.open());
+    act(() => ws.receive({ type: 'updated_peer', data: { id: 'p1' } }));
+    act(() => ws.receive({ type: 'created_peer', data: { id: 'p2' } }));
+    act(() => ws.receive({ type: 'deleted_peer', data: { id: 'p3' } }));
+    expect(seen).toEqual(['updated_peer:p1', 'deleted_peer:p3']);
+  });
+});

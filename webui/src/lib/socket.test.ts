@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeWebSocket } from '../features/realtime/testing/fake-web-socket';
+import { LiveSocket, SOCKET_AUTH_REJECTED, isLivePage, parsePushMessage, socketUrl } from './socket';
+
+beforeEach(() => {
+  FakeWebSocket.reset();
+  vi.stubGlobal('WebSocket', FakeWebSocket);
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+function liveSocket(token: string | null = 'acc', onAuthRejected?: () => Promise<boolean>) {
+  const onMessage = vi.fn();
+  const socket = new LiveSocket({ getToken: () => token, onMessage, onAuthRejected });
+  return { socket, onMessage };
+}
+
+describe('live pages', () => {
+  it('are the peers and rooms pages and the manager dashboard, nothing else', () => {
+    for (const page of ['/dashboard/peers', '/dashboard/partys', '/dashboard/peers/', '/manager/dashboard/nodes']) {
+      expect(isLivePage(page)).toBe(true);
+    }
+    for (const page of ['/', '/login', '/dashboard/home', '/dashboard/plans', '/dashboard/peersx', '/manager/login']) {
+      expect(isLivePage(page)).toBe(false);
+    }
+  });
+});
+
+describe('socket URL', () => {
+  it('uses ws on http pages and wss on https pages, with the token in the query', () => {
+    expect(socketUrl('a b', { protocol: 'http:', host: 'localhost:5173' })).toBe('ws://localhost:5173/ws?token=a%20b');
+    expect(socketUrl('tok', { protocol: 'https:', host: 'vpn.example.org' })).toBe('wss://vpn.example.org/ws?token=tok');
+  });
+});
+
+describe('message parsing', () => {
+  it('keeps type, message and data and drops frames that are not push messages', () => {
+    expect(parsePushMessage('{"type":"updated_peer","message":"ok","data":{"id":"1"}}')).toEqual({
+      type: 'updated_peer',
+      message: 'ok',
+      data: { id: '1' },
+    });
+    expect(parsePushMessage('no json')).toBeNull();
+    expect(parsePushMessage('{"message":"sin tipo"}')).toBeNull();
+    expect(parsePushMessage('[1,2]')).toBeNull();
+  });
+});
+
+describe('LiveSocket', () => {
+  it('does not open without an access token', () => {
+    const { socket } = liveSocket(null);
+    socket.start();
+    expect(FakeWebSocket.instances).toHaveLength(0);
+  });
+
+  it('delivers parsed messages', () => {
+    const { socket, onMessage } = liveSocket();
+    socket.start();
+    const ws = FakeWebSocket.latest();
+    expect(ws.url).toBe('ws://localhost:3000/ws?token=acc');
+    ws.open();
+    ws.receive({ type: 'success', message: 'Listo' });
+    expect(onMessage).toHaveBeenCalledWith({ type: 'success', message: 'Listo' });
+  });
+
+  it('reconnects 5000 ms after a close when it had been open', () => {
+    const { socket } = liveSocket();
+    socket.start();
+    FakeWebSocket.latest().open();
+    FakeWebSocket.latest().serverClose();
+
+    vi.advanceTimersByTime(4999);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it('does not reconnect when the connection never opened', () => {
+    const { socket } = liveSocket();
+    socket.start();
+    FakeWebSocket.latest().serverClose();
+    vi.advanceTimersByTime(60_000);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
+  it('does not reconnect after stop, and stop cancels a pending reconnect', () => {
+    const { socket } = liveSocket();
+    socket.start();
+    FakeWebSocket.latest().open();
+    socket.stop();
+    expect(FakeWebSocket.latest().closedByClient).toBe(true);
+
+    socket.start();
+    FakeWebSocket.latest().open();
+    FakeWebSocket.latest().serverClose();
+    socket.stop();
+    vi.advanceTimersByTime(10_000);
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it('reconnects after a refused token only once the session was renewed', async () => {
+    let renewed = false;
+    const { socket } = liveSocket('acc', async () => renewed);
+    socket.start();
+    FakeWebSocket.latest().open();
+    FakeWebSocket.latest().serverClose(SOCKET_AUTH_REJECTED);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+
+    renewed = true;
+    socket.stop();
+    socket.start();
+    FakeWebSocket.latest().open();
+    FakeWebSocket.latest().serverClose(SOCKET_AUTH_REJECTED);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(FakeWebSocket.instances).toHaveLength(3);
+  });
+});
