@@ -7,7 +7,11 @@ from typing import Any
 from litestar.testing import AsyncTestClient
 
 from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.peers.models import Peer
+from controlplane.domain.servers.models import Server
+from controlplane.domain.servers.service import ServerInput
 from controlplane.services import Services
+from controlplane.wgkeys import generate_keypair
 
 PASSWORD = "contraseña-segura-1"
 
@@ -51,3 +55,37 @@ async def logged_in(
     """Create a customer and return the Authorization header of a fresh session."""
     await make_user(services, username, **kw)
     return bearer(await login(client, username))
+
+
+async def make_server(
+    services: Services,
+    name: str = "Miami 1",
+    subnet: str = "10.8.0.0/24",
+    *,
+    active: bool = True,
+    allow_partys: bool = True,
+    ready: bool = True,
+) -> Server:
+    """A server; `ready` gives it a node public key, as if its agent had connected once."""
+    async with services.sessionmaker.begin() as db:
+        server, _ = await services.servers.create(
+            db,
+            ServerInput(
+                name=name,
+                address=f"{name.lower().replace(' ', '')}.vpn.test",
+                tunnel_subnet=subnet,
+                ubication="Miami",
+                active=active,
+                allow_partys=allow_partys,
+            ),
+        )
+        if ready:
+            server.public_key = generate_keypair()[1]
+    return server
+
+
+async def make_peer(services: Services, user: User, name: str = "movil", server: Server | None = None) -> Peer:
+    async with services.sessionmaker.begin() as db:
+        target = await db.get(Server, server.id) if server else None
+        peer = await services.peers.create(db, user.id, name, server=target)
+    return peer

@@ -17,9 +17,7 @@ async def test_login_answers_tokens_and_the_session_reads_the_user(
     services: Services, client: AsyncTestClient[Any]
 ) -> None:
     await make_user(services, "Ana", email="ana@example.org", alias="AnaGamer")
-    answer = await client.post(
-        "/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": True}
-    )
+    answer = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": True})
     assert answer.status_code == 200
     body = answer.json()
     assert body["success"] is True and body["access"] and body["refresh"] and body["message"]
@@ -41,9 +39,7 @@ async def test_wrong_password_and_unknown_user_get_the_same_answer(
     services: Services, client: AsyncTestClient[Any], username: str
 ) -> None:
     await make_user(services, "ana")
-    answer = await client.post(
-        "/api/client/login", json={"username": username, "password": "otra-clave-mala"}
-    )
+    answer = await client.post("/api/client/login", json={"username": username, "password": "otra-clave-mala"})
     assert answer.status_code == 401
     assert answer.json() == {
         "message": "Usuario o contraseña incorrectos.",
@@ -72,12 +68,8 @@ async def test_staff_and_customers_log_in_only_in_their_own_area(
 ) -> None:
     await make_user(services, "ana")
     await make_user(services, "jefa", role=Role.ADMIN)
-    assert (
-        await client.post("/api/client/login", json={"username": "jefa", "password": PASSWORD})
-    ).status_code == 401
-    assert (
-        await client.post("/api/admin/login", json={"username": "ana", "password": PASSWORD})
-    ).status_code == 401
+    assert (await client.post("/api/client/login", json={"username": "jefa", "password": PASSWORD})).status_code == 401
+    assert (await client.post("/api/admin/login", json={"username": "ana", "password": PASSWORD})).status_code == 401
     staff = await login(client, "jefa", admin=True)
     assert (await client.get("/api/admin/verify-token", headers=bearer(staff))).json()["role"] == "admin"
 
@@ -99,11 +91,7 @@ async def test_customer_token_is_refused_on_admin_calls_and_staff_token_on_custo
 class TestBruteForce:
     @pytest.fixture
     def settings_overrides(self) -> dict[str, Any]:
-        return {
-            "rate_limits": RateLimits(
-                login_per_account=RateLimit(5, 300), login_per_address=RateLimit(1000, 300)
-            )
-        }
+        return {"rate_limits": RateLimits(login_per_account=RateLimit(5, 300), login_per_address=RateLimit(1000, 300))}
 
     async def test_guessing_one_account_is_stopped_even_with_the_right_password_after(
         self, services: Services, client: AsyncTestClient[Any]
@@ -111,9 +99,7 @@ class TestBruteForce:
         await make_user(services, "ana")
         await make_user(services, "beto")
         for _ in range(5):
-            answer = await client.post(
-                "/api/client/login", json={"username": "ana", "password": "adivinanza"}
-            )
+            answer = await client.post("/api/client/login", json={"username": "ana", "password": "adivinanza"})
             assert answer.status_code == 401
         answer = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})
         assert answer.status_code == 429

@@ -59,9 +59,7 @@ async def test_maintenance_answers_503_on_customer_calls_but_not_on_config_and_s
     assert (await client.get("/api/client")).json()["maintenance"] is True
 
 
-async def test_admin_switches_maintenance_off_while_it_is_on(
-    services: Services, client: AsyncTestClient[Any]
-) -> None:
+async def test_admin_switches_maintenance_off_while_it_is_on(services: Services, client: AsyncTestClient[Any]) -> None:
     await _switch(services, client, maintenance=True)
     admin = bearer(await login(client, "jefa", admin=True))  # admin login still works in maintenance
     answer = await client.patch("/api/admin/switches", json={"maintenance": False}, headers=admin)

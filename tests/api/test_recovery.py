@@ -44,21 +44,15 @@ async def test_reset_link_sets_a_new_password_once_and_ends_every_session(
     await client.post("/api/client/password-recovery", json={"username": "ANA"})
     token = link_in(smtp.wait_for("ana@example.org"), "/password-reset")
 
-    answer = await client.post(
-        "/api/client/password-reset", json={"token": token, "password": "nueva-clave-123"}
-    )
+    answer = await client.post("/api/client/password-reset", json={"token": token, "password": "nueva-clave-123"})
     assert answer.status_code == 200
     assert (await client.get("/api/client/settings", headers=bearer(old_session))).status_code == 401
-    assert (
-        await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})
-    ).status_code == 401
+    assert (await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})).status_code == 401
     assert (
         await client.post("/api/client/login", json={"username": "ana", "password": "nueva-clave-123"})
     ).status_code == 200
 
-    reuse = await client.post(
-        "/api/client/password-reset", json={"token": token, "password": "otra-clave-456"}
-    )
+    reuse = await client.post("/api/client/password-reset", json={"token": token, "password": "otra-clave-456"})
     assert reuse.status_code == 400
     assert reuse.json() == {
         "message": "El enlace no es válido o ya venció.",
@@ -66,26 +60,18 @@ async def test_reset_link_sets_a_new_password_once_and_ends_every_session(
     }
 
 
-async def test_an_expired_link_is_refused(
-    services: Services, client: AsyncTestClient[Any], smtp: FakeSMTP
-) -> None:
+async def test_an_expired_link_is_refused(services: Services, client: AsyncTestClient[Any], smtp: FakeSMTP) -> None:
     await make_user(services, "ana", email="ana@example.org")
     await client.post("/api/client/password-recovery", json={"username": "ana"})
     token = link_in(smtp.wait_for("ana@example.org"), "/password-reset")
     async with services.sessionmaker.begin() as db:
         await db.execute(update(OneTimeLink).values(expires_at=utcnow() - timedelta(minutes=1)))
-    answer = await client.post(
-        "/api/client/password-reset", json={"token": token, "password": "nueva-clave-123"}
-    )
+    answer = await client.post("/api/client/password-reset", json={"token": token, "password": "nueva-clave-123"})
     assert answer.status_code == 400
-    assert (
-        await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})
-    ).status_code == 200
+    assert (await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})).status_code == 200
 
 
-async def test_recovery_switched_off(
-    services: Services, client: AsyncTestClient[Any], smtp: FakeSMTP
-) -> None:
+async def test_recovery_switched_off(services: Services, client: AsyncTestClient[Any], smtp: FakeSMTP) -> None:
     await make_user(services, "ana", email="ana@example.org")
     async with services.sessionmaker.begin() as db:
         await services.switches.update(db, {"allow_password_recovery": False})

@@ -84,9 +84,7 @@ async def test_bad_registrations_are_refused_in_spanish_and_create_nothing(
     assert await count_users(services) == 0
 
 
-async def test_usernames_are_unique_without_regard_to_case(
-    services: Services, client: AsyncTestClient[Any]
-) -> None:
+async def test_usernames_are_unique_without_regard_to_case(services: Services, client: AsyncTestClient[Any]) -> None:
     assert (await client.put("/api/client/register", json=NEW)).status_code == 201
     answer = await client.put("/api/client/register", json={**NEW, "username": "PEPE"})
     assert answer.status_code == 409
@@ -130,9 +128,7 @@ class TestFlood:
         self, services: Services, client: AsyncTestClient[Any]
     ) -> None:
         for i in range(3):
-            assert (
-                await client.put("/api/client/register", json={**NEW, "username": f"u{i}xx"})
-            ).status_code == 201
+            assert (await client.put("/api/client/register", json={**NEW, "username": f"u{i}xx"})).status_code == 201
         answer = await client.put("/api/client/register", json={**NEW, "username": "u9xx"})
         assert answer.status_code == 429
         assert answer.json()["message"] == "Demasiados intentos. Intente de nuevo en unos minutos."

@@ -82,9 +82,7 @@ async def test_bad_password_changes_are_refused_and_keep_the_old_password(
     answer = await client.patch("/api/client/settings", json=change, headers=headers)
     assert answer.status_code == 422
     assert answer.json()["message"] == message
-    assert (
-        await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})
-    ).status_code == 200
+    assert (await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})).status_code == 200
 
 
 async def test_password_change_takes_effect(services: Services, client: AsyncTestClient[Any]) -> None:
@@ -116,8 +114,6 @@ async def test_oversized_and_wrongly_typed_input(services: Services, client: Asy
     answer = await client.patch("/api/client/settings", content=b"{not json", headers=headers)
     assert answer.status_code in (400, 422)
     assert answer.json()["message"]
-    huge = await client.patch(
-        "/api/client/settings", content=b'{"alias":"' + b"x" * 200_000 + b'"}', headers=headers
-    )
+    huge = await client.patch("/api/client/settings", content=b'{"alias":"' + b"x" * 200_000 + b'"}', headers=headers)
     assert huge.status_code == 413
     assert huge.json()["message"] == "La solicitud es demasiado grande."

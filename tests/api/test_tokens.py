@@ -54,9 +54,7 @@ async def test_logout_with_an_unknown_token_still_succeeds(client: AsyncTestClie
     assert (await client.post("/api/logout", json={"refresh": "nada.nada"})).status_code == 200
 
 
-async def test_expired_and_forged_access_tokens_are_refused(
-    services: Services, client: AsyncTestClient[Any]
-) -> None:
+async def test_expired_and_forged_access_tokens_are_refused(services: Services, client: AsyncTestClient[Any]) -> None:
     await make_user(services, "ana")
     tokens = await login(client, "ana")
     claims = jwt.decode(tokens["access"], options={"verify_signature": False})

@@ -228,7 +228,7 @@ class PeerService:
         if taken:
             raise Conflict("Ya tiene un peer con ese nombre.", code="peer_name_taken")
         server = server or await self.roomiest_server(db)
-        peer = Peer(user_id=user_id, name=name, expiration_date=expiration_date, server_id=server.id)
+        peer = Peer(user_id=user_id, name=name, expiration_date=expiration_date, server_id=server.id, plans_history=[])
         peer.server = server
         self._set_keys(peer)
         self._set_mirror_token(peer)

@@ -12,7 +12,6 @@ from alembic import op
 
 import controlplane.db
 
-
 revision: str = "9616ebdc5e68"
 down_revision: str | None = "64e0b714a999"
 branch_labels: str | Sequence[str] | None = None
