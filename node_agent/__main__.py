@@ -17,6 +17,9 @@ log = logging.getLogger("node_agent")
 async def _run() -> None:
     config = load_config()
     logging.getLogger().setLevel(config.log_level.upper())
+    # Libraries' debug output can dump whole netlink/gRPC messages, keys included: keep them quiet.
+    for noisy in ("pyroute2", "grpc", "asyncio"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
     log.info("starting: %s", config)
     agent = NodeAgent(config)
     log.info("node public key %s", agent.public_key)

@@ -136,6 +136,9 @@ def load_config(environ: Mapping[str, str] | None = None, config_path: Path | No
         ifname = values.get(name, "wg0" if name == "interface" else "")
         if (ifname and not _IFNAME.match(ifname)) or (name == "interface" and not ifname):
             raise ConfigError(f"{name} must be a Linux interface name (1-15 chars), got {ifname!r}")
+    level = values.get("log_level", "INFO").upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError(f"log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
     if values.get("tls_ca") is not None and not values["tls_ca"].is_file():
         raise ConfigError(f"tls_ca file {values['tls_ca']} does not exist")
     return AgentConfig(**values)

@@ -20,7 +20,7 @@ from pyroute2.netlink.generic.wireguard import (
 )
 
 from node_agent.backends.base import Backend, BackendError, PeerStat
-from node_agent.backends.link import Link, ensure_link
+from node_agent.backends.link import NETLINK_GENERIC, Link, ensure_link, netlink_socket_in_netns
 from node_agent.reconcile import Changes
 from node_agent.state import DeviceState, Interface, Peer
 
@@ -45,7 +45,10 @@ class KernelBackend(Backend):
 
     async def _socket(self) -> AsyncWireGuard:
         if self._wg is None:
-            wg = AsyncWireGuard(netns=self.netns) if self.netns else AsyncWireGuard()
+            if self.netns:
+                wg = AsyncWireGuard(fileno=netlink_socket_in_netns(self.netns, NETLINK_GENERIC))
+            else:
+                wg = AsyncWireGuard()
             try:
                 await wg.setup_endpoint()
             except NetlinkError as exc:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 
 from pyroute2 import AsyncIPRoute
+from pyroute2 import netns as pyroute2_netns
 from pyroute2.netlink.exceptions import NetlinkError
 
 from node_agent.backends.base import BackendError
@@ -13,6 +15,34 @@ from node_agent.state import DeviceState, Interface
 
 # Routes the agent installs carry this protocol number so that it only ever removes its own.
 RTPROT_VPN_NODE = 44
+NETLINK_ROUTE = 0
+NETLINK_GENERIC = 16
+
+
+def netlink_socket_in_netns(netns: str, proto: int) -> int:
+    """File descriptor of a netlink socket that lives in `netns`.
+
+    pyroute2's own `netns=` forks a helper process, which crashes (SIGSEGV) in a process that already runs
+    gRPC. Instead a short-lived thread enters the namespace (setns is per thread), makes the socket and ends:
+    the socket keeps its namespace, the rest of the process never leaves its own.
+    """
+    result: list[int | BaseException] = []
+
+    def worker() -> None:
+        try:
+            pyroute2_netns.setns(netns, flags=0)
+            sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, proto)
+            result.append(sock.detach())
+        except BaseException as exc:  # handed to the caller's thread
+            result.append(exc)
+
+    thread = threading.Thread(target=worker, name=f"netns-{netns}", daemon=True)
+    thread.start()
+    thread.join()
+    outcome = result[0]
+    if isinstance(outcome, BaseException):
+        raise BackendError(f"cannot open a netlink socket in namespace {netns}: {outcome}") from outcome
+    return outcome
 
 
 class Link:
@@ -27,7 +57,11 @@ class Link:
         # One socket for the agent's lifetime: opening one (inside a namespace especially) costs milliseconds
         # that a no-op resync cannot afford.
         if self._ipr is None:
-            ipr = AsyncIPRoute(netns=self.netns) if self.netns else AsyncIPRoute()
+            if self.netns:
+                fd = netlink_socket_in_netns(self.netns, NETLINK_ROUTE)
+                ipr = AsyncIPRoute(fileno=fd)
+            else:
+                ipr = AsyncIPRoute()
             await ipr.setup_endpoint()
             self._ipr = ipr
         return self._ipr

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,6 +28,8 @@ def _skip_or_fail(reason: str) -> None:
 
 def _kernel_wireguard_missing() -> str | None:
     """Try `ip link add type wireguard` in a scratch namespace: the only reliable test for the module."""
+    if shutil.which("modprobe"):
+        subprocess.run(["modprobe", "wireguard"], capture_output=True, check=False)
     ns = Namespace("kchk")
     try:
         proc = ns.run(["ip", "link", "add", "wgcheck", "type", "wireguard"], check=False)

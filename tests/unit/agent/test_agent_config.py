@@ -71,6 +71,7 @@ def test_missing_required_settings_are_named() -> None:
         ({"VPN_NODE_STATS_INTERVAL": "soon"}, "must be a number"),
         ({"VPN_NODE_STATS_INTERVAL": "-1"}, "must be positive"),
         ({"VPN_NODE_TLS_CA": "/nonexistent/ca.pem"}, "tls_ca"),
+        ({"VPN_NODE_LOG_LEVEL": "chatty"}, "log_level"),
     ],
 )
 def test_invalid_values_are_rejected_clearly(override: dict[str, str], message: str) -> None:
