@@ -21,6 +21,7 @@ from controlplane.domain.accounts.controllers import (
     SettingsController,
 )
 from controlplane.domain.peers.controllers import MirrorController, PeerController
+from controlplane.domain.plans.controllers import PlanController
 from controlplane.domain.servers.controllers import AdminServerController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.errors import EXCEPTION_HANDLERS
@@ -41,6 +42,7 @@ ROUTE_HANDLERS: list[Any] = [
     AdminSwitchesController,
     PeerController,
     MirrorController,
+    PlanController,
     AdminServerController,
     live_socket,
 ]
