@@ -1,6 +1,7 @@
 /** Root of every route: waits for the public config, then applies the guest gate before showing the page. */
 import { Button, Center, Loader, Stack, Text } from '@mantine/core';
 import { Navigate, Outlet, useLocation } from 'react-router';
+import { RealtimeProvider } from '../features/realtime';
 import { usePublicConfigState } from '../lib/public-config';
 import { guestGateRedirect } from './guest-gate';
 
@@ -30,5 +31,10 @@ export function RootLayout() {
   if (target !== null && target !== pathname) return <Navigate to={target} replace />;
   // A 503 on the config load leaves no config: only /maintenance can be shown then.
   if (state.status === 'maintenance' && pathname !== '/maintenance') return <Navigate to="/maintenance" replace />;
-  return <Outlet />;
+  // One live socket for the whole app: it opens itself only on the pages that use it (spec section 4).
+  return (
+    <RealtimeProvider>
+      <Outlet />
+    </RealtimeProvider>
+  );
 }

@@ -1,3 +1,4 @@
+import { notifications } from '@mantine/notifications';
 import { act, screen } from '@testing-library/react';
 import { Link, Outlet } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +13,8 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  // The toast store outlives a render: empty it so one test's toasts never satisfy the next.
+  act(() => notifications.clean());
   vi.useRealTimers();
   vi.unstubAllGlobals();
 });

@@ -4,7 +4,8 @@ import type { PeersModel } from '../hooks/use-peers';
 import { ConfirmDialog } from './ConfirmDialog';
 
 export type PeerConfirmation =
-  | { kind: 'regenerate_token' | 'regenerate' }
+  | { kind: 'regenerate_token' }
+  | { kind: 'regenerate' }
   | { kind: 'change_server'; serverId: string; serverAddress: string };
 
 interface Props {

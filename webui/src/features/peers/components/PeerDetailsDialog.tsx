@@ -36,7 +36,7 @@ export function PeerDetailsDialog({ peer, stats, onClose }: Props) {
           <Text fw={600} mt="sm">
             Historial de planes
           </Text>
-          <ScrollArea h={PLAN_HISTORY_HEIGHT} data-testid="plan-history">
+          <ScrollArea style={{ height: PLAN_HISTORY_HEIGHT }} data-testid="plan-history">
             {peer.plans_history.length === 0 ? (
               <Text size="sm" c="dimmed">
                 Este peer aún no tiene planes registrados.

@@ -14,7 +14,7 @@ import { saveBlob } from '../save-file';
 import { ChangeServerView } from './ChangeServerView';
 import type { PeerMenuAction } from './PeerActions';
 import { PeerCards } from './PeerCards';
-import { PeerConfirmDialog } from './PeerConfirmDialog';
+import { PeerConfirmDialog, type PeerConfirmation } from './PeerConfirmDialog';
 import { PeerDetailsDialog } from './PeerDetailsDialog';
 import { PeerQrDialog } from './PeerQrDialog';
 import { PeerTable } from './PeerTable';
@@ -24,9 +24,7 @@ export const NARROW_SCREEN_QUERY = '(max-width: 767.98px)';
 
 const INACTIVE_DOWNLOAD = 'No se puede descargar la configuración de un peer inactivo';
 
-type Dialog =
-  | { kind: 'regenerate_token' | 'regenerate' | 'details' | 'qr'; peerId: string }
-  | { kind: 'change_server'; peerId: string; serverId: string; serverAddress: string };
+type Dialog = { peerId: string } & (PeerConfirmation | { kind: 'details' } | { kind: 'qr' });
 
 async function downloadConfig(peer: Peer): Promise<void> {
   if (!peer.active) {
@@ -57,7 +55,9 @@ export function PeersPage() {
 
   const onAction = (action: PeerMenuAction, peer: Peer) => {
     if (action === 'change_server') setMovingPeerId(peer.id);
-    else setDialog({ kind: action, peerId: peer.id });
+    else if (action === 'details') setDialog({ kind: 'details', peerId: peer.id });
+    else if (action === 'regenerate') setDialog({ kind: 'regenerate', peerId: peer.id });
+    else setDialog({ kind: 'regenerate_token', peerId: peer.id });
   };
   const onShowQr = (peer: Peer) => {
     if (!peer.active) toast.error(INACTIVE_DOWNLOAD);

@@ -1,0 +1,437 @@
+import { notifications } from '@mantine/notifications';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api';
+import type { CurrentUser } from '../../../lib/current-user';
+import { renderWithProviders, testUser } from '../../../testing/render';
+import { RealtimeProvider } from '../../realtime';
+import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
+import * as peersApi from '../api/peers';
+import type { Peer } from '../api/peers';
+import { testPeer, testServer } from '../testing/peer-factory';
+import { setScreenWidth } from '../testing/screen-width';
+import { PeersPage } from './PeersPage';
+
+vi.mock('../api/peers', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../api/peers')>()),
+  fetchPeers: vi.fn(),
+  regenerateMirrorLink: vi.fn(),
+  regeneratePeer: vi.fn(),
+  changeServer: vi.fn(),
+  downloadPeerConfig: vi.fn(),
+  fetchAvailableServers: vi.fn(),
+}));
+const api = vi.mocked(peersApi);
+
+beforeEach(() => {
+  FakeWebSocket.reset();
+  vi.stubGlobal('WebSocket', FakeWebSocket);
+  window.localStorage.setItem('access_token', 'acc');
+  setScreenWidth(1024);
+});
+
+afterEach(() => {
+  // The toast store outlives a render: empty it so one test's toasts never satisfy the next.
+  act(() => notifications.clean());
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+async function renderPeers(peers: Peer[], user: CurrentUser = testUser()) {
+  api.fetchPeers.mockResolvedValue(peers);
+  const result = renderWithProviders(
+    <RealtimeProvider>
+      <PeersPage />
+    </RealtimeProvider>,
+    { route: '/dashboard/peers', user },
+  );
+  await screen.findByRole('heading', { name: 'Peers Wireguard' });
+  const socket = FakeWebSocket.latest();
+  act(() => socket.open());
+  const push = (message: unknown) => act(() => socket.receive(message));
+  return { ...result, push, actor: userEvent.setup() };
+}
+
+const rows = () => screen.queryAllByTestId('peer-row');
+const row = (name: string) => {
+  const found = rows().find((element) => within(element).queryByText(name));
+  if (!found) throw new Error(`no row for ${name}`);
+  return found;
+};
+
+async function chooseMenuItem(actor: ReturnType<typeof userEvent.setup>, peerName: string, item: string) {
+  await actor.click(within(row(peerName)).getByRole('button', { name: 'Más acciones' }));
+  await actor.click(await screen.findByRole('menuitem', { name: item }));
+}
+
+describe('peers list', () => {
+  it('shows a table with every column of the spec on wide screens', async () => {
+    await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil', active: false })]);
+    const headers = screen.getAllByRole('columnheader').map((header) => header.textContent);
+    expect(headers).toEqual([
+      'Nombre',
+      'Estado',
+      'Servidor',
+      'Estado del servidor',
+      'Ubicación',
+      'Salas',
+      'Mirror Link',
+      'Acciones',
+    ]);
+    const first = row('movil');
+    // The peer and its server are both 'Activo'.
+    expect(within(first).getAllByText('Activo')).toHaveLength(2);
+    expect(within(first).getByText('vpn1.example.org')).toBeInTheDocument();
+    expect(within(first).getByText('Miami')).toBeInTheDocument();
+    expect(within(first).getByText('Sí')).toBeInTheDocument();
+    expect(within(first).getByText('http://127.0.0.1:8000/mirror/token-p1')).toBeInTheDocument();
+    expect(within(row('portatil')).getByText('Deshabilitado')).toBeInTheDocument();
+    expect(screen.queryAllByTestId('peer-card')).toHaveLength(0);
+  });
+
+  it('shows cards instead of the table under 768 px', async () => {
+    setScreenWidth(767);
+    await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil' })]);
+    expect(screen.getAllByTestId('peer-card')).toHaveLength(2);
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+  });
+
+  it('keeps the table at exactly 768 px', async () => {
+    setScreenWidth(768);
+    await renderPeers([testPeer()]);
+    expect(rows()).toHaveLength(1);
+    expect(screen.queryAllByTestId('peer-card')).toHaveLength(0);
+  });
+
+  it('leaves out the rooms column when rooms are not allowed', async () => {
+    await renderPeers([testPeer()], testUser({ web_settings: { allow_partys: false, allow_email: true } }));
+    expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();
+  });
+
+  it('replaces the page with the section error when the list fails to load', async () => {
+    api.fetchPeers.mockRejectedValue(new ApiError(500, ''));
+    renderWithProviders(
+      <RealtimeProvider>
+        <PeersPage />
+      </RealtimeProvider>,
+      { route: '/dashboard/peers', user: testUser() },
+    );
+    expect(await screen.findByText('Error al cargar la sección')).toBeInTheDocument();
+    expect(screen.getByText('Hubo un error al cargar los datos de los peers')).toBeInTheDocument();
+  });
+
+  it('offers the plans when there is no peer yet', async () => {
+    await renderPeers([]);
+    expect(screen.getByRole('link', { name: 'Ver planes' })).toHaveAttribute('href', '/dashboard/plans');
+  });
+});
+
+describe('mirror link', () => {
+  it('copies the link and confirms it for 2 s', async () => {
+    const { actor } = await renderPeers([testPeer()]);
+    await actor.click(within(row('movil')).getByRole('button', { name: 'Copiar mirror link' }));
+
+    expect(await navigator.clipboard.readText()).toBe('http://127.0.0.1:8000/mirror/token-p1');
+    expect(await screen.findByText('Mirror link copiado en el portapapeles.')).toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Mirror link copiado' })).toBeInTheDocument();
+
+    await waitFor(
+      () => expect(within(row('movil')).getByRole('button', { name: 'Copiar mirror link' })).toBeInTheDocument(),
+      { timeout: 2600 },
+    );
+  });
+
+  it('regenerates the link after confirmation and shows the new one', async () => {
+    api.regenerateMirrorLink.mockResolvedValue({
+      peer: testPeer({ mirror_link: 'http://127.0.0.1:8000/mirror/nuevo' }),
+      message: 'Mirror Link regenerado correctamente.',
+    });
+    const { actor } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Mirror Link');
+    const dialog = await screen.findByRole('dialog', { name: 'Regenerar Mirror Link' });
+    expect(within(dialog).getByRole('button', { name: 'Cancelar' })).toBeInTheDocument();
+    await actor.click(within(dialog).getByRole('button', { name: 'Regenerar' }));
+
+    expect(await screen.findByText('Mirror Link regenerado correctamente.')).toBeInTheDocument();
+    expect(within(row('movil')).getByText('http://127.0.0.1:8000/mirror/nuevo')).toBeInTheDocument();
+    expect(api.regenerateMirrorLink).toHaveBeenCalledWith('p1');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('names the peer when regenerating the link fails, and refuses an inactive peer', async () => {
+    api.regenerateMirrorLink.mockRejectedValue(new ApiError(0, ''));
+    const { actor } = await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'viejo', active: false })]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Mirror Link');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    expect(
+      await screen.findByText('Hubo un error al intentar regenerar el mirror link del peer movil'),
+    ).toBeInTheDocument();
+
+    await chooseMenuItem(actor, 'viejo', 'Regenerar Mirror Link');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    expect(await screen.findByText('Peer no activo')).toBeInTheDocument();
+    expect(api.regenerateMirrorLink).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('download', () => {
+  it('saves the configuration as {peer name}.conf', async () => {
+    const blob = new Blob(['[Interface]\n'], { type: 'text/plain' });
+    api.downloadPeerConfig.mockResolvedValue(blob);
+    const createObjectURL = vi.fn(() => 'blob:config');
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
+    const saved: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(`${this.download} ${this.href}`);
+    });
+
+    const { actor } = await renderPeers([testPeer()]);
+    await actor.click(within(row('movil')).getByRole('button', { name: 'Descargar configuración' }));
+    await waitFor(() => expect(saved).toEqual(['movil.conf blob:config']));
+    expect(createObjectURL).toHaveBeenCalledWith(blob);
+  });
+
+  it('refuses an inactive peer and shows the server message or the fallback on failure', async () => {
+    const { actor } = await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'viejo', active: false })]);
+    await actor.click(within(row('viejo')).getByRole('button', { name: 'Descargar configuración' }));
+    expect(await screen.findByText('No se puede descargar la configuración de un peer inactivo')).toBeInTheDocument();
+    expect(api.downloadPeerConfig).not.toHaveBeenCalled();
+
+    api.downloadPeerConfig.mockRejectedValue(new ApiError(500, ''));
+    await actor.click(within(row('movil')).getByRole('button', { name: 'Descargar configuración' }));
+    expect(await screen.findByText('Error al descargar la configuración')).toBeInTheDocument();
+  });
+});
+
+describe('asynchronous operations', () => {
+  it('regenerates a peer: Procesando..., loading toast, controls off until updated_peer arrives', async () => {
+    let accept: (value: Awaited<ReturnType<typeof peersApi.regeneratePeer>>) => void = () => undefined;
+    api.regeneratePeer.mockReturnValue(new Promise((resolve) => (accept = resolve)));
+    const { actor, push } = await renderPeers([testPeer()]);
+
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    const dialog = await screen.findByRole('dialog', { name: 'Regenerar Peer' });
+    await actor.click(within(dialog).getByRole('button', { name: 'Regenerar' }));
+    expect(within(dialog).getByRole('button', { name: 'Procesando...' })).toBeDisabled();
+
+    act(() => accept({ success: true, message: 'Regenerando peer...', data: testPeer({ processing: true }) }));
+    expect(await screen.findByText('Regenerando peer...')).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    const actions = () => within(row('movil'));
+    expect(actions().getByRole('button', { name: 'Descargar configuración' })).toBeDisabled();
+    expect(actions().getByRole('button', { name: 'Más acciones' })).toBeDisabled();
+    expect(actions().getByText('Operación en curso')).toBeInTheDocument();
+
+    push({ type: 'updated_peer', data: testPeer({ processing: false, address: '10.8.0.9' }) });
+    expect(actions().getByRole('button', { name: 'Descargar configuración' })).toBeEnabled();
+    expect(actions().queryByText('Operación en curso')).not.toBeInTheDocument();
+    expect(
+      await screen.findByText('Peer movil regenerado correctamente. Descargue de nuevo la configuración.'),
+    ).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByText('Regenerando peer...')).not.toBeInTheDocument());
+  });
+
+  it('finishes cleanly when the push outcome beats the HTTP answer', async () => {
+    let accept: (value: Awaited<ReturnType<typeof peersApi.regeneratePeer>>) => void = () => undefined;
+    api.regeneratePeer.mockReturnValue(new Promise((resolve) => (accept = resolve)));
+    const { actor, push } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+
+    push({ type: 'updated_peer', data: testPeer({ processing: false }) });
+    act(() => accept({ success: true, message: 'Regenerando peer...', data: testPeer({ processing: true }) }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(within(row('movil')).getByRole('button', { name: 'Descargar configuración' })).toBeEnabled();
+    expect(screen.queryByText('Regenerando peer...')).not.toBeInTheDocument();
+  });
+
+  it('ends the operation on an error push: toast, busy state and dialogs reset', async () => {
+    api.regeneratePeer.mockResolvedValue({ success: true, data: testPeer({ processing: true }) });
+    const { actor, push } = await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil' })]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    await waitFor(() => expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeDisabled());
+
+    await chooseMenuItem(actor, 'portatil', 'Detalles');
+    expect(await screen.findByRole('dialog', { name: 'Detalles del peer portatil' })).toBeInTheDocument();
+
+    push({ type: 'error', message: 'El servidor no respondió a tiempo.', data: { peer_id: 'p1' } });
+    expect(await screen.findByText('El servidor no respondió a tiempo.')).toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeEnabled();
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('shows the fallback text when the regenerate call fails', async () => {
+    api.regeneratePeer.mockRejectedValue(new ApiError(500, ''));
+    const { actor } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    expect(await screen.findByText('Hubo un error al intentar regenerar el peer movil')).toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeEnabled();
+  });
+
+  it('refuses to regenerate an inactive peer', async () => {
+    const { actor } = await renderPeers([testPeer({ active: false })]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    expect(await screen.findByText('Peer no activo')).toBeInTheDocument();
+    expect(api.regeneratePeer).not.toHaveBeenCalled();
+  });
+});
+
+describe('push messages on the peer list', () => {
+  it('adds on created_peer, merges on updated_peer and removes on deleted_peer', async () => {
+    const { push } = await renderPeers([testPeer()]);
+    push({ type: 'created_peer', data: testPeer({ id: 'p2', name: 'tablet' }) });
+    expect(rows()).toHaveLength(2);
+    expect(within(row('tablet')).getByText('vpn1.example.org')).toBeInTheDocument();
+
+    push({
+      type: 'updated_peer',
+      data: testPeer({
+        id: 'p2',
+        name: 'tablet',
+        active: false,
+        server: { address: 'vpn3.example.org', active: false, ubication: 'Lima', allow_partys: false },
+      }),
+    });
+    expect(rows()).toHaveLength(2);
+    const tablet = row('tablet');
+    expect(within(tablet).getByText('Deshabilitado')).toBeInTheDocument();
+    expect(within(tablet).getByText('vpn3.example.org')).toBeInTheDocument();
+    expect(within(tablet).getByText('Inactivo')).toBeInTheDocument();
+
+    push({ type: 'deleted_peer', data: { id: 'p1' } });
+    expect(rows()).toHaveLength(1);
+    expect(screen.queryByText('movil')).not.toBeInTheDocument();
+  });
+
+  it('updates an open details dialog with updated_peer', async () => {
+    const { actor, push } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Detalles');
+    const dialog = await screen.findByRole('dialog', { name: 'Detalles del peer movil' });
+    expect(within(dialog).getByText(/21 de diciembre de 2026/)).toBeInTheDocument();
+
+    push({ type: 'updated_peer', data: testPeer({ expiration_date: null }) });
+    expect(within(dialog).getByText('Indeterminado')).toBeInTheDocument();
+  });
+
+  it('shows the latest handshake and traffic from peer_stats', async () => {
+    const { push } = await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil' })]);
+    const now = Math.floor(Date.now() / 1000);
+    push({
+      type: 'peer_stats',
+      data: { peers: [{ id: 'p1', latest_handshake: now - 125, rx_bytes: 2048, tx_bytes: 3 * 1024 * 1024 }] },
+    });
+    expect(within(row('movil')).getByTestId('peer-activity')).toHaveTextContent(
+      'Último handshake: hace 2 min · Bajada 3.0 MB · Subida 2.0 KB',
+    );
+    expect(within(row('portatil')).queryByTestId('peer-activity')).not.toBeInTheDocument();
+
+    push({ type: 'peer_stats', data: { peers: [{ id: 'p2', latest_handshake: 0, rx_bytes: 0, tx_bytes: 0 }] } });
+    expect(within(row('portatil')).getByTestId('peer-activity')).toHaveTextContent('Sin conexión todavía');
+    expect(within(row('movil')).getByTestId('peer-activity')).toHaveTextContent('hace 2 min');
+  });
+});
+
+describe('details', () => {
+  it('shows dates, Indeterminado for no expiration and the plan history in a 200 px list', async () => {
+    const { actor } = await renderPeers([
+      testPeer({
+        expiration_date: null,
+        plans_history: [
+          { plan_name: 'Mensual', plan_price: '5.00', created: '2026-10-01T12:00:00Z' },
+          { plan_name: 'Anual', plan_price: 40, created: '2026-11-01T12:00:00Z' },
+        ],
+      }),
+    ]);
+    await chooseMenuItem(actor, 'movil', 'Detalles');
+    const dialog = await screen.findByRole('dialog', { name: 'Detalles del peer movil' });
+    expect(within(dialog).getByText('Fecha de creación')).toBeInTheDocument();
+    expect(within(dialog).getByText(/21 de noviembre de 2026/)).toBeInTheDocument();
+    expect(within(dialog).getByText('Indeterminado')).toBeInTheDocument();
+    const history = within(dialog).getByTestId('plan-history');
+    expect(within(history).getByText('Mensual')).toBeInTheDocument();
+    expect(within(history).getByText('$5.00 USD')).toBeInTheDocument();
+    expect(within(history).getByText('$40 USD')).toBeInTheDocument();
+    expect(history).toHaveStyle({ height: '200px' });
+  });
+});
+
+describe('change server', () => {
+  it('lists the servers, moves the peer after confirmation and goes back to the list busy', async () => {
+    let answer: (servers: peersApi.ServerOption[]) => void = () => undefined;
+    api.fetchAvailableServers.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    api.changeServer.mockResolvedValue({ success: true, message: 'Cambiando servidor...', data: testPeer({ processing: true }) });
+    const { actor, push } = await renderPeers([testPeer()]);
+
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    expect(await screen.findByText('Cargando servidores disponibles...')).toBeInTheDocument();
+    expect(api.fetchAvailableServers).toHaveBeenCalledWith('p1', expect.any(AbortSignal));
+    act(() => answer([testServer(), testServer({ id: 's3', address: 'vpn3.example.org', allow_partys: true })]));
+
+    const serverRows = await screen.findAllByTestId('server-row');
+    expect(serverRows).toHaveLength(2);
+    expect(screen.getByRole('columnheader', { name: 'Salas' })).toBeInTheDocument();
+    await actor.click(within(serverRows[0] as HTMLElement).getByRole('button', { name: 'Seleccionar' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Cambiar Servidor' });
+    expect(dialog).toHaveTextContent('vpn2.example.org');
+    await actor.click(within(dialog).getByRole('button', { name: 'Cambiar' }));
+
+    expect(api.changeServer).toHaveBeenCalledWith('p1', 's2');
+    expect(await screen.findByText('Cambiando servidor...')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Volver a Peers' })).not.toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeDisabled();
+
+    push({
+      type: 'updated_peer',
+      data: testPeer({ server: { address: 'vpn2.example.org', active: true, ubication: 'Madrid', allow_partys: false } }),
+    });
+    expect(within(row('movil')).getByText('vpn2.example.org')).toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeEnabled();
+  });
+
+  it('says when no server is available and hides the rooms column when no server allows rooms', async () => {
+    api.fetchAvailableServers.mockResolvedValue([]);
+    const { actor } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    expect(await screen.findByText('No hay servidores disponibles temporalmente.')).toBeInTheDocument();
+    await actor.click(screen.getByRole('button', { name: 'Volver a Peers' }));
+    expect(rows()).toHaveLength(1);
+
+    api.fetchAvailableServers.mockResolvedValue([testServer()]);
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    await screen.findByTestId('server-row');
+    expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();
+  });
+
+  it('tells when the servers cannot be loaded or the change fails', async () => {
+    api.fetchAvailableServers.mockRejectedValue(new ApiError(500, ''));
+    const { actor } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    expect(
+      (await screen.findAllByText('Hubo un error al intentar obtener los servidores disponibles.')).length,
+    ).toBeGreaterThan(0);
+
+    await actor.click(screen.getByRole('button', { name: 'Volver a Peers' }));
+    api.fetchAvailableServers.mockResolvedValue([testServer()]);
+    api.changeServer.mockRejectedValue(new ApiError(0, ''));
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    await actor.click(await screen.findByRole('button', { name: 'Seleccionar' }));
+    await actor.click(await screen.findByRole('button', { name: 'Cambiar' }));
+    expect(await screen.findByText('Hubo un error al intentar cambiar el servidor del peer.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Volver a Peers' })).toBeInTheDocument();
+  });
+});
+
+describe('QR code', () => {
+  it('draws the downloaded configuration as a QR code', async () => {
+    api.downloadPeerConfig.mockResolvedValue(new Blob(['[Interface]\nPrivateKey = abc\n'], { type: 'text/plain' }));
+    const { actor } = await renderPeers([testPeer()]);
+    await actor.click(within(row('movil')).getByRole('button', { name: 'Código QR' }));
+    const image = await screen.findByRole('img', { name: 'Código QR de la configuración de movil' });
+    expect(image.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
+    expect(api.downloadPeerConfig).toHaveBeenCalledWith('p1');
+  });
+});
