@@ -4,6 +4,7 @@ import { publicToast, toast } from './toasts';
 
 function autoCloseOf(show: () => unknown): unknown {
   const spy = vi.spyOn(notifications, 'show').mockReturnValue('id');
+  spy.mockClear();
   show();
   return spy.mock.calls[0]?.[0].autoClose;
 }
