@@ -90,6 +90,7 @@ def make_settings(database_url: str, tmp: Path, **overrides: Any) -> Settings:
             mirror_per_token=LOOSE,
         ),
         run_jobs=False,
+        run_grpc=False,
         # The test client runs the app on its own event loop; pooled asyncpg connections cannot cross loops.
         database_pool=False,
     )
