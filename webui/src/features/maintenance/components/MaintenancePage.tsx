@@ -14,15 +14,18 @@ export function MaintenancePage() {
   const { reload } = usePublicConfigState();
 
   useEffect(() => {
-    // Reloading the config once maintenance ends lets the guest gate send the visitor home.
-    const timer = window.setInterval(() => {
+    // Reloading the config once maintenance ends lets the guest gate send the visitor home. The first check runs
+    // at once: a 503 that was not maintenance (an overloaded server) should not keep the visitor here.
+    const check = () => {
       api
         .get<{ maintenance: boolean }>('/api/client/status', { auth: false })
         .then((status) => {
           if (!status.maintenance) void reload();
         })
         .catch(() => undefined);
-    }, STATUS_POLL_MS);
+    };
+    check();
+    const timer = window.setInterval(check, STATUS_POLL_MS);
     return () => window.clearInterval(timer);
   }, [reload]);
 
