@@ -1,0 +1,76 @@
+"""Scheduled jobs: expired peers are disabled and taken off their node; overdue operations end with an error;
+each job runs in one process at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+
+from controlplane.db import utcnow
+from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.jobs.scheduler import Jobs
+from controlplane.services import Services
+from tests.api.factories import make_peer, make_server, make_user
+from tests.api.test_fanout_redis import RecordingSocket
+
+
+async def test_expired_peers_are_disabled_and_removed_from_their_node(services: Services) -> None:
+    user = await make_user(services, "ana")
+    server = await make_server(services)
+    expired = await make_peer(services, user, "viejo", server)
+    current = await make_peer(services, user, "nuevo", server)
+    async with services.sessionmaker.begin() as db:
+        await db.execute(update(Peer).where(Peer.id == expired.id).values(expiration_date=utcnow() - timedelta(1)))
+        await db.execute(update(Peer).where(Peer.id == current.id).values(expiration_date=utcnow() + timedelta(1)))
+
+    done = await Jobs(services).run_once("expire_peers", services.peers.expire_due, 30)
+    assert done == 1
+    async with services.sessionmaker() as db:
+        peers = {p.name: p for p in (await db.execute(select(Peer))).scalars()}
+        removal = (
+            await db.execute(
+                select(NodeOperation).where(NodeOperation.peer_id == expired.id, NodeOperation.kind == "disable")
+            )
+        ).scalar_one()
+    assert peers["viejo"].active is False and peers["nuevo"].active is True
+    assert removal.delta == {"upsert_peers": [], "remove_peers": [expired.public_key]}
+
+
+async def test_an_operation_nobody_answers_ends_with_an_error_push(services: Services) -> None:
+    user = await make_user(services, "ana")
+    peer = await make_peer(services, user, "movil", await make_server(services))
+    browser = RecordingSocket()
+    services.hub.attach(user.id, browser)
+    async with services.sessionmaker.begin() as db:
+        await db.execute(update(NodeOperation).values(created=utcnow() - timedelta(hours=1)))
+
+    await Jobs(services).run_once("operation_timeouts", services.operations.expire_overdue, 5)
+    async with services.sessionmaker() as db:
+        operation = (await db.execute(select(NodeOperation))).scalar_one()
+        stored = await db.get(Peer, peer.id)
+    assert operation.status is OperationStatus.FAILED and operation.error
+    assert stored is not None and stored.pending_operation_id is None
+    kinds = [m["type"] for m in browser.received]
+    assert kinds == ["error", "updated_peer"]
+    assert browser.received[1]["data"]["processing"] is False
+
+
+async def test_a_job_runs_in_one_process_at_a_time(services: Services) -> None:
+    calls: list[str] = []
+
+    async def job(_: Any) -> int:
+        calls.append("ran")
+        await asyncio.sleep(0.05)
+        return 0
+
+    first, second = Jobs(services), Jobs(services)  # two processes' schedulers
+    results = await asyncio.gather(first.run_once("demo", job, 30), second.run_once("demo", job, 30))
+    assert calls == ["ran"]
+    assert sorted(r is None for r in results) == [False, True]
+    # The holder keeps its lease on the next tick; the other still may not run it.
+    winner, loser = (first, second) if results[0] is not None else (second, first)
+    assert await winner.run_once("demo", job, 30) == 0
+    assert await loser.run_once("demo", job, 30) is None
