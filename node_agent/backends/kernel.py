@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import ipaddress
 import logging
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from pyroute2.netlink.generic.wireguard import (
     WG_GENL_VERSION,
     WGPEER_F_REMOVE_ME,
     WGPEER_F_REPLACE_ALLOWEDIPS,
+    WGPEER_F_UPDATE_ONLY,
     AsyncWireGuard,
     wgmsg,
 )
@@ -27,8 +29,11 @@ from node_agent.state import DeviceState, Interface, Peer
 log = logging.getLogger(__name__)
 
 ZERO_KEY = base64.b64encode(bytes(32)).decode()
-# Peers per netlink set message: keeps each message far below the socket buffer (a peer is ~150 bytes).
-PEERS_PER_MESSAGE = 200
+# A netlink attribute (here the nested peer list) is limited to 64 KiB: messages are cut well below that.
+MESSAGE_BUDGET = 40_000
+PEER_COST = 150  # bytes of one peer without allowed IPs, rounded up
+ALLOWED_IP_COST = 40
+ALLOWED_IPS_PER_PART = 500  # a peer with more allowed IPs is sent in parts, as `wg` does
 
 
 def _text(value: Any) -> str:
@@ -81,29 +86,56 @@ class KernelBackend(Backend):
             attrs.append(["WGPEER_A_ENDPOINT", {"addr": host.strip("[]"), "port": int(port)}])
         if peer.persistent_keepalive:
             attrs.append(["WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL", peer.persistent_keepalive])
-        allowed = []
-        for network in sorted(peer.allowed_ips):
-            net = ipaddress.ip_network(network)
-            allowed.append(
-                {
-                    "attrs": [
-                        ["WGALLOWEDIP_A_FAMILY", 2 if net.version == 4 else 10],
-                        ["WGALLOWEDIP_A_IPADDR", net.network_address.packed],
-                        ["WGALLOWEDIP_A_CIDR_MASK", net.prefixlen],
-                    ]
-                }
-            )
-        attrs.append(["WGPEER_A_ALLOWEDIPS", allowed])
+        attrs.append(["WGPEER_A_ALLOWEDIPS", _allowed_ips(sorted(peer.allowed_ips))])
         return {"attrs": attrs}
 
     @staticmethod
-    def _peer_entries(changes: Changes) -> Iterator[dict[str, Any]]:
+    def _peer_parts(peer: Peer, flags: int) -> Iterator[tuple[dict[str, Any], int]]:
+        """(entry, estimated size) for one peer; many allowed IPs go in extra update-only parts."""
+        networks = sorted(peer.allowed_ips)
+        first = networks[:ALLOWED_IPS_PER_PART]
+        yield (
+            KernelBackend._peer_attrs(dataclasses.replace(peer, allowed_ips=frozenset(first)), flags),
+            PEER_COST + ALLOWED_IP_COST * len(first),
+        )
+        for start in range(ALLOWED_IPS_PER_PART, len(networks), ALLOWED_IPS_PER_PART):
+            part = networks[start : start + ALLOWED_IPS_PER_PART]
+            entry = {
+                "attrs": [
+                    ["WGPEER_A_PUBLIC_KEY", peer.public_key],
+                    ["WGPEER_A_FLAGS", WGPEER_F_UPDATE_ONLY],
+                    ["WGPEER_A_ALLOWEDIPS", _allowed_ips(part)],
+                ]
+            }
+            yield entry, PEER_COST + ALLOWED_IP_COST * len(part)
+
+    @staticmethod
+    def _peer_entries_sized(changes: Changes) -> Iterator[tuple[dict[str, Any], int]]:
         for key in changes.remove_peers:
-            yield {"attrs": [["WGPEER_A_PUBLIC_KEY", key], ["WGPEER_A_FLAGS", WGPEER_F_REMOVE_ME]]}
+            yield {"attrs": [["WGPEER_A_PUBLIC_KEY", key], ["WGPEER_A_FLAGS", WGPEER_F_REMOVE_ME]]}, PEER_COST
         for peer in changes.add_peers:
-            yield KernelBackend._peer_attrs(peer, 0)
+            yield from KernelBackend._peer_parts(peer, 0)
         for peer in changes.update_peers:
-            yield KernelBackend._peer_attrs(peer, WGPEER_F_REPLACE_ALLOWEDIPS)
+            yield from KernelBackend._peer_parts(peer, WGPEER_F_REPLACE_ALLOWEDIPS)
+
+    @staticmethod
+    def _peer_entries(changes: Changes) -> Iterator[dict[str, Any]]:
+        for entry, _ in KernelBackend._peer_entries_sized(changes):
+            yield entry
+
+    @staticmethod
+    def batches(changes: Changes) -> Iterator[list[dict[str, Any]]]:
+        """Peer entries cut into messages that each stay under the netlink attribute limit."""
+        batch: list[dict[str, Any]] = []
+        size = 0
+        for entry, cost in KernelBackend._peer_entries_sized(changes):
+            if batch and size + cost > MESSAGE_BUDGET:
+                yield batch
+                batch, size = [], 0
+            batch.append(entry)
+            size += cost
+        if batch:
+            yield batch
 
     async def ensure_interface(self, interface: Interface, private_key: str) -> DeviceState:
         if not await self.link.exists():
@@ -138,13 +170,7 @@ class KernelBackend(Backend):
         iface = changes.interface
         if iface is not None and iface.listen_port is not None:
             await self._send([["WGDEVICE_A_LISTEN_PORT", iface.listen_port]])
-        batch: list[dict[str, Any]] = []
-        for entry in self._peer_entries(changes):
-            batch.append(entry)
-            if len(batch) >= PEERS_PER_MESSAGE:
-                await self._send([["WGDEVICE_A_PEERS", batch]])
-                batch = []
-        if batch:
+        for batch in self.batches(changes):
             await self._send([["WGDEVICE_A_PEERS", batch]])
         if iface is not None and (iface.add_addresses or iface.remove_addresses or iface.mtu):
             await self.link.configure(add=iface.add_addresses, remove=iface.remove_addresses, mtu=iface.mtu)
@@ -163,6 +189,22 @@ class KernelBackend(Backend):
             self._wg.close()
             self._wg = None
         self.link.close()
+
+
+def _allowed_ips(networks: list[str]) -> list[dict[str, Any]]:
+    allowed = []
+    for network in networks:
+        net = ipaddress.ip_network(network)
+        allowed.append(
+            {
+                "attrs": [
+                    ["WGALLOWEDIP_A_FAMILY", 2 if net.version == 4 else 10],
+                    ["WGALLOWEDIP_A_IPADDR", net.network_address.packed],
+                    ["WGALLOWEDIP_A_CIDR_MASK", net.prefixlen],
+                ]
+            }
+        )
+    return allowed
 
 
 def _peers_of(messages: list[Any]) -> Iterator[Any]:

@@ -50,7 +50,10 @@ _KERNEL_REASON: list[str | None] = []
     ]
 )
 def backend_kind(request: pytest.FixtureRequest) -> str:
-    reason = missing_requirements()
+    if request.param == "kernel":
+        reason = missing_requirements(tools=("ip", "wg"), tun=False)
+    else:
+        reason = missing_requirements(tools=("ip", "wg", "wireguard-go"))
     if reason is not None:
         _skip_or_fail(f"backend contract: {reason}")
     if request.param == "kernel":

@@ -24,13 +24,13 @@ WG_SOCKET_DIR = Path("/var/run/wireguard")
 REQUIRED_TOOLS = ("ip", "nft", "wg", "wg-quick", "wireguard-go")
 
 
-def missing_requirements() -> str | None:
-    """Why namespace tests cannot run here, or None when they can."""
+def missing_requirements(tools: Sequence[str] = REQUIRED_TOOLS, tun: bool = True) -> str | None:
+    """Why namespace tests cannot run here, or None when they can (`tun`: wireguard-go needs /dev/net/tun)."""
     if os.geteuid() != 0:
         return "needs root (network namespaces, WireGuard interfaces, nftables)"
-    if not os.path.exists("/dev/net/tun"):
+    if tun and not os.path.exists("/dev/net/tun"):
         return "needs /dev/net/tun for wireguard-go"
-    missing = [tool for tool in REQUIRED_TOOLS if shutil.which(tool) is None]
+    missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         packages = "iproute2 nftables wireguard-tools wireguard-go"
         return f"missing tools: {', '.join(missing)} (apt-get install {packages})"

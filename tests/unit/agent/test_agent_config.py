@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +106,18 @@ def test_packaged_example_is_a_valid_configuration(tmp_path: Path) -> None:
     config = load_config({}, write(tmp_path, text))
     assert config.backend == "kernel" and config.interface == "wg0" and config.egress_interface == "eth0"
     assert config.tls_ca == ca
+
+
+def test_agent_refuses_to_start_with_a_clear_message(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "VPN_NODE_CONFIG": str(write(tmp_path, 'node_id = "n"\n'))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "node_agent"],
+        cwd=Path(__file__).resolve().parents[3],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "configuration error" in proc.stderr and "VPN_NODE_CONTROL_URL" in proc.stderr

@@ -98,3 +98,26 @@ def test_set_message_carries_flags_keys_and_addresses() -> None:
     assert entries[key(1)].get_attr("WGPEER_A_PRESHARED_KEY").decode() == ZERO_KEY  # clears any old one
     assert entries[key(2)].get_attr("WGPEER_A_FLAGS") == WGPEER_F_REPLACE_ALLOWEDIPS
     assert [ip["addr"] for ip in entries[key(2)].get_attr("WGPEER_A_ALLOWEDIPS")] == ["fd00::3/128"]
+
+
+def test_large_changes_are_cut_into_messages_under_the_attribute_limit() -> None:
+    many = Changes(
+        add_peers=[Peer(key(n), key(n + 50_000), frozenset({f"10.8.{n // 250}.{n % 250}/32"})) for n in range(3000)]
+    )
+    wide = Changes(
+        add_peers=[Peer(key(1), "", frozenset(f"10.{n // 65536}.{n // 256 % 256}.{n % 256}/32" for n in range(1800)))]
+    )
+    for changes, expected_peers in ((many, 3000), (wide, 1)):
+        batches = list(KernelBackend.batches(changes))
+        assert len(batches) > 1
+        seen: set[str] = set()
+        total_ips = 0
+        for batch in batches:
+            msg = roundtrip([["WGDEVICE_A_PEERS", batch]])
+            # A nested attribute's length field is 16 bits: the encoded peer list must fit.
+            assert len(msg.data) < 65_000
+            for entry in msg.get_attr("WGDEVICE_A_PEERS"):
+                seen.add(entry.get_attr("WGPEER_A_PUBLIC_KEY").decode())
+                total_ips += len(entry.get_attr("WGPEER_A_ALLOWEDIPS") or [])
+        assert len(seen) == expected_peers
+        assert total_ips == sum(len(p.allowed_ips) for p in changes.add_peers)
