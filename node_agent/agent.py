@@ -288,6 +288,6 @@ async def _resolved(peer: Peer) -> Peer:
         infos = await asyncio.get_running_loop().getaddrinfo(host, int(port), type=socket.SOCK_DGRAM)
     except (OSError, ValueError) as exc:
         raise BackendError(f"cannot resolve backbone endpoint {peer.endpoint!r}: {exc}") from exc
-    address = infos[0][4][0]
+    address = str(infos[0][4][0])
     endpoint = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
     return dataclasses.replace(peer, endpoint=endpoint)
