@@ -1,2 +1,2 @@
-/** Rooms feature entry: the router lazy-loads `PartysPage` from here (placeholder until the rooms screen lands). */
+/** Rooms feature entry: the router lazy-loads `PartysPage` from here. */
 export { PartysPage } from './components/PartysPage';

@@ -1,2 +1,2 @@
-/** Peers feature entry: the router lazy-loads `PeersPage` from here (placeholder until the peers screen lands). */
+/** Peers feature entry: the router lazy-loads `PeersPage` from here. */
 export { PeersPage } from './components/PeersPage';

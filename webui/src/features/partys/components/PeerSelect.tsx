@@ -1,0 +1,24 @@
+/** A selector over the customer's free peers (those not in any room). */
+import { Select } from '@mantine/core';
+import type { OwnPeer } from '../api/rooms';
+
+interface Props {
+  label: string;
+  peers: OwnPeer[];
+  value: string | null;
+  onChange: (peerId: string | null) => void;
+}
+
+export function PeerSelect({ label, peers, value, onChange }: Props) {
+  return (
+    <Select
+      label={label}
+      placeholder="Seleccione un peer"
+      data={peers.map((peer) => ({ value: peer.id, label: peer.name }))}
+      value={value}
+      onChange={onChange}
+      allowDeselect={false}
+      comboboxProps={{ withinPortal: false }}
+    />
+  );
+}

@@ -1,0 +1,129 @@
+/** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their actions. */
+import { Badge, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { IconArrowLeft, IconPlus, IconTrash } from '@tabler/icons-react';
+import type { Room, RoomPeer } from '../api/rooms';
+import { formatDateTime, roleText } from '../room-format';
+import type { RoomRole } from '../room-lists';
+import { peerActionFor } from '../room-rules';
+import { ProcessingBadge } from './ProcessingBadge';
+import { RoomPassword } from './RoomPassword';
+
+/** Spec section 9: the room's peer list is 400 px high. */
+export const ROOM_PEERS_HEIGHT = 400;
+
+export type RoomAction =
+  | { kind: 'regenerate_password' }
+  | { kind: 'delete' }
+  | { kind: 'add_peer' }
+  | { kind: 'leave' | 'remove'; peer: RoomPeer };
+
+interface Props {
+  room: Room;
+  role: RoomRole;
+  alias: string | null;
+  hasFreePeers: boolean;
+  onBack: () => void;
+  onAction: (action: RoomAction) => void;
+}
+
+export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onAction }: Props) {
+  const owner = role === 'owner';
+  const busy = Boolean(room.processing);
+  return (
+    <Stack>
+      <Group>
+        <Button variant="subtle" leftSection={<IconArrowLeft size={16} />} onClick={onBack}>
+          Volver a Salas
+        </Button>
+      </Group>
+      <Group gap="sm">
+        <Title order={3}>{room.name}</Title>
+        <Badge variant="light">{roleText(role)}</Badge>
+        {busy && <ProcessingBadge />}
+      </Group>
+      <Text size="sm">
+        <Text span c="dimmed">
+          Propietario:{' '}
+        </Text>
+        {room.user}
+      </Text>
+      <Text size="sm">
+        <Text span c="dimmed">
+          Fecha de creación:{' '}
+        </Text>
+        {formatDateTime(room.created)}
+      </Text>
+      {owner && (
+        <RoomPassword
+          password={room.password}
+          disabled={busy}
+          onRegenerate={() => onAction({ kind: 'regenerate_password' })}
+        />
+      )}
+      <Group justify="space-between">
+        <Text fw={600}>Peers de la sala</Text>
+        <Group gap="xs">
+          {owner && hasFreePeers && (
+            <Button size="xs" leftSection={<IconPlus size={14} />} disabled={busy} onClick={() => onAction({ kind: 'add_peer' })}>
+              Añadir Peer
+            </Button>
+          )}
+          {owner && (
+            <Button
+              size="xs"
+              color="red"
+              variant="light"
+              leftSection={<IconTrash size={14} />}
+              disabled={busy}
+              onClick={() => onAction({ kind: 'delete' })}
+            >
+              Eliminar Sala
+            </Button>
+          )}
+        </Group>
+      </Group>
+      <ScrollArea style={{ height: ROOM_PEERS_HEIGHT }} data-testid="room-peers">
+        <Table verticalSpacing="xs" striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Peer</Table.Th>
+              <Table.Th>Propietario</Table.Th>
+              <Table.Th>IP privada</Table.Th>
+              <Table.Th>Acciones</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {room.peers.map((peer) => {
+              const action = peerActionFor(role, peer, alias);
+              return (
+                <Table.Tr key={peer.id} data-testid="room-peer-row">
+                  <Table.Td>{peer.name}</Table.Td>
+                  <Table.Td>{peer.user}</Table.Td>
+                  <Table.Td>{peer.private_ip}</Table.Td>
+                  <Table.Td>
+                    {action === 'leave' && (
+                      <Button size="xs" variant="light" disabled={busy} onClick={() => onAction({ kind: 'leave', peer })}>
+                        Salir
+                      </Button>
+                    )}
+                    {action === 'remove' && (
+                      <Button
+                        size="xs"
+                        color="red"
+                        variant="light"
+                        disabled={busy}
+                        onClick={() => onAction({ kind: 'remove', peer })}
+                      >
+                        Expulsar
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              );
+            })}
+          </Table.Tbody>
+        </Table>
+      </ScrollArea>
+    </Stack>
+  );
+}

@@ -1,0 +1,121 @@
+/** The create, join and add-peer dialogs; each validates with the spec's messages before calling the server. */
+import { Button, Group, Modal, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { toast } from '../../../lib/toasts';
+import type { OwnPeer } from '../api/rooms';
+import { addPeerProblem, createRoomProblem, joinRoomProblem } from '../room-rules';
+import { PeerSelect } from './PeerSelect';
+
+interface FormDialogProps {
+  title: string;
+  submitLabel: string;
+  onClose: () => void;
+  /** Returns a validation message to show instead of calling, or the call's outcome (true closes the dialog). */
+  onSubmit: () => string | Promise<boolean>;
+  children: ReactNode;
+}
+
+function FormDialog({ title, submitLabel, onClose, onSubmit, children }: FormDialogProps) {
+  const [working, setWorking] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const outcome = onSubmit();
+    if (typeof outcome === 'string') {
+      toast.error(outcome);
+      return;
+    }
+    setWorking(true);
+    const done = await outcome;
+    setWorking(false);
+    if (done) onClose();
+  };
+  return (
+    <Modal opened onClose={() => !working && onClose()} title={title} centered>
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <Stack>
+          {children}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose} disabled={working}>
+              Cancelar
+            </Button>
+            <Button type="submit" disabled={working}>
+              {working ? 'Procesando...' : submitLabel}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+interface CreateProps {
+  ownedCount: number;
+  freePeers: OwnPeer[];
+  onCreate: (name: string, peer: string | null) => Promise<boolean>;
+  onClose: () => void;
+}
+
+export function CreateRoomDialog({ ownedCount, freePeers, onCreate, onClose }: CreateProps) {
+  const [name, setName] = useState('');
+  const [peer, setPeer] = useState<string | null>(freePeers[0]?.id ?? null);
+  return (
+    <FormDialog
+      title="Crear Nueva Sala"
+      submitLabel="Crear"
+      onClose={onClose}
+      onSubmit={() => createRoomProblem(ownedCount, name) ?? onCreate(name, peer)}
+    >
+      <TextInput label="Nombre de la sala" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <PeerSelect label="Peer inicial" peers={freePeers} value={peer} onChange={setPeer} />
+    </FormDialog>
+  );
+}
+
+interface JoinProps {
+  freePeers: OwnPeer[];
+  onJoin: (name: string, password: string, peer: string) => Promise<boolean>;
+  onClose: () => void;
+}
+
+export function JoinRoomDialog({ freePeers, onJoin, onClose }: JoinProps) {
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [peer, setPeer] = useState<string | null>(null);
+  return (
+    <FormDialog
+      title="Unirse a una sala"
+      submitLabel="Unirse"
+      onClose={onClose}
+      onSubmit={() => joinRoomProblem(name, password, peer) ?? onJoin(name, password, peer ?? '')}
+    >
+      <TextInput label="Nombre de la sala" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <PasswordInput
+        label="Contraseña de la sala"
+        value={password}
+        onChange={(event) => setPassword(event.currentTarget.value)}
+      />
+      <PeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
+    </FormDialog>
+  );
+}
+
+interface AddPeerProps {
+  roomName: string;
+  freePeers: OwnPeer[];
+  onAdd: (peer: string) => Promise<boolean>;
+  onClose: () => void;
+}
+
+export function AddPeerDialog({ roomName, freePeers, onAdd, onClose }: AddPeerProps) {
+  const [peer, setPeer] = useState<string | null>(null);
+  return (
+    <FormDialog
+      title={`Añadir Peer a ${roomName}`}
+      submitLabel="Añadir"
+      onClose={onClose}
+      onSubmit={() => addPeerProblem(peer) ?? onAdd(peer ?? '')}
+    >
+      <PeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
+    </FormDialog>
+  );
+}

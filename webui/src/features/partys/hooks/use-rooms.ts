@@ -1,0 +1,236 @@
+/** The rooms screen's state: room lists, the customer's peers, mutations, and what push messages do to them. */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { errorMessage } from '../../../lib/api';
+import { toast } from '../../../lib/toasts';
+import { usePushMessage, type NoticeData } from '../../realtime';
+import * as roomsApi from '../api/rooms';
+import type { OwnPeer, Room, RoomAnswer, RoomLists } from '../api/rooms';
+import { findRoom, hasRoom, markProcessing, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
+
+export type LoadState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready' };
+
+const EMPTY: RoomLists = { owned_partys: [], guest_partys: [] };
+const DONE = 'Operación realizada correctamente.';
+const ROOM_DELETED = 'Party eliminada';
+const LEFT_ROOM = 'Haz salido de una sala';
+
+export interface RoomsModel {
+  load: LoadState;
+  lists: RoomLists;
+  ownPeers: OwnPeer[];
+  freePeers: OwnPeer[];
+  reload: () => void;
+  create: (name: string, peer: string | null) => Promise<boolean>;
+  join: (name: string, password: string, peer: string) => Promise<boolean>;
+  addPeer: (room: Room, peer: string) => Promise<boolean>;
+  regeneratePassword: (room: Room) => Promise<void>;
+  leave: (room: Room, peer: string) => Promise<void>;
+  removePeer: (room: Room, peer: string) => Promise<void>;
+  deleteRoom: (room: Room) => Promise<void>;
+}
+
+/** A 2xx answer can still say `success: false`; that is a failure with the server's message. */
+class RefusedAnswer extends Error {}
+
+async function call(request: () => Promise<RoomAnswer>): Promise<RoomAnswer> {
+  const answer = (await request()) ?? {};
+  if (answer.success === false) throw new RefusedAnswer(answer.message ?? '');
+  return answer;
+}
+
+function failureText(error: unknown, fallback: string): string {
+  if (error instanceof RefusedAnswer) return error.message || fallback;
+  return errorMessage(error, fallback);
+}
+
+/** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (spec section 4). */
+export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
+  const [load, setLoad] = useState<LoadState>({ status: 'loading' });
+  const [lists, setLists] = useState<RoomLists>(EMPTY);
+  const [ownPeers, setOwnPeers] = useState<OwnPeer[]>([]);
+  const [attempt, setAttempt] = useState(0);
+  // Push handlers need the lists as they are now (e.g. to toast a deletion once), not as of the last render.
+  const listsRef = useRef<RoomLists>(EMPTY);
+  const update = useCallback((change: (current: RoomLists) => RoomLists) => {
+    listsRef.current = change(listsRef.current);
+    setLists(listsRef.current);
+  }, []);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoad({ status: 'loading' });
+    Promise.all([roomsApi.fetchRooms(controller.signal), roomsApi.fetchOwnPeers(controller.signal)])
+      .then(([rooms, peers]) => {
+        update(() => ({ owned_partys: rooms.owned_partys ?? [], guest_partys: rooms.guest_partys ?? [] }));
+        setOwnPeers(peers);
+        setLoad({ status: 'ready' });
+      })
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        setLoad({ status: 'error', message: errorMessage(error, 'Hubo un error al cargar los datos de la sección') });
+      });
+    return () => controller.abort();
+  }, [attempt, update]);
+
+  /**
+   * Quiet reloads after changes: the lists stay on screen, a failure keeps what is shown. Rooms are reloaded only
+   * when an answer carried no room: a reload racing the push messages could bring back a stale processing mark.
+   */
+  const refreshPeers = useCallback(() => {
+    roomsApi.fetchOwnPeers().then(setOwnPeers, () => undefined);
+  }, []);
+  const refreshAfter = useCallback(
+    (answer: RoomAnswer, role: RoomRole | null) => {
+      const room = roomsApi.roomIn(answer);
+      const known = room && (role ?? findRoom(listsRef.current, room.id)?.role);
+      if (room && known) update((current) => upsertRoom(current, known, room));
+      else {
+        roomsApi.fetchRooms().then(
+          (rooms) => update(() => ({ owned_partys: rooms.owned_partys ?? [], guest_partys: rooms.guest_partys ?? [] })),
+          () => undefined,
+        );
+      }
+      refreshPeers();
+    },
+    [refreshPeers, update],
+  );
+
+  usePushMessage<{ id?: string }>(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
+    if (data?.id) update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
+  });
+
+  usePushMessage<Room>(['updated_owner_party', 'updated_guest_party'], ({ type, data }) => {
+    const room = roomsApi.roomIn(data);
+    if (!room) return;
+    const role: RoomRole = type === 'updated_owner_party' ? 'owner' : 'guest';
+    update((current) => upsertRoom(current, role, room));
+    refreshPeers();
+  });
+
+  usePushMessage<{ id?: string }>(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
+    if (!data?.id) return;
+    // The page may have removed the room already when its own DELETE answered; toast each deletion once.
+    if (hasRoom(listsRef.current, data.id)) toast.success(type === 'deleted_owner_party' ? ROOM_DELETED : LEFT_ROOM);
+    update((current) => removeRoom(current, data.id as string));
+    refreshPeers();
+  });
+
+  usePushMessage<NoticeData>(['error', 'info'], ({ data }) => {
+    if (data?.party_id) update((current) => markProcessing(current, data.party_id, false));
+    onReset();
+  });
+
+  const create = useCallback(
+    async (name: string, peer: string | null) => {
+      try {
+        const answer = await call(() => roomsApi.createRoom(name.trim(), peer ?? ''));
+        toast.success('Sala creada correctamente');
+        refreshAfter(answer, 'owner');
+        return true;
+      } catch (error) {
+        // A refusal inside a 2xx answer and a failed call get the spec's two different texts.
+        const fallback = error instanceof RefusedAnswer ? 'Hubo un error al crear la sala' : 'Error al crear la sala';
+        toast.error(failureText(error, fallback));
+        return false;
+      }
+    },
+    [refreshAfter],
+  );
+
+  /** Join and add-peer share the call; they differ in the room list that gets the answer and the failure text. */
+  const joinAs = useCallback(
+    async (role: RoomRole, name: string, password: string, peer: string, failure: string) => {
+      try {
+        const answer = await call(() => roomsApi.joinRoom(name.trim(), password, peer));
+        toast.success(answer.message || DONE);
+        refreshAfter(answer, role);
+        return true;
+      } catch (error) {
+        toast.error(failureText(error, failure));
+        return false;
+      }
+    },
+    [refreshAfter],
+  );
+
+  const join = useCallback(
+    (name: string, password: string, peer: string) => joinAs('guest', name, password, peer, 'Error al unirse a la sala'),
+    [joinAs],
+  );
+
+  const addPeer = useCallback(
+    (room: Room, peer: string) =>
+      joinAs('owner', room.name, room.password ?? '', peer, 'Hubo un error al realizar la operación.'),
+    [joinAs],
+  );
+
+  const regeneratePassword = useCallback(
+    async (room: Room) => {
+      try {
+        const answer = await call(() => roomsApi.regenerateRoomPassword(room.id));
+        const password = roomsApi.passwordIn(answer) ?? roomsApi.roomIn(answer)?.password ?? null;
+        if (password !== null) update((current) => upsertRoom(current, 'owner', { ...room, password }));
+        toast.success('Contraseña regenerada con éxito');
+      } catch (error) {
+        toast.error(failureText(error, 'Error al regenerar la contraseña'));
+      }
+    },
+    [update],
+  );
+
+  const changeMembers = useCallback(
+    async (request: () => Promise<RoomAnswer>, failure: string) => {
+      try {
+        const answer = await call(request);
+        toast.success(answer.message || DONE);
+        refreshAfter(answer, null);
+      } catch (error) {
+        toast.error(failureText(error, failure));
+      }
+    },
+    [refreshAfter],
+  );
+
+  const leave = useCallback(
+    (room: Room, peer: string) => changeMembers(() => roomsApi.leaveRoom(room.id, peer), 'Error al abandonar la sala'),
+    [changeMembers],
+  );
+
+  const removePeer = useCallback(
+    (room: Room, peer: string) =>
+      changeMembers(() => roomsApi.removeRoomPeer(room.id, peer), 'Error al remover el peer de la sala'),
+    [changeMembers],
+  );
+
+  const deleteRoom = useCallback(
+    async (room: Room) => {
+      try {
+        await call(() => roomsApi.deleteRoom(room.id));
+        if (hasRoom(listsRef.current, room.id)) toast.success(ROOM_DELETED);
+        update((current) => removeRoom(current, room.id));
+        refreshPeers();
+      } catch (error) {
+        toast.error(failureText(error, 'Hubo un error al eliminar la sala'));
+      }
+    },
+    [refreshPeers, update],
+  );
+
+  const reload = useCallback(() => setAttempt((n) => n + 1), []);
+  const freePeers = ownPeers.filter((peer) => peer.party === null);
+
+  return {
+    load,
+    lists,
+    ownPeers,
+    freePeers,
+    reload,
+    create,
+    join,
+    addPeer,
+    regeneratePassword,
+    leave,
+    removePeer,
+    deleteRoom,
+  };
+}
