@@ -82,8 +82,10 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        # The driver's implicit transactions skip SELECTs and break SAVEPOINT; begin explicitly instead.
-        conn.exec_driver_sql("BEGIN")
+        # IMMEDIATE takes the write lock up front: a transaction that read first and writes later would otherwise
+        # fail at once with "database is locked" when another writer committed in between (WAL snapshots).
+        # SQLite serializes writers anyway; readers wait on the busy timeout instead of failing.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -1,0 +1,121 @@
+"""Benchmark: API call to browser push (regenerate peer -> `updated_peer`), on loopback.
+
+Target (DESIGN.md): p50 under 25 ms, p99 under 100 ms. The real control plane runs as a subprocess; a scripted
+agent on the gRPC stream answers every operation at once (the real agent's own apply time is measured in
+bench/agent_sync.py), and a WebSocket client stands for the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import httpx
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "netns"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from control_plane import ADMIN, ControlPlane
+
+from controlplane.wgkeys import generate_keypair
+from protos import agent_pb2, agent_pb2_grpc
+
+ROUNDS = 200
+
+
+async def scripted_agent(target: str, node_id: str, credential: str) -> None:
+    """Hello, then answer every FullState and Delta with ok at once."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = agent_pb2_grpc.NodeControlStub(channel)
+        outbox: asyncio.Queue[agent_pb2.AgentMessage] = asyncio.Queue()
+        await outbox.put(
+            agent_pb2.AgentMessage(
+                hello=agent_pb2.Hello(
+                    node_id=node_id,
+                    credential=credential,
+                    agent_version="bench",
+                    backend="userspace",
+                    public_key=generate_keypair()[1],
+                )
+            )
+        )
+
+        async def requests():  # type: ignore[no-untyped-def]
+            while True:
+                yield await outbox.get()
+
+        async for message in stub.Connect(requests()):
+            kind = message.WhichOneof("payload")
+            if kind in ("full_state", "delta"):
+                body = getattr(message, kind)
+                await outbox.put(
+                    agent_pb2.AgentMessage(
+                        result=agent_pb2.OperationResult(operation_id=body.operation_id, serial=body.serial, ok=True)
+                    )
+                )
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cp = ControlPlane(Path(tmp))
+        await asyncio.to_thread(cp.start)
+        try:
+            async with httpx.AsyncClient(base_url=cp.url, timeout=10) as http:
+                admin = (await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})).json()
+                staff = {"Authorization": f"Bearer {admin['access']}"}
+                await http.put("/api/client/register", json={"username": "bench", "password": "bench-clave-1"})
+                created = (
+                    await http.post(
+                        "/api/admin/servers",
+                        headers=staff,
+                        json={"name": "bench", "address": "127.0.0.1", "tunnel_subnet": "10.77.0.0/16"},
+                    )
+                ).json()
+                agent = asyncio.create_task(
+                    scripted_agent(cp.grpc_target, created["server"]["id"], created["credential"])
+                )
+                peer = (
+                    await http.post("/api/admin/peers", headers=staff, json={"username": "bench", "name": "p1"})
+                ).json()
+                login = (
+                    await http.post("/api/client/login", json={"username": "bench", "password": "bench-clave-1"})
+                ).json()
+                customer = {"Authorization": f"Bearer {login['access']}"}
+                latencies = []
+                async with websockets.connect(f"ws://127.0.0.1:{cp.port}/ws?token={login['access']}") as ws:
+                    await ws.recv()  # auth
+                    await asyncio.sleep(1)  # the creation settles
+                    for _ in range(ROUNDS):
+                        started = time.perf_counter()
+                        answer = await http.patch(
+                            f"/api/client/accounts/peers/{peer['id']}",
+                            headers=customer,
+                            json={"operation": "regenerate"},
+                        )
+                        assert answer.status_code == 202, answer.text
+                        while True:
+                            message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                            if message["type"] == "updated_peer" and not message["data"]["processing"]:
+                                break
+                        latencies.append((time.perf_counter() - started) * 1000)
+                agent.cancel()
+        finally:
+            cp.stop()
+    latencies.sort()
+    p50 = statistics.median(latencies)
+    p99 = latencies[int(len(latencies) * 0.99) - 1]
+    print(
+        f"regenerate -> updated_peer over {ROUNDS} rounds: p50 {p50:.1f} ms (target < 25), "
+        f"p99 {p99:.1f} ms (target < 100)"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
