@@ -9,21 +9,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import signal
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from agent_fake_control import FakeControlPlane, Session, serve
+from agent_process import AgentProcess
 from netns import Namespace, unique_name, veth, wait_for, wg_quick_down, wg_quick_up
 
 from node_agent.keys import generate_private_key, public_key_of
 from protos import agent_pb2
 
-REPO = Path(__file__).resolve().parents[2]
 CREDENTIAL = "node-credential-" + base64.b16encode(os.urandom(8)).decode()
 INTERNET = "10.200.0.2"
 LISTEN_PORT = 51820
@@ -93,51 +90,6 @@ def topology(tmp_path: Path) -> Iterator[Topology]:
             ns.delete()
 
 
-class AgentProcess:
-    """`python -m node_agent` inside the server namespace, configured through VPN_NODE_* only."""
-
-    def __init__(self, topo: Topology, control_target: str) -> None:
-        self.topo = topo
-        self.log_path = topo.workdir / "agent.log"
-        self.env = {
-            **os.environ,
-            "VPN_NODE_CONFIG": str(topo.workdir / "agent.toml"),
-            "VPN_NODE_CONTROL_URL": control_target,
-            "VPN_NODE_ID": "node-test",
-            "VPN_NODE_CREDENTIAL": CREDENTIAL,
-            "VPN_NODE_BACKEND": "userspace",
-            "VPN_NODE_INTERFACE": topo.wg_interface,
-            "VPN_NODE_EGRESS_INTERFACE": "egr0",
-            "VPN_NODE_STATE_DIR": str(topo.workdir / "state"),
-            "VPN_NODE_STATS_INTERVAL": "0.5",
-            "VPN_NODE_BACKOFF_INITIAL": "0.2",
-            "VPN_NODE_BACKOFF_MAX": "1",
-            "PYTHONPATH": str(REPO),
-        }
-        (topo.workdir / "agent.toml").write_text("# everything comes from VPN_NODE_* in this test\n")
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        log = self.log_path.open("ab")
-        self.proc = self.topo.server.popen(
-            [sys.executable, "-m", "node_agent"], env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
-        )
-        log.close()
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)  # `ip netns exec` execs python: this pid is the agent
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=15)
-
-    def log(self) -> str:
-        return self.log_path.read_text()
-
-
 def server_state(
     topo: Topology,
     peers: list[agent_pb2.PeerSpec],
@@ -190,7 +142,15 @@ def topo_state() -> list[agent_pb2.FullState]:
 
 @pytest.fixture
 def agent(topology: Topology, control: tuple[FakeControlPlane, str]) -> Iterator[AgentProcess]:
-    proc = AgentProcess(topology, control[1])
+    proc = AgentProcess(
+        topology.server,
+        topology.workdir,
+        control_url=control[1],
+        node_id="node-test",
+        credential=CREDENTIAL,
+        interface=topology.wg_interface,
+        egress_interface="egr0",
+    )
     yield proc
     if proc.proc is not None and proc.proc.poll() is None:
         proc.proc.kill()
