@@ -109,16 +109,20 @@ async def test_kernel_link_keeps_server_key_port_and_peer(wg: AsyncWireGuard, wi
 
 async def test_every_peer_is_read_back_across_split_dump_messages(wg: AsyncWireGuard, wireguard_link: WireGuardLink):
     await wg.set(wireguard_link.ifname, private_key=new_key_pair().private)
+    # The kernel fills dump messages of up to 32 KiB (about 100 peers with two addresses each); 200 peers
+    # with four addresses each (about 70 KiB) need at least three.
     expected = {}
-    for index in range(100):
+    for index in range(200):
         public = new_key_pair().public
-        allowed = {f"10.9.{index // 250}.{index % 250 + 2}/32", f"fd00:9::{index + 2:x}/128"}
+        allowed = {f"10.{block}.{index // 250}.{index % 250 + 2}/32" for block in (9, 10, 11)}
+        allowed.add(f"fd00:9::{index + 2:x}/128")
         await wg.set(wireguard_link.ifname, peer={"public_key": public, "allowed_ips": sorted(allowed)})
         expected[public] = allowed
 
     device = await read_device(wg, wireguard_link.ifname)
 
-    assert device.messages > 1, "100 peers should not fit one dump message; the split is what this tests"
+    assert device.messages > 1, "200 peers should not fit one dump message; the split is what this tests"
+    assert len(device.peers) == 200
     assert {key: peer.allowed_ips for key, peer in device.peers.items()} == expected
 
 
