@@ -50,5 +50,5 @@ async def load_demo(settings: Settings) -> str:
         f"  Administración: {settings.client_url}/manager/login    usuario '{DEMO_ADMIN[0]}', "
         f"contraseña '{DEMO_ADMIN[1]}'\n"
         f"  Servidor 'Demo 1' (id {server.id}): conecte un agente con VPN_NODE_ID={server.id} "
-        f"VPN_NODE_CREDENTIAL={credential} VPN_NODE_CONTROL_URL={settings.grpc_bind}"
+        f"VPN_NODE_CREDENTIAL={credential} VPN_NODE_CONTROL_URL={settings.grpc_public_url}"
     )

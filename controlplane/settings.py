@@ -48,6 +48,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     secret_key_file: Path = DEFAULT_VAR_DIR / "secret.key"
     http_bind: str = "127.0.0.1:8000"
     grpc_bind: str = "127.0.0.1:50051"
+    grpc_public_url: str = "127.0.0.1:50051"  # what agents dial (shown in the install steps)
     grpc_tls_cert: str = ""
     grpc_tls_key: str = ""
     webui_dist: Path = Path("webui/dist")
@@ -93,6 +94,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             secret_key_file=Path(get("SECRET_KEY_FILE", str(var_dir / "secret.key"))),
             http_bind=get("HTTP_BIND", "127.0.0.1:8000"),
             grpc_bind=get("GRPC_BIND", "127.0.0.1:50051"),
+            grpc_public_url=get("GRPC_PUBLIC_URL") or get("GRPC_BIND", "127.0.0.1:50051"),
             grpc_tls_cert=get("GRPC_TLS_CERT"),
             grpc_tls_key=get("GRPC_TLS_KEY"),
             webui_dist=Path(get("WEBUI_DIST", "webui/dist")),

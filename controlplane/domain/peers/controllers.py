@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import msgspec
 from litestar import Controller, MediaType, Request, Response, get, patch
 from litestar.params import FromPath, JSONBody
 
@@ -48,7 +49,9 @@ class PeerController(Controller):
         if data.operation == "regenerate_token":
             peer = await peers.regenerate_token(db, customer.user_id, peer_id)
             view = peers.view(peer)
-            return Response(schemas.PeerUpdated(**_fields(view), message="Mirror Link regenerado correctamente."))
+            return Response(
+                schemas.PeerUpdated(**msgspec.structs.asdict(view), message="Mirror Link regenerado correctamente.")
+            )
         if data.operation == "regenerate":
             peer = await peers.regenerate(db, customer.user_id, peer_id)
             message = f"Regenerando el peer {peer.name}..."
@@ -66,10 +69,6 @@ class PeerController(Controller):
         self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str]
     ) -> list[schemas.ServerOption]:
         return await services.peers.available_servers(db, customer.user_id, peer_id)
-
-
-def _fields(view: schemas.PeerView) -> dict[str, Any]:
-    return {name: getattr(view, name) for name in view.__struct_fields__}
 
 
 class MirrorController(Controller):

@@ -8,7 +8,6 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, get, patch, post
 from litestar.params import FromPath, JSONBody
-from sqlalchemy import select
 
 from controlplane.db import utcnow
 from controlplane.dependencies import DB, STAFF, ServicesDep, Staff
@@ -112,9 +111,8 @@ class AdminServerController(Controller):
     dependencies = STAFF
 
     @get("/servers", operation_id="adminListServers")
-    async def list_servers(self, db: DB, staff: Staff) -> list[ServerStatus]:
-        rows = await db.execute(select(Server).order_by(Server.name))
-        return [status_of(s) for s in rows.scalars()]
+    async def list_servers(self, services: ServicesDep, db: DB, staff: Staff) -> list[ServerStatus]:
+        return [status_of(s) for s in await services.servers.all(db)]
 
     @post("/servers", status_code=201, operation_id="adminCreateServer")
     async def create_server(
@@ -125,7 +123,7 @@ class AdminServerController(Controller):
         return ServerCreated(
             server=status_of(server),
             credential=credential,
-            install=install_steps(server, credential, services.settings.grpc_bind),
+            install=install_steps(server, credential, services.settings.grpc_public_url),
         )
 
     @post("/servers/{server_id:str}/credential", status_code=201, operation_id="adminReissueCredential")
@@ -136,7 +134,7 @@ class AdminServerController(Controller):
         return ServerCreated(
             server=status_of(server),
             credential=credential,
-            install=install_steps(server, credential, services.settings.grpc_bind),
+            install=install_steps(server, credential, services.settings.grpc_public_url),
         )
 
     @post("/peers", status_code=201, operation_id="adminCreatePeer")

@@ -49,6 +49,9 @@ class ServerService:
         server = await self.get(db, server_id)
         return self._issue(server)
 
+    async def all(self, db: AsyncSession) -> list[Server]:
+        return list((await db.execute(select(Server).order_by(Server.name))).scalars())
+
     async def get(self, db: AsyncSession, server_id: str) -> Server:
         server = await db.get(Server, server_id)
         if server is None:
