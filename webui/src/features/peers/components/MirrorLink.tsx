@@ -34,7 +34,7 @@ export function MirrorLink({ link }: { link: string }) {
 
   return (
     <Group gap={4} wrap="nowrap">
-      <Text size="sm" truncate="end" maw={220} title={link}>
+      <Text size="sm" truncate="end" maw={150} title={link}>
         {link}
       </Text>
       <Tooltip label={copied ? 'Copiado' : 'Copiar mirror link'} withArrow>

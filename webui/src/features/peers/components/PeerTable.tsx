@@ -1,5 +1,5 @@
 /** The peers as a table, for screens 768 px and wider. */
-import { Badge, Group, Stack, Table, Text } from '@mantine/core';
+import { Group, Loader, Stack, Table, Text } from '@mantine/core';
 import type { Peer, PeerStats } from '../api/peers';
 import { roomsText } from '../peer-format';
 import { MirrorLink } from './MirrorLink';
@@ -17,17 +17,13 @@ export interface PeerListProps {
   onAction: (action: PeerMenuAction, peer: Peer) => void;
 }
 
-/** The peer's name, an 'Operación en curso' mark while busy, and its live activity. */
+/** The peer's name, a small spinner ('Operación en curso') while busy, and its live activity. */
 export function PeerName({ peer, busy, stats }: { peer: Peer; busy: boolean; stats: PeerStats | undefined }) {
   return (
-    <Stack gap={2}>
-      <Group gap="xs" wrap="nowrap">
+    <Stack gap={2} align="flex-start">
+      <Group gap={6} wrap="nowrap">
         <Text fw={600}>{peer.name}</Text>
-        {busy && (
-          <Badge size="xs" color="yellow" variant="light">
-            Operación en curso
-          </Badge>
-        )}
+        {busy && <Loader size={12} role="status" aria-label="Operación en curso" />}
       </Group>
       <PeerActivity stats={stats} />
     </Stack>
@@ -61,7 +57,7 @@ export function PeerTable({ peers, stats, showRooms, isBusy, onDownload, onShowQ
                 <Table.Td>
                   <PeerStatusBadge active={peer.active} />
                 </Table.Td>
-                <Table.Td>{peer.server?.address ?? '—'}</Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{peer.server?.address ?? '—'}</Table.Td>
                 <Table.Td>{peer.server ? <ServerStatusBadge active={peer.server.active} /> : '—'}</Table.Td>
                 <Table.Td>{peer.server?.ubication ?? '—'}</Table.Td>
                 {showRooms && <Table.Td>{peer.server ? roomsText(peer.server.allow_partys) : '—'}</Table.Td>}

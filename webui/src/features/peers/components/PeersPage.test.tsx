@@ -221,11 +221,11 @@ describe('asynchronous operations', () => {
     const actions = () => within(row('movil'));
     expect(actions().getByRole('button', { name: 'Descargar configuración' })).toBeDisabled();
     expect(actions().getByRole('button', { name: 'Más acciones' })).toBeDisabled();
-    expect(actions().getByText('Operación en curso')).toBeInTheDocument();
+    expect(actions().getByRole('status', { name: 'Operación en curso' })).toBeInTheDocument();
 
     push({ type: 'updated_peer', data: testPeer({ processing: false, address: '10.8.0.9' }) });
     expect(actions().getByRole('button', { name: 'Descargar configuración' })).toBeEnabled();
-    expect(actions().queryByText('Operación en curso')).not.toBeInTheDocument();
+    expect(actions().queryByRole('status', { name: 'Operación en curso' })).not.toBeInTheDocument();
     expect(
       await screen.findByText('Peer movil regenerado correctamente. Descargue de nuevo la configuración.'),
     ).toBeInTheDocument();
@@ -283,8 +283,9 @@ describe('asynchronous operations', () => {
 describe('push messages on the peer list', () => {
   it('adds on created_peer, merges on updated_peer and removes on deleted_peer', async () => {
     const { push } = await renderPeers([testPeer()]);
-    push({ type: 'created_peer', data: testPeer({ id: 'p2', name: 'tablet' }) });
+    push({ type: 'created_peer', message: 'Peer tablet creado correctamente.', data: testPeer({ id: 'p2', name: 'tablet' }) });
     expect(rows()).toHaveLength(2);
+    expect(await screen.findByText('Peer tablet creado correctamente.')).toBeInTheDocument();
     expect(within(row('tablet')).getByText('vpn1.example.org')).toBeInTheDocument();
 
     push({

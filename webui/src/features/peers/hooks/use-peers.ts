@@ -99,7 +99,10 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
   usePushMessage<Peer>(['created_peer', 'updated_peer'], ({ type, data, message }) => {
     if (!data?.id) return;
     setPeers((list) => mergePeer(list, data));
-    if (type !== 'updated_peer') return;
+    if (type !== 'updated_peer') {
+      if (message) toast.success(message); // e.g. 'Peer movil creado correctamente.' once the node has it
+      return;
+    }
     const operation = finish(data.id);
     if (operation) toast.success(message || DONE_TEXT[operation.operation](operation.peerName));
     else if (message) toast.success(message);
