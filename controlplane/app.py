@@ -20,6 +20,7 @@ from controlplane.domain.accounts.controllers import (
     SessionController,
     SettingsController,
 )
+from controlplane.domain.announcements.controllers import HomeController
 from controlplane.domain.peers.controllers import MirrorController, PeerController
 from controlplane.domain.plans.controllers import PlanController
 from controlplane.domain.servers.controllers import AdminServerController
@@ -43,6 +44,7 @@ ROUTE_HANDLERS: list[Any] = [
     PeerController,
     MirrorController,
     PlanController,
+    HomeController,
     AdminServerController,
     live_socket,
 ]

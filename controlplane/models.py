@@ -2,6 +2,7 @@
 
 from controlplane.db import Base
 from controlplane.domain.accounts.models import LoginSession, OneTimeLink, RefreshToken, User
+from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.servers.models import Server
@@ -9,7 +10,9 @@ from controlplane.domain.switches.models import Switch
 from controlplane.jobs.models import JobLease
 
 __all__ = [
+    "Announcement",
     "Base",
+    "ClientRelease",
     "JobLease",
     "LoginSession",
     "NodeOperation",
