@@ -203,7 +203,7 @@ def stop_process_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def run(command: list[str], timeout: float) -> int:
-    """Run vng with stdin closed and pipes for its output; return the guest's exit code."""
+    """Run vng with stdin on /dev/null and pipes for its output; return the guest's exit code."""
     # Pipes, not our own stdout/stderr: qemu opens /proc/self/fd/1 and /proc/self/fd/2 as chardev files
     # with O_TRUNC, which on a redirected log file wipes what was written before and lets the guest's
     # stdout and stderr overwrite each other. stdin must be an open file: virtme-run crashes on a
@@ -276,7 +276,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # vng starts virtme-run by name, so the launcher's directory must be on PATH.
     os.environ["PATH"] = f"{vng.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     workdir = Path.cwd()
+    started = time.monotonic()
     precompile_virtualenv()
+    print(f"run_in_vm: bytecode ready in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="run_in_vm-", dir="/tmp") as tmp:
         script = write_guest_script(Path(tmp), workdir, args.command)
         command = vng_command(vng, kernel, workdir, script, args)
