@@ -114,6 +114,42 @@ describe('realtime socket', () => {
     expect(FakeWebSocket.instances).toHaveLength(2);
   });
 
+  it('renews the session after the server refused the token, then reconnects with the new token', async () => {
+    vi.useFakeTimers();
+    signIn();
+    const fetchMock = vi.fn(async (url: string) => {
+      if (url === '/api/client/verify-token') {
+        // The API client's refresh rule stores a new access token; here the check simply succeeds.
+        window.localStorage.setItem('access_token', 'nuevo');
+        return new Response(JSON.stringify({ username: 'ana' }), { status: 200 });
+      }
+      return new Response('{}', { status: 404 });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    renderAt('/dashboard/peers');
+    act(() => FakeWebSocket.latest().open());
+    act(() => FakeWebSocket.latest().serverClose(4401));
+
+    await act(() => vi.advanceTimersByTimeAsync(5000));
+    expect(fetchMock).toHaveBeenCalledWith('/api/client/verify-token', expect.anything());
+    expect(FakeWebSocket.instances).toHaveLength(2);
+    expect(FakeWebSocket.latest().url).toBe('ws://localhost:3000/ws?token=nuevo');
+  });
+
+  it('stays closed after a refused token when the session cannot be renewed', async () => {
+    vi.useFakeTimers();
+    signIn();
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('{}', { status: 401 })));
+    renderAt('/dashboard/peers');
+    act(() => FakeWebSocket.latest().open());
+    act(() => FakeWebSocket.latest().serverClose(4401));
+
+    await act(() => vi.advanceTimersByTimeAsync(20_000));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    // The API client ended the session (and sends the user to login), so nothing is left to reconnect with.
+    expect(window.localStorage.getItem('access_token')).toBeNull();
+  });
+
   it('clears the incoming data on route change', async () => {
     signIn();
     const { router } = renderAt('/dashboard/peers');
