@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import importlib.util
 import os
 import platform
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -77,3 +79,23 @@ async def wireguard_link(network_namespace: str) -> AsyncIterator[WireGuardLink]
         )
     # Removing the namespace (network_namespace's teardown) removes the link too.
     yield WireGuardLink(netns=network_namespace, ifname=ifname)
+
+
+@pytest.fixture
+def vm_available() -> None:
+    """For the runner's own tests, which boot a VM from the host: skip where it cannot boot."""
+    if os.environ.get("VPN_KERNEL_VM") == "1":
+        skip_or_fail("already inside the VM; the runner's tests boot one from the host")
+    if shutil.which("qemu-system-x86_64") is None:
+        skip_or_fail("qemu-system-x86_64 missing; run .ci/install-kernel-vm.sh")
+    spec = importlib.util.spec_from_file_location("run_in_vm", Path(__file__).with_name("run_in_vm.py"))
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    kernel_missing = None
+    try:
+        runner.find_kernel()
+    except SystemExit as error:
+        kernel_missing = str(error)
+    if kernel_missing:
+        skip_or_fail(kernel_missing)

@@ -30,6 +30,7 @@ from typing import BinaryIO
 
 TIMEOUT_EXIT_CODE = 124
 SETUP_ERROR_EXIT_CODE = 2
+STATUS_FILE = "status"
 
 # Variables copied from the host into the guest; the guest otherwise starts with a bare environment
 # (virtme-ng passes none), so CI's VPN_REQUIRE_ALL_TESTS and uv's PATH/VIRTUAL_ENV would be lost.
@@ -116,22 +117,45 @@ def guest_environment() -> dict[str, str]:
 
 
 def write_guest_script(directory: Path, workdir: Path, command: Sequence[str]) -> Path:
-    """Write the script the guest runs.
+    """Write the script the guest runs; it records the command's exit status in directory/status.
 
     The command travels in a file rather than on the kernel command line, which virtme-ng would otherwise
-    use and which the kernel cuts at 2048 bytes. The file must be under /tmp or another host directory
-    the guest sees; it is written before boot, so the guest's copy-on-write /tmp shows it.
+    use and which the kernel cuts at 2048 bytes. The directory must be one the guest sees and may write
+    (vng_command shares it read-write), so the host learns the status even if vng's own report is lost.
     """
+    status = shlex.quote(str(directory / STATUS_FILE))
     lines = [
         "#!/bin/sh",
         """echo "run_in_vm: guest up after $(cut -d' ' -f1 /proc/uptime) s" >&2""",
-        f"cd {shlex.quote(str(workdir))} || exit 125",
+        f"cd {shlex.quote(str(workdir))} || {{ echo 125 > {status}; exit 125; }}",
     ]
     lines += [f"export {name}={shlex.quote(value)}" for name, value in sorted(guest_environment().items())]
-    lines.append("exec " + shlex.join(command))
+    lines += [shlex.join(command), "code=$?", f'echo "$code" > {status}', 'exit "$code"']
     script = directory / "guest.sh"
     script.write_text("\n".join(lines) + "\n")
     return script
+
+
+def recorded_status(directory: Path) -> int | None:
+    """The exit status the guest script wrote, or None when the command never finished."""
+    try:
+        return int((directory / STATUS_FILE).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def final_exit_code(vng_code: int, recorded: int | None) -> int:
+    """Trust the status the guest recorded; never report success for a command that did not finish."""
+    if vng_code == TIMEOUT_EXIT_CODE and recorded is None:
+        return TIMEOUT_EXIT_CODE
+    if recorded is None:
+        print(
+            "run_in_vm: the command did not finish in the guest (boot failure or kernel crash)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return vng_code or 1
+    return recorded
 
 
 def vng_command(vng: Path, kernel: Path, workdir: Path, script: Path, args: argparse.Namespace) -> list[str]:
@@ -157,6 +181,8 @@ def vng_command(vng: Path, kernel: Path, workdir: Path, script: Path, args: argp
     if not str(workdir).startswith(tuple(d + "/" for d in VIRTME_OVERLAID)):
         # Writable in the guest (pytest cache, __pycache__, files tests write) but never written back.
         command += ["--overlay-rwdir", str(workdir)]
+    # The script's directory, writable so the guest can record the exit status there.
+    command += ["--rwdir", str(script.parent)]
     for directory in args.rwdir:
         command += ["--rwdir", directory]
     if args.verbose:
@@ -284,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = vng_command(vng, kernel, workdir, script, args)
         print(f"run_in_vm: booting {kernel.name} (software emulation)", file=sys.stderr, flush=True)
         started = time.monotonic()
-        code = run(command, args.timeout)
+        code = final_exit_code(run(command, args.timeout), recorded_status(Path(tmp)))
         elapsed = time.monotonic() - started
     print(f"run_in_vm: exit code {code} after {elapsed:.1f} s", file=sys.stderr, flush=True)
     return code
