@@ -57,7 +57,9 @@ test-netns: .venv/.installed
 	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/agent tests/netns
 
 test-kernel: .venv/.installed
-	$(PY) tests/kernel/run_in_vm.py -- $(CURDIR)/.venv/bin/python -m pytest -q -p no:cacheprovider -m kernel tests/kernel tests/agent/test_backend_contract.py
+	$(PY) tests/kernel/run_in_vm.py -- $(CURDIR)/.venv/bin/python -m pytest -q -p no:cacheprovider \
+	    -p no:hypothesispytest -p no:xdist -p no:anyio -m kernel tests/kernel tests/agent/test_backend_contract.py
+	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/kernel
 
 test-web: webui/node_modules/.installed
 	cd webui && npm run typecheck --silent && npm test --silent
