@@ -142,16 +142,15 @@ def _spanish_validation(detail: str) -> tuple[str, dict[str, str]]:
 
 
 def validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
-    items = exc.extra if isinstance(exc.extra, list) else []
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        detail = str(item.get("message", ""))
-        if item.get("key") and "`$." not in detail:
-            detail += f" - at `$.{item['key']}`"
-        message, fields = _spanish_validation(detail)
-        return _json(422, error_body(message, "invalid", fields))
-    return _json(422, error_body(*_spanish_validation(str(exc.detail))[:1], "invalid"))
+    """The first decoding error, in Spanish, naming its field (Litestar puts the field in `key`)."""
+    items = [i for i in exc.extra if isinstance(i, dict)] if isinstance(exc.extra, list) else []
+    detail = str(exc.detail)
+    if items:
+        detail = str(items[0].get("message", ""))
+        if items[0].get("key") and "`$." not in detail:
+            detail += f" - at `$.{items[0]['key']}`"
+    message, fields = _spanish_validation(detail)
+    return _json(422, error_body(message, "invalid", fields))
 
 
 _HTTP_MESSAGES = {
