@@ -14,7 +14,8 @@ from controlplane.domain.servers.addresses import node_address
 from controlplane.domain.servers.models import Server
 from protos import agent_pb2
 
-PEER_SPEC_COLUMNS = (Peer.id, Peer.public_key, Peer.preshared_key_enc, Peer.address)
+# What a PeerSpec is built from (see _peer_spec).
+PEER_SPEC_COLUMNS = (Peer.public_key, Peer.preshared_key_enc, Peer.address)
 
 
 def _allowed_ips(address: str) -> list[str]:
@@ -35,11 +36,7 @@ def interface_spec(server: Server) -> agent_pb2.InterfaceSpec:
 
 async def full_state(db: AsyncSession, box: SecretBox, server: Server) -> agent_pb2.FullState:
     """Everything the node should hold: its interface and every active peer placed on it."""
-    rows = await db.execute(
-        select(Peer.public_key, Peer.preshared_key_enc, Peer.address).where(
-            Peer.server_id == server.id, Peer.active.is_(True)
-        )
-    )
+    rows = await db.execute(select(*PEER_SPEC_COLUMNS).where(Peer.server_id == server.id, Peer.active.is_(True)))
     return agent_pb2.FullState(
         serial=server.serial,
         interface=interface_spec(server),
@@ -60,7 +57,7 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
     peers = []
     if upsert_ids:
         rows = await db.execute(
-            select(Peer.public_key, Peer.preshared_key_enc, Peer.address).where(
+            select(*PEER_SPEC_COLUMNS).where(
                 Peer.id.in_(upsert_ids), Peer.server_id == operation.server_id, Peer.active.is_(True)
             )
         )

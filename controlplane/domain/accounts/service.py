@@ -15,7 +15,7 @@ from controlplane.crypto import SecretBox, random_token
 from controlplane.db import utcnow
 from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.models import LinkPurpose, OneTimeLink, Role, User
-from controlplane.domain.accounts.sessions import ADMIN, CLIENT, SessionService
+from controlplane.domain.accounts.sessions import ADMIN, SessionService
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import BadRequest, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from controlplane.passwords import Passwords
@@ -344,6 +344,3 @@ class AccountService:
         db.add(user)
         await db.flush()
         return user
-
-
-__all__ = ["ADMIN", "CLIENT", "RECOVERY_ANSWER", "AccountService", "Email", "current_user_view"]

@@ -130,6 +130,3 @@ class OperationService:
         if operation.notify:
             for listener in self._listeners:
                 await listener(db, operation, peer)
-
-
-__all__ = ["OperationKind", "OperationService", "OperationStatus"]
