@@ -42,11 +42,12 @@ class MemoryRateLimiter:
 
 
 class RedisRateLimiter:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, prefix: str = "vpn:") -> None:
         self._redis = redis
+        self._prefix = f"{prefix}rl:"
 
     async def hit(self, key: str, limit: RateLimit) -> None:
-        name = f"vpn:rl:{key}"
+        name = self._prefix + key
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.incr(name)
             pipe.expire(name, limit.window_seconds, nx=True)
@@ -56,4 +57,4 @@ class RedisRateLimiter:
             raise TooManyRequests(int(ttl) if ttl and ttl > 0 else limit.window_seconds)
 
     async def reset(self, key: str) -> None:
-        await self._redis.delete(f"vpn:rl:{key}")
+        await self._redis.delete(self._prefix + key)

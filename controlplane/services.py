@@ -63,11 +63,11 @@ def build_services(settings: Settings) -> Services:
     sessionmaker = create_sessionmaker(engine)
     redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
     http = httpx.AsyncClient(headers={"User-Agent": f"{settings.product_name} control plane"})
-    limiter: RateLimiter = RedisRateLimiter(redis) if redis is not None else MemoryRateLimiter()
+    limiter: RateLimiter = RedisRateLimiter(redis, settings.redis_prefix) if redis is not None else MemoryRateLimiter()
     passwords = Passwords(settings.password_hashing)
     sessions = SessionService(settings, box)
     captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
-    bus = EventBus(redis)
+    bus = EventBus(redis, settings.redis_prefix)
     hub = PushHub(bus)
     agents = AgentRegistry()
     bus.subscribe("node", agents.on_node_event)

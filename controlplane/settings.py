@@ -36,6 +36,7 @@ class RateLimits(msgspec.Struct, frozen=True):
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str
     redis_url: str | None = None
+    redis_prefix: str = "vpn:"  # channels and keys; lets several deployments (or test runs) share one Redis
     product_name: str = "VPN Service"
     support_url: str = ""
     client_url: str = "http://127.0.0.1:8000"
@@ -82,6 +83,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return cls(
             database_url=get("DATABASE_URL", f"sqlite+aiosqlite:///{var_dir / 'vpn.sqlite3'}"),
             redis_url=get("REDIS_URL") or None,
+            redis_prefix=get("REDIS_PREFIX", "vpn:"),
             product_name=get("PRODUCT_NAME") or "VPN Service",
             support_url=get("SUPPORT_URL"),
             client_url=client_url,

@@ -15,14 +15,14 @@ from redis.asyncio import Redis
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
-CHANNEL_PREFIX = "vpn:events:"
 
 
 class EventBus:
     """Topics: "user" (a push for one user's browsers) and "node" (a node's desired state changed)."""
 
-    def __init__(self, redis: Redis | None = None) -> None:
+    def __init__(self, redis: Redis | None = None, prefix: str = "vpn:") -> None:
         self._redis = redis
+        self._channel_prefix = f"{prefix}events:"
         self._handlers: dict[str, list[Handler]] = defaultdict(list)
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -35,7 +35,7 @@ class EventBus:
             await self._dispatch(topic, payload)
             return
         try:
-            await self._redis.publish(CHANNEL_PREFIX + topic, msgspec.json.encode(payload))
+            await self._redis.publish(self._channel_prefix + topic, msgspec.json.encode(payload))
         except Exception as exc:
             log.warning("redis publish failed (%s); delivering in this process only", exc)
             await self._dispatch(topic, payload)
@@ -65,12 +65,12 @@ class EventBus:
         while True:
             try:
                 async with self._redis.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                    await pubsub.psubscribe(self._channel_prefix + "*")
                     self._ready.set()
                     async for message in pubsub.listen():
                         if message.get("type") != "pmessage":
                             continue
-                        topic = message["channel"].decode().removeprefix(CHANNEL_PREFIX)
+                        topic = message["channel"].decode().removeprefix(self._channel_prefix)
                         await self._dispatch(topic, msgspec.json.decode(message["data"]))
             except asyncio.CancelledError:
                 raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -43,7 +44,8 @@ async def pair(settings: Settings) -> AsyncIterator[tuple[Services, Services]]:
         skip_or_fail(f"Redis not reachable at {REDIS_URL}: {exc}")
     finally:
         await probe.aclose()
-    shared = msgspec.structs.replace(settings, redis_url=REDIS_URL)
+    # A prefix of its own: other test runs on this Redis must not hear these events.
+    shared = msgspec.structs.replace(settings, redis_url=REDIS_URL, redis_prefix=f"vpn-test-{uuid.uuid4().hex[:8]}:")
     first, second = build_services(shared), build_services(shared)
     await first.start()
     await second.start()
