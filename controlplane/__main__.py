@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import logging
 import os
 import sys
 
+from controlplane.observability.logs import configure_logging
 from controlplane.settings import Settings
 
 
@@ -22,7 +22,9 @@ def _serve(settings: Settings) -> None:
         create_app(settings),
         host=host or "127.0.0.1",
         port=int(port),
-        log_level="info",
+        log_level=settings.log_level.lower(),
+        log_config=None,  # keep the handlers configure_logging set (text or JSON, with request ids)
+        access_log=False,  # http_observer writes one access line per request, with its request id
         proxy_headers=False,
         ws_max_size=64 * 1024,
     )
@@ -58,9 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("demo", help="load demo data the first time (admin, plans, a server, a customer)")
     args = parser.parse_args(argv)
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per job run drowns the log
     settings = Settings.from_env()
+    configure_logging(settings.log_format, settings.log_level)
     if args.command == "serve":
         _serve(settings)
     elif args.command == "migrate":

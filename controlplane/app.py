@@ -27,6 +27,8 @@ from controlplane.domain.servers.controllers import AdminServerController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.errors import EXCEPTION_HANDLERS
 from controlplane.jobs.scheduler import Jobs
+from controlplane.observability.health import healthz, readyz
+from controlplane.observability.metrics import http_observer, metrics_endpoint
 from controlplane.realtime.socket import live_socket
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
@@ -47,6 +49,9 @@ ROUTE_HANDLERS: list[Any] = [
     HomeController,
     AdminServerController,
     live_socket,
+    healthz,
+    readyz,
+    metrics_endpoint,
 ]
 
 
@@ -86,6 +91,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         dependencies=COMMON_DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
+        middleware=[http_observer],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title=f"{settings.product_name} API",

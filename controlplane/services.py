@@ -19,6 +19,7 @@ from controlplane.domain.peers.service import PeerService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
 from controlplane.mail import Mailer
+from controlplane.observability.metrics import ControlPlaneMetrics
 from controlplane.passwords import Passwords
 from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from controlplane.realtime.bus import EventBus
@@ -45,6 +46,7 @@ class Services:
     operations: OperationService
     servers: ServerService
     peers: PeerService
+    metrics: ControlPlaneMetrics
 
     async def start(self) -> None:
         await self.bus.start()
@@ -72,6 +74,8 @@ def build_services(settings: Settings) -> Services:
     agents = AgentRegistry()
     bus.subscribe("node", agents.on_node_event)
     operations = OperationService(bus, settings.operation_timeout_seconds)
+    metrics = ControlPlaneMetrics()
+    operations.count_outcome = metrics.record_operation_outcome
     return Services(
         settings=settings,
         box=box,
@@ -90,4 +94,5 @@ def build_services(settings: Settings) -> Services:
         operations=operations,
         servers=ServerService(box),
         peers=PeerService(box, operations, hub, settings.client_url),
+        metrics=metrics,
     )

@@ -65,6 +65,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     run_grpc: bool = True
     operation_timeout_seconds: float = 60.0
     database_pool: bool = True
+    log_format: str = "text"  # "json": one JSON object per line, for log collectors
+    log_level: str = "INFO"
+    metrics_token: str = ""  # "" = /metrics answers only to loopback clients not coming through the proxy
 
     @property
     def captcha_enabled(self) -> bool:
@@ -103,4 +106,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             allowed_origins=origins or (client_url,),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
             operation_timeout_seconds=float(get("OPERATION_TIMEOUT", "60")),
+            log_format=get("LOG_FORMAT", "text").lower(),
+            log_level=get("LOG_LEVEL", "INFO").upper(),
+            metrics_token=get("METRICS_TOKEN"),
         )

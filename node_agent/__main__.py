@@ -10,6 +10,7 @@ import sys
 from node_agent.agent import NodeAgent
 from node_agent.client import ControlClient
 from node_agent.config import ConfigError, load_config
+from node_agent.metrics import AgentMetrics
 
 log = logging.getLogger("node_agent")
 
@@ -23,7 +24,10 @@ async def _run() -> None:
     log.info("starting: %s", config)
     agent = NodeAgent(config)
     log.info("node public key %s", agent.public_key)
-    client = ControlClient(config, agent)
+    metrics = AgentMetrics()
+    if config.metrics_bind:
+        metrics.serve(config.metrics_bind)
+    client = ControlClient(config, agent, metrics=metrics)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, client.stop)

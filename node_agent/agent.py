@@ -69,6 +69,10 @@ class NodeAgent:
         self.last_changes: Changes | None = None  # what the last message changed (logs, tests, benchmarks)
         self._lock = asyncio.Lock()
 
+    @property
+    def peer_count(self) -> int:
+        return len(self._peers)
+
     # --- messages -----------------------------------------------------------------------------------------
 
     def hello(self) -> agent_pb2.AgentMessage:

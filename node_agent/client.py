@@ -13,6 +13,7 @@ import grpc
 from node_agent.agent import NodeAgent
 from node_agent.backoff import Backoff
 from node_agent.config import AgentConfig
+from node_agent.metrics import AgentMetrics
 from protos import agent_pb2, agent_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -46,10 +47,18 @@ def make_channel(config: AgentConfig) -> grpc.aio.Channel:
 class ControlClient:
     """Runs sessions forever. One session = one Connect stream; every failure leads to a delayed retry."""
 
-    def __init__(self, config: AgentConfig, agent: NodeAgent, backoff: Backoff | None = None) -> None:
+    def __init__(
+        self,
+        config: AgentConfig,
+        agent: NodeAgent,
+        backoff: Backoff | None = None,
+        metrics: AgentMetrics | None = None,
+    ) -> None:
         self.config = config
         self.agent = agent
         self.backoff = backoff or Backoff(config.backoff_initial, config.backoff_max)
+        self.metrics = metrics or AgentMetrics()
+        self.metrics.track(lambda: agent.peer_count, lambda: agent.applied_serial)
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:
@@ -98,6 +107,7 @@ class ControlClient:
         async with make_channel(self.config) as channel:
             stub = agent_pb2_grpc.NodeControlStub(channel)
             call = stub.Connect(requests())
+            self.metrics.connected.set(1)
             background = [
                 asyncio.create_task(self._stats_loop(outbox)),
                 asyncio.create_task(self._keepalive_loop(outbox)),
@@ -118,6 +128,7 @@ class ControlClient:
                     if not await self._dispatch(message, outbox):
                         return
             finally:
+                self.metrics.connected.set(0)
                 outbox.put_nowait(_CLOSE)
                 for task in (*background, stop_wait):
                     task.cancel()
@@ -127,12 +138,17 @@ class ControlClient:
         """Handle one control message; False ends the session."""
         kind = message.WhichOneof("payload")
         if kind == "full_state":
+            started = time.perf_counter()
             result = await self.agent.handle_full_state(message.full_state)
+            self.metrics.record_apply("full_state", time.perf_counter() - started, result.result.ok)
             outbox.put_nowait(result)
             if result.result.ok:
                 self.backoff.reset()  # a snapshot applied: this connection is healthy
         elif kind == "delta":
-            outbox.put_nowait(await self.agent.handle_delta(message.delta))
+            started = time.perf_counter()
+            result = await self.agent.handle_delta(message.delta)
+            self.metrics.record_apply("delta", time.perf_counter() - started, result.result.ok)
+            outbox.put_nowait(result)
         elif kind == "keepalive":
             pass
         elif kind == "refused":
@@ -155,6 +171,7 @@ class ControlClient:
                 log.warning("cannot read stats: %s", exc)
                 continue
             if report is not None:
+                self.metrics.record_handshakes(p.latest_handshake for p in report.stats.peers)
                 outbox.put_nowait(report)
 
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:

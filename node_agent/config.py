@@ -36,6 +36,7 @@ class AgentConfig:
     backoff_initial: float = 1.0
     backoff_max: float = 30.0
     log_level: str = "INFO"
+    metrics_bind: str = ""  # host:port for Prometheus (e.g. 127.0.0.1:9586); "" = no metrics listener
 
     def __repr__(self) -> str:
         # The credential is a secret: never let it reach a log line through repr().
@@ -64,6 +65,7 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "backoff_initial": ("VPN_NODE_BACKOFF_INITIAL", float),
     "backoff_max": ("VPN_NODE_BACKOFF_MAX", float),
     "log_level": ("VPN_NODE_LOG_LEVEL", str),
+    "metrics_bind": ("VPN_NODE_METRICS_BIND", str),
 }
 _REQUIRED = ("control_url", "node_id", "credential")
 

@@ -140,3 +140,34 @@ async def test_control_plane_restart_brings_a_reconnect_and_a_fresh_snapshot(
             result = await session.result(f"op-{len(cp.all_sessions)}")
             assert result.ok and result.serial == 7
     assert set(await agent.backend.read_peers()) == {key(2), key(3), key(4)}
+
+
+async def test_metrics_listener_shows_applies_peers_and_the_open_stream(
+    node: tuple[NodeAgent, AgentConfig],
+) -> None:
+    import httpx
+    from control_plane import free_port
+
+    from node_agent.metrics import AgentMetrics
+
+    agent, config = node
+    metrics = AgentMetrics()
+    port = free_port()
+    stop_listener = metrics.serve(f"127.0.0.1:{port}")
+    cp = FakeControlPlane(lambda: state(4, 1, 2, 3), CREDENTIAL)
+    try:
+        async with serve(cp, config.control_url), running(ControlClient(config, agent, metrics=metrics)):
+            session = await cp.next_session(within=10)
+            assert (await session.result("op-1")).ok
+            session.send_delta(agent_pb2.Delta(operation_id="d5", serial=5, remove_peers=[key(1)]))
+            assert (await session.result("d5")).ok
+            async with httpx.AsyncClient() as http:
+                text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+    finally:
+        stop_listener()
+    lines = dict(line.rsplit(" ", 1) for line in text.splitlines() if not line.startswith("#"))
+    assert float(lines['vpn_agent_apply_duration_seconds_count{kind="full_state"}']) == 1
+    assert float(lines['vpn_agent_apply_duration_seconds_count{kind="delta"}']) == 1
+    assert float(lines["vpn_agent_peers"]) == 2
+    assert float(lines["vpn_agent_applied_serial"]) == 5
+    assert float(lines["vpn_agent_connected"]) == 1

@@ -23,6 +23,8 @@ class OperationService:
         self._bus = bus
         self._timeout = timedelta(seconds=timeout_seconds)
         self._listeners: list[OutcomeListener] = []
+        # Every ended operation, notified or not (the metrics count them); set by build_services.
+        self.count_outcome: Callable[[bool], None] = lambda ok: None
 
     def on_outcome(self, listener: OutcomeListener) -> None:
         self._listeners.append(listener)
@@ -85,6 +87,7 @@ class OperationService:
             return None
         operation = await db.get(NodeOperation, operation_id, populate_existing=True)
         assert operation is not None
+        self.count_outcome(error is None)
         await self._ended(db, operation)
         return operation
 

@@ -1,0 +1,1 @@
+"""What operators watch: Prometheus metrics, health and readiness, structured logs with request ids."""

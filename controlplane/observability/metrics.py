@@ -1,0 +1,156 @@
+"""Prometheus metrics of one control-plane process, and the `/metrics` endpoint that serves them.
+
+prometheus_client is the reference Python client (maintained by the Prometheus project): it gives the text
+exposition format, histograms with sane buckets and a registry per process. Each process keeps its own registry;
+Prometheus scrapes every process and `sum()`s the per-process series (requests, sockets, nodes connected).
+Figures read from the database at scrape time (operations pending or failed) are deployment-wide: every process
+reports the same value, so aggregate them with `max()`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+from litestar import Litestar, Request, Response, get
+from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from sqlalchemy import func, select
+
+from controlplane.db import transaction
+from controlplane.domain.peers.models import NodeOperation
+from controlplane.errors import NotFound, Unauthorized
+from controlplane.observability.logs import log_request, request_id_scope
+
+if TYPE_CHECKING:
+    from controlplane.services import Services
+
+# Request latency from ~1 ms to 10 s: API calls sit in the low buckets, slow database moments in the high ones.
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+PAYMENT_OUTCOMES = ("created", "paid", "fulfilled", "canceled", "expired", "failed", "rejected")
+
+
+class ControlPlaneMetrics:
+    """Every series this process exports; services call the few `record_*` methods, the rest is read at scrape."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.http_latency = Histogram(
+            "vpn_http_request_duration_seconds",
+            "HTTP requests by route template, method and status code.",
+            ("method", "route", "status"),
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.open_sockets = Gauge(
+            "vpn_websocket_connections", "Browser WebSockets open on this process.", registry=self.registry
+        )
+        self.nodes_connected = Gauge(
+            "vpn_nodes_connected", "Node agents whose gRPC stream is held by this process.", registry=self.registry
+        )
+        self.operations = Gauge(
+            "vpn_node_operations",
+            "Node operations in the database by status (deployment-wide: same value on every process).",
+            ("status",),
+            registry=self.registry,
+        )
+        self.operation_outcomes = Counter(
+            "vpn_node_operation_outcomes",
+            "Node operations ended by this process, by outcome (ok, failed).",
+            ("outcome",),
+            registry=self.registry,
+        )
+        self.payments = Counter(
+            "vpn_payments",
+            "Payments seen by this process, by gateway and outcome.",
+            ("gateway", "outcome"),
+            registry=self.registry,
+        )
+
+    def record_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.http_latency.labels(method, route, str(status)).observe(seconds)
+
+    def record_operation_outcome(self, ok: bool) -> None:
+        self.operation_outcomes.labels("ok" if ok else "failed").inc()
+
+    def record_payment(self, gateway: str, outcome: str) -> None:
+        """Call once per payment event: `outcome` is one of PAYMENT_OUTCOMES (an invoice state, or `rejected`
+        for a notification that failed verification)."""
+        if outcome not in PAYMENT_OUTCOMES:
+            raise ValueError(f"unknown payment outcome {outcome!r}")
+        self.payments.labels(gateway, outcome).inc()
+
+    async def refresh(self, services: Services) -> None:
+        """Read the figures that live elsewhere (hub, registry, database) just before a scrape."""
+        self.open_sockets.set(services.hub.open_sockets)
+        self.nodes_connected.set(len(services.agents))
+        async with transaction(services.sessionmaker) as db:
+            rows = (await db.execute(select(NodeOperation.status, func.count()).group_by(NodeOperation.status))).all()
+        counts = {str(status): count for status, count in rows}
+        for status in ("pending", "ok", "failed"):
+            self.operations.labels(status).set(counts.get(status, 0))
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+def _from_loopback_unproxied(request: Request[Any, Any, Any]) -> bool:
+    """A scraper on this host talking to the process directly (not through the reverse proxy, which always adds
+    X-Forwarded-For; see packaging/nginx-vpn.conf)."""
+    if "x-forwarded-for" in request.headers or "forwarded" in request.headers:
+        return False
+    host = request.client.host if request.client else ""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@get("/metrics", include_in_schema=False, opt={"maintenance_exempt": True})
+async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """With VPN_METRICS_TOKEN set: `Authorization: Bearer <token>` from anywhere. Without it: loopback only."""
+    services: Services = request.app.state.services
+    token = services.settings.metrics_token
+    if token:
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            raise Unauthorized("Token de métricas inválido.", code="bad_metrics_token")
+    elif not _from_loopback_unproxied(request):
+        raise NotFound("No encontrado.")
+    await services.metrics.refresh(services)
+    return Response(services.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+
+
+def http_observer(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: request id for the logs and the answer, latency by route template, one access log line."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            with request_id_scope(scope):
+                await app(scope, receive, send)
+            return
+        method = cast("HTTPScope", scope)["method"]
+        status = 500
+        started = time.perf_counter()
+        with request_id_scope(scope) as request_id:
+
+            async def send_with_id(message: Message) -> None:
+                nonlocal status
+                if message["type"] == "http.response.start":
+                    status = message["status"]
+                    message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+                await send(message)
+
+            try:
+                await app(scope, receive, send_with_id)
+            finally:
+                seconds = time.perf_counter() - started
+                route = scope.get("path_template") or "<unmatched>"
+                services = Litestar.from_scope(scope).state.get("services")
+                if services is not None:
+                    services.metrics.record_request(method, route, status, seconds)
+                log_request(method, route, scope["path"], status, seconds)
+
+    return middleware

@@ -1,0 +1,72 @@
+"""The agent's own Prometheus metrics (apply durations, peers, recent handshakes, stream state), served on a local
+port when `metrics_bind` is set (VPN_NODE_METRICS_BIND, e.g. 127.0.0.1:9586)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from node_agent.config import ConfigError
+
+log = logging.getLogger(__name__)
+
+# WireGuard re-handshakes every 2 minutes while traffic flows; a peer silent for longer than 3 is not connected.
+RECENT_HANDSHAKE_SECONDS = 180
+APPLY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class AgentMetrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.apply_seconds = Histogram(
+            "vpn_agent_apply_duration_seconds",
+            "Time to apply a control-plane message (full state or delta) to the device.",
+            ("kind",),
+            buckets=APPLY_BUCKETS,
+            registry=self.registry,
+        )
+        self.apply_failures = Counter(
+            "vpn_agent_apply_failures",
+            "Messages the agent could not apply, by kind.",
+            ("kind",),
+            registry=self.registry,
+        )
+        self.peers = Gauge("vpn_agent_peers", "Peers the agent holds on its interface.", registry=self.registry)
+        self.recent_handshakes = Gauge(
+            "vpn_agent_peers_recent_handshake",
+            f"Peers whose latest handshake is under {RECENT_HANDSHAKE_SECONDS} s old (connected clients).",
+            registry=self.registry,
+        )
+        self.applied_serial = Gauge(
+            "vpn_agent_applied_serial", "Serial of the last desired state applied.", registry=self.registry
+        )
+        self.connected = Gauge(
+            "vpn_agent_connected", "1 while a stream to the control plane is open.", registry=self.registry
+        )
+
+    def track(self, peer_count: Callable[[], int], applied_serial: Callable[[], int]) -> None:
+        """Read the agent's own figures at scrape time, so they are never stale."""
+        self.peers.set_function(peer_count)
+        self.applied_serial.set_function(applied_serial)
+
+    def record_apply(self, kind: str, seconds: float, ok: bool) -> None:
+        self.apply_seconds.labels(kind).observe(seconds)
+        if not ok:
+            self.apply_failures.labels(kind).inc()
+
+    def record_handshakes(self, latest_handshakes: Iterable[int], now: float | None = None) -> None:
+        cutoff = (now if now is not None else time.time()) - RECENT_HANDSHAKE_SECONDS
+        self.recent_handshakes.set(sum(1 for h in latest_handshakes if h and h >= cutoff))
+
+    def serve(self, bind: str) -> Callable[[], None]:
+        """Start the exporter thread on host:port; returns what stops it. Bind to loopback (or a private
+        address) only: the figures reveal how many customers a node has."""
+        host, sep, port = bind.rpartition(":")
+        if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"metrics_bind must be host:port, got {bind!r}")
+        server, _thread = start_http_server(int(port), addr=host.strip("[]") or "127.0.0.1", registry=self.registry)
+        log.info("metrics on http://%s/metrics", bind)
+        return server.shutdown
