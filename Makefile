@@ -8,11 +8,11 @@ PYTEST := $(UV) run --frozen pytest
 WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/vite.config.* -type f 2>/dev/null)
 
 .PHONY: help install run test lint proto bench web \
-        test-unit test-api-sqlite test-api-postgres test-netns test-kernel test-web test-fast
+        test-unit test-api-sqlite test-api-postgres test-multiprocess test-netns test-kernel test-web test-fast
 
 help:
 	@echo "make run    - install, migrate, load demo data, serve http://127.0.0.1:8000"
-	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, netns, kernel VM, web)"
+	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, multiprocess, netns, kernel VM, web)"
 	@echo "make lint   - ruff and mypy on the project, typecheck on the web client"
 	@echo "make proto  - regenerate the agent protocol modules from protos/agent.proto"
 	@echo "make bench  - performance targets of DESIGN.md, printed as figures beside their targets"
@@ -53,6 +53,10 @@ test-api-sqlite: .venv/.installed
 test-api-postgres: .venv/.installed
 	VPN_TEST_DB=postgresql $(PYTEST) -q -p no:cacheprovider tests/api
 
+# Two real control-plane processes on one PostgreSQL database and one Redis (push, agent and job fan-out).
+test-multiprocess: .venv/.installed
+	$(PYTEST) -q -p no:cacheprovider tests/multiprocess
+
 test-netns: .venv/.installed
 	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/agent tests/netns
 
@@ -66,7 +70,7 @@ test-web: webui/node_modules/.installed
 
 # Layers that share nothing run side by side; the kernel VM gets the machine to itself at the end.
 test: install
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-api-sqlite test-api-postgres test-web
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-api-sqlite test-api-postgres test-multiprocess test-web
 	$(MAKE) --no-print-directory test-netns
 	$(MAKE) --no-print-directory test-kernel
 

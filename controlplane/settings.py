@@ -64,6 +64,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     run_jobs: bool = True
     run_grpc: bool = True
     operation_timeout_seconds: float = 60.0
+    expiry_interval_seconds: float = 30.0  # how often the expiry job looks for peers past their date
     database_pool: bool = True
     log_format: str = "text"  # "json": one JSON object per line, for log collectors
     log_level: str = "INFO"
@@ -106,6 +107,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             allowed_origins=origins or (client_url,),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
             operation_timeout_seconds=float(get("OPERATION_TIMEOUT", "60")),
+            expiry_interval_seconds=float(get("EXPIRY_INTERVAL", "30")),
             log_format=get("LOG_FORMAT", "text").lower(),
             log_level=get("LOG_LEVEL", "INFO").upper(),
             metrics_token=get("METRICS_TOKEN"),

@@ -25,7 +25,7 @@ class Jobs:
         self._services = services
         self._holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._scheduler = AsyncIOScheduler(timezone="UTC")
-        self.register("expire_peers", services.peers.expire_due, seconds=30)
+        self.register("expire_peers", services.peers.expire_due, seconds=services.settings.expiry_interval_seconds)
         self.register("operation_timeouts", services.operations.expire_overdue, seconds=5)
 
     def register(self, name: str, job: Job, seconds: float) -> None:

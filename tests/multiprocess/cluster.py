@@ -1,0 +1,85 @@
+"""Real control-plane processes sharing one PostgreSQL database and one Redis, as on several hosts."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+ADMIN = ("jefa", "jefa-clave-segura-1")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ControlPlaneProcess:
+    """`python -m controlplane serve` on free loopback ports; `shared` settings are the same for every process."""
+
+    def __init__(self, name: str, workdir: Path, shared: dict[str, str]) -> None:
+        self.name = name
+        self.http_port = free_port()
+        self.grpc_port = free_port()
+        self.url = f"http://127.0.0.1:{self.http_port}"
+        self.grpc_target = f"127.0.0.1:{self.grpc_port}"
+        self.log_path = workdir / f"{name}.log"
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "VPN_VAR_DIR": str(workdir / name),
+            "VPN_HTTP_BIND": f"127.0.0.1:{self.http_port}",
+            "VPN_GRPC_BIND": self.grpc_target,
+            "VPN_LOG_FORMAT": "json",
+            **shared,
+        }
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def cli(self, *args: str) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "controlplane", *args], env=self.env, cwd=REPO, capture_output=True, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"controlplane {' '.join(args)} failed:\n{done.stderr.decode()}")
+
+    def start(self) -> None:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "controlplane", "serve"],
+                env=self.env,
+                cwd=REPO,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def wait_ready(self, within: float = 30) -> None:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if self.proc is not None and self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise RuntimeError(f"control plane {self.name} did not become ready:\n{self.log()}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -1,0 +1,100 @@
+"""A scripted node agent: speaks the real gRPC protocol, applies nothing, answers every operation with ok.
+
+Stands for a VPN node where the test (or benchmark) cares about what the control plane sends, not about
+WireGuard: the real agent's own apply path is covered by the netns layer and bench/agent_sync.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
+import grpc
+
+from controlplane.wgkeys import generate_keypair
+from protos import agent_pb2, agent_pb2_grpc
+
+
+class ScriptedAgent:
+    def __init__(self, target: str, node_id: str, credential: str, retry_seconds: float = 0.1) -> None:
+        self.target = target
+        self.node_id = node_id
+        self.credential = credential
+        self.retry_seconds = retry_seconds
+        self.public_key = generate_keypair()[1]
+        self.full_states: list[tuple[float, agent_pb2.FullState]] = []  # (monotonic time received, message)
+        self.deltas: asyncio.Queue[agent_pb2.Delta] = asyncio.Queue()
+        self.all_deltas: list[agent_pb2.Delta] = []
+        self.connected = asyncio.Event()
+        self.sessions = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run_forever(), name=f"scripted-agent-{self.node_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def next_delta(self, within: float = 10) -> agent_pb2.Delta:
+        async with asyncio.timeout(within):
+            return await self.deltas.get()
+
+    async def wait_full_state(self, count: int = 1, within: float = 10) -> agent_pb2.FullState:
+        async with asyncio.timeout(within):
+            while len(self.full_states) < count:
+                await asyncio.sleep(0.01)
+        return self.full_states[count - 1][1]
+
+    async def _run_forever(self) -> None:
+        while True:
+            with contextlib.suppress(grpc.aio.AioRpcError):  # the control plane went away: dial again
+                await self._session()
+            self.connected.clear()
+            await asyncio.sleep(self.retry_seconds)
+
+    async def _session(self) -> None:
+        outbox: asyncio.Queue[agent_pb2.AgentMessage] = asyncio.Queue()
+        outbox.put_nowait(
+            agent_pb2.AgentMessage(
+                hello=agent_pb2.Hello(
+                    node_id=self.node_id,
+                    credential=self.credential,
+                    agent_version="scripted",
+                    backend="userspace",
+                    public_key=self.public_key,
+                )
+            )
+        )
+
+        async def requests() -> AsyncIterator[agent_pb2.AgentMessage]:
+            while True:
+                yield await outbox.get()
+
+        options = [("grpc.max_receive_message_length", 256 << 20)]
+        async with grpc.aio.insecure_channel(self.target, options=options) as channel:
+            stub = agent_pb2_grpc.NodeControlStub(channel)
+            self.sessions += 1
+            async for message in stub.Connect(requests()):
+                kind = message.WhichOneof("payload")
+                if kind == "full_state":
+                    self.full_states.append((time.monotonic(), message.full_state))
+                    self.connected.set()
+                    body = message.full_state
+                elif kind == "delta":
+                    self.all_deltas.append(message.delta)
+                    self.deltas.put_nowait(message.delta)
+                    body = message.delta
+                elif kind == "refused":
+                    raise RuntimeError(f"refused: {message.refused.code}")
+                else:
+                    continue
+                outbox.put_nowait(
+                    agent_pb2.AgentMessage(
+                        result=agent_pb2.OperationResult(operation_id=body.operation_id, serial=body.serial, ok=True)
+                    )
+                )

@@ -1,0 +1,181 @@
+"""Several control-plane processes behind a load balancer: what one process does reaches browsers and agents
+attached to the other, and the scheduled jobs run once for the whole deployment."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+import websockets
+
+from tests.multiprocess.cluster import ADMIN, ControlPlaneProcess
+from tests.multiprocess.conftest import EXPIRY_INTERVAL, Cluster
+from tests.multiprocess.scripted_agent import ScriptedAgent
+
+PASSWORD = "clave-del-cliente-1"
+
+
+async def admin_client(process: ControlPlaneProcess) -> httpx.AsyncClient:
+    http = httpx.AsyncClient(base_url=process.url, timeout=10)
+    answer = await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})
+    assert answer.status_code == 200, answer.text
+    http.headers["Authorization"] = f"Bearer {answer.json()['access']}"
+    return http
+
+
+async def customer_client(process: ControlPlaneProcess, username: str) -> httpx.AsyncClient:
+    http = httpx.AsyncClient(base_url=process.url, timeout=10)
+    answer = await http.post("/api/client/login", json={"username": username, "password": PASSWORD})
+    assert answer.status_code == 200, answer.text
+    http.headers["Authorization"] = f"Bearer {answer.json()['access']}"
+    return http
+
+
+async def new_customer(process: ControlPlaneProcess) -> str:
+    username = f"cliente{uuid.uuid4().hex[:8]}"
+    async with httpx.AsyncClient(base_url=process.url, timeout=10) as http:
+        answer = await http.put("/api/client/register", json={"username": username, "password": PASSWORD})
+    assert answer.status_code == 201, answer.text
+    return username
+
+
+async def new_server(admin: httpx.AsyncClient) -> tuple[str, str]:
+    """A server with a subnet of its own; returns its id and the agent's credential."""
+    octet = uuid.uuid4().int % 200 + 20
+    answer = await admin.post(
+        "/api/admin/servers",
+        json={"name": f"nodo-{uuid.uuid4().hex[:6]}", "address": "127.0.0.1", "tunnel_subnet": f"10.{octet}.0.0/16"},
+    )
+    assert answer.status_code == 201, answer.text
+    return answer.json()["server"]["id"], answer.json()["credential"]
+
+
+@pytest.fixture
+async def admin(cluster: Cluster) -> AsyncIterator[httpx.AsyncClient]:
+    http = await admin_client(cluster.first)
+    yield http
+    await http.aclose()
+
+
+async def attached_agent(process: ControlPlaneProcess, server_id: str, credential: str) -> ScriptedAgent:
+    agent = ScriptedAgent(process.grpc_target, server_id, credential)
+    agent.start()
+    await agent.wait_full_state()
+    return agent
+
+
+async def next_push(ws: Any, kind: str, within: float = 10) -> dict[str, Any]:
+    async with asyncio.timeout(within):
+        while True:
+            message = json.loads(await ws.recv())
+            if message["type"] == kind:
+                return message  # type: ignore[no-any-return]
+
+
+async def test_a_push_made_through_one_process_reaches_a_browser_on_the_other(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    server_id, credential = await new_server(admin)
+    agent = await attached_agent(cluster.first, server_id, credential)
+    username = await new_customer(cluster.first)
+    created = await admin.post("/api/admin/peers", json={"username": username, "name": "movil", "server": server_id})
+    assert created.status_code == 201, created.text
+    peer_id = created.json()["id"]
+    await agent.next_delta()  # the creation reached the node
+    customer = await customer_client(cluster.first, username)
+    token = customer.headers["Authorization"].removeprefix("Bearer ")
+    try:
+        # The browser holds its socket on the second process; the request and the agent's answer go to the first.
+        async with websockets.connect(f"ws://127.0.0.1:{cluster.second.http_port}/ws?token={token}") as ws:
+            assert (await next_push(ws, "auth"))["data"] == {"username": username}
+            answer = await customer.patch(f"/api/client/accounts/peers/{peer_id}", json={"operation": "regenerate"})
+            assert answer.status_code == 202, answer.text
+            push = await next_push(ws, "updated_peer")
+            while push["data"]["processing"]:
+                push = await next_push(ws, "updated_peer")
+            assert push["message"] == "Peer movil regenerado correctamente."
+            assert push["data"]["id"] == peer_id
+    finally:
+        await customer.aclose()
+        await agent.stop()
+
+
+async def test_an_agent_on_one_process_gets_a_change_made_through_the_other(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    server_id, credential = await new_server(admin)
+    agent = await attached_agent(cluster.second, server_id, credential)
+    try:
+        username = await new_customer(cluster.first)
+        created = await admin.post(
+            "/api/admin/peers", json={"username": username, "name": "portatil", "server": server_id}
+        )
+        assert created.status_code == 201, created.text
+        delta = await agent.next_delta()
+        customer = await customer_client(cluster.first, username)
+        config = (await customer.get(f"/api/client/accounts/peers/{created.json()['id']}")).text
+        await customer.aclose()
+        client_private = next(line.split("=", 1)[1].strip() for line in config.splitlines() if "PrivateKey" in line)
+        from controlplane.wgkeys import public_key_of
+
+        assert [p.public_key for p in delta.upsert_peers] == [public_key_of(client_private)]
+        # Each process counts the agents it holds: the second holds this one, the first none of it.
+        async with httpx.AsyncClient(timeout=5) as http:
+            first = (await http.get(f"{cluster.first.url}/metrics")).text
+            second = (await http.get(f"{cluster.second.url}/metrics")).text
+        assert "vpn_nodes_connected 0.0" in first
+        assert "vpn_nodes_connected 1.0" in second
+    finally:
+        await agent.stop()
+
+
+async def test_the_expiry_job_disables_each_expired_peer_once_across_both_processes(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    server_id, credential = await new_server(admin)
+    agent = await attached_agent(cluster.first, server_id, credential)
+    username = await new_customer(cluster.second)
+    peer_ids = []
+    for n in range(24):
+        answer = await admin.post(
+            "/api/admin/peers", json={"username": username, "name": f"equipo{n}", "server": server_id, "days": 30}
+        )
+        assert answer.status_code == 201, answer.text
+        peer_ids.append(answer.json()["id"])
+    conn = await asyncpg.connect(cluster.database_url)
+    try:
+        # Their plans ran out a minute ago: the next run of the job, on whichever process holds its lease, acts.
+        await conn.execute(
+            "UPDATE peers SET expiration_date = $1 WHERE id = ANY($2::text[])",
+            datetime.now(UTC) - timedelta(minutes=1),
+            peer_ids,
+        )
+        async with asyncio.timeout(20):
+            while await conn.fetchval("SELECT count(*) FROM peers WHERE id = ANY($1::text[]) AND active", peer_ids):
+                await asyncio.sleep(0.1)
+        await asyncio.sleep(EXPIRY_INTERVAL * 6)  # both processes' jobs fire several more times meanwhile
+        disables = await conn.fetch(
+            "SELECT peer_id, count(*) AS n FROM node_operations WHERE kind = 'disable' AND peer_id = ANY($1::text[])"
+            " GROUP BY peer_id",
+            peer_ids,
+        )
+    finally:
+        await conn.close()
+        await agent.stop()
+    assert {row["peer_id"]: row["n"] for row in disables} == dict.fromkeys(peer_ids, 1)
+    removed = [key for delta in agent.all_deltas for key in delta.remove_peers]
+    assert len(removed) == len(set(removed)) == len(peer_ids)
+    handled = 0
+    for process in cluster.processes:
+        for line in process.log().splitlines():
+            entry = json.loads(line) if line.startswith("{") else {}
+            if entry.get("message", "").startswith("job expire_peers handled"):
+                handled += int(entry["message"].split()[3])
+    assert handled == len(peer_ids)
