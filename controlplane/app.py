@@ -21,6 +21,7 @@ from controlplane.domain.accounts.controllers import (
     SettingsController,
 )
 from controlplane.domain.announcements.controllers import HomeController
+from controlplane.domain.invoices.controllers import InvoiceController, PaymentGatewayController
 from controlplane.domain.peers.controllers import MirrorController, PeerController
 from controlplane.domain.plans.controllers import PlanController
 from controlplane.domain.servers.controllers import AdminServerController
@@ -46,6 +47,8 @@ ROUTE_HANDLERS: list[Any] = [
     PeerController,
     MirrorController,
     PlanController,
+    InvoiceController,
+    PaymentGatewayController,
     HomeController,
     AdminServerController,
     live_socket,

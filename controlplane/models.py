@@ -3,6 +3,7 @@
 from controlplane.db import Base
 from controlplane.domain.accounts.models import LoginSession, OneTimeLink, RefreshToken, User
 from controlplane.domain.announcements.models import Announcement, ClientRelease
+from controlplane.domain.invoices.models import Invoice
 from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.servers.models import Server
@@ -13,6 +14,7 @@ __all__ = [
     "Announcement",
     "Base",
     "ClientRelease",
+    "Invoice",
     "JobLease",
     "LoginSession",
     "NodeOperation",

@@ -14,6 +14,7 @@ from controlplane.crypto import SecretBox
 from controlplane.db import create_engine, create_sessionmaker
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
+from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.servers.service import ServerService
@@ -21,6 +22,7 @@ from controlplane.domain.switches.service import SwitchService
 from controlplane.mail import Mailer
 from controlplane.observability.metrics import ControlPlaneMetrics
 from controlplane.passwords import Passwords
+from controlplane.payments import build_gateways
 from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from controlplane.realtime.bus import EventBus
 from controlplane.realtime.hub import PushHub
@@ -47,6 +49,7 @@ class Services:
     servers: ServerService
     peers: PeerService
     metrics: ControlPlaneMetrics
+    invoices: InvoiceService
 
     async def start(self) -> None:
         await self.bus.start()
@@ -76,6 +79,7 @@ def build_services(settings: Settings) -> Services:
     operations = OperationService(bus, settings.operation_timeout_seconds)
     metrics = ControlPlaneMetrics()
     operations.count_outcome = metrics.record_operation_outcome
+    peers = PeerService(box, operations, hub, settings.client_url)
     return Services(
         settings=settings,
         box=box,
@@ -93,6 +97,7 @@ def build_services(settings: Settings) -> Services:
         agents=agents,
         operations=operations,
         servers=ServerService(box),
-        peers=PeerService(box, operations, hub, settings.client_url),
+        peers=peers,
         metrics=metrics,
+        invoices=InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings),
     )

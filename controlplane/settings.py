@@ -69,6 +69,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_format: str = "text"  # "json": one JSON object per line, for log collectors
     log_level: str = "INFO"
     metrics_token: str = ""  # "" = /metrics answers only to loopback clients not coming through the proxy
+    # Payment gateways (docs/payments.md): credentials, base URLs (tests point them at local fakes), timeouts.
+    qvapay_app_id: str = ""
+    qvapay_app_secret: str = ""
+    qvapay_base_url: str = "https://api.qvapay.com/v2"
+    remesita_api_key: str = ""
+    remesita_api_secret: str = ""
+    remesita_business_unit_id: str = ""
+    remesita_base_url: str = "https://api.remesita.com/rest/v1"
+    remesita_sandbox: bool = False
+    payments_timeout_seconds: float = 15.0
+    invoice_ttl_hours: int = 24
 
     @property
     def captcha_enabled(self) -> bool:
@@ -111,4 +122,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             log_format=get("LOG_FORMAT", "text").lower(),
             log_level=get("LOG_LEVEL", "INFO").upper(),
             metrics_token=get("METRICS_TOKEN"),
+            qvapay_app_id=get("QVAPAY_APP_ID"),
+            qvapay_app_secret=get("QVAPAY_APP_SECRET"),
+            qvapay_base_url=get("QVAPAY_BASE_URL", "https://api.qvapay.com/v2").rstrip("/"),
+            remesita_api_key=get("REMESITA_API_KEY"),
+            remesita_api_secret=get("REMESITA_API_SECRET"),
+            remesita_business_unit_id=get("REMESITA_BUSINESS_UNIT_ID"),
+            remesita_base_url=get("REMESITA_BASE_URL", "https://api.remesita.com/rest/v1").rstrip("/"),
+            remesita_sandbox=get("REMESITA_SANDBOX").lower() in ("1", "true", "yes"),
+            payments_timeout_seconds=float(get("PAYMENTS_TIMEOUT", "15")),
+            invoice_ttl_hours=int(get("INVOICE_TTL_HOURS", "24")),
         )

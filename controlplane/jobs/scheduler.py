@@ -1,4 +1,5 @@
-"""Scheduled jobs (APScheduler): peer expiry and operation timeouts, each run once across processes."""
+"""Scheduled jobs (APScheduler): peer expiry, operation timeouts, invoice reconciliation and expiry, each run once
+across processes."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ class Jobs:
         self._scheduler = AsyncIOScheduler(timezone="UTC")
         self.register("expire_peers", services.peers.expire_due, seconds=services.settings.expiry_interval_seconds)
         self.register("operation_timeouts", services.operations.expire_overdue, seconds=5)
+        self.register("reconcile_invoices", services.invoices.reconcile, seconds=60)
+        self.register("expire_invoices", services.invoices.expire_stale, seconds=300)
 
     def register(self, name: str, job: Job, seconds: float) -> None:
         self._scheduler.add_job(

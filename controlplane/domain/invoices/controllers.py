@@ -1,0 +1,93 @@
+"""Invoice endpoints: the customer's purchase (spec section 7), gateway notifications and the return from a gateway."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post, put
+from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.response import Redirect
+
+from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, SwitchesDep, not_in_maintenance
+from controlplane.domain.invoices import schemas
+from controlplane.domain.invoices.service import Outcome
+from controlplane.payments.base import GatewayError, GatewayUnavailable
+
+
+class InvoiceController(Controller):
+    path = "/api/client/invoices"
+    tags = ["invoices"]
+    guards = [not_in_maintenance]
+    dependencies = CUSTOMER
+
+    @put("/", operation_id="createInvoice")
+    async def create(
+        self,
+        services: ServicesDep,
+        db: DB,
+        customer: Customer,
+        switches: SwitchesDep,
+        data: JSONBody[schemas.InvoiceRequest],
+    ) -> schemas.InvoiceCreated:
+        invoices = services.invoices
+        invoice = await invoices.open(db, customer.user_id, data, switches)
+        invoice = await invoices.start_payment(db, invoice)
+        label = invoices.gateways[invoice.gateway].label
+        return schemas.InvoiceCreated(
+            payment_url=invoice.payment_url or "",
+            message=f"Factura creada. Complete el pago en {label}.",
+            remote_id=invoice.remote_id,
+            gateway=invoice.gateway,
+        )
+
+    @get("/{remote_id:str}", operation_id="getInvoice")
+    async def read(
+        self, services: ServicesDep, db: DB, customer: Customer, remote_id: FromPath[str]
+    ) -> schemas.InvoiceDetails:
+        invoice = await services.invoices.owned(db, customer.user_id, remote_id)
+        return services.invoices.details(invoice)
+
+
+def _answer(outcome: Outcome) -> Response[dict[str, Any]]:
+    # Gateways retry notifications that are not answered 2xx; a handled one (credited or not) is answered 200.
+    return Response({"received": True, "credited": outcome.credited, "result": outcome.reason}, status_code=200)
+
+
+def _gateway_down() -> Response[dict[str, Any]]:
+    # The payment could not be read back: the gateway will notify again, and the reconciliation job checks too.
+    body = {"message": "No se pudo verificar el pago con la pasarela; se reintentará.", "code": "gateway_unavailable"}
+    return Response(body, status_code=502)
+
+
+class PaymentGatewayController(Controller):
+    """What gateways and the customer's browser call without a session; exempt from maintenance (money moves)."""
+
+    path = "/api/payments"
+    tags = ["payments"]
+
+    @post("/qvapay/webhook", operation_id="qvapayNotification", status_code=200)
+    async def qvapay(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[dict[str, Any]]:
+        body = await request.body()
+        try:
+            outcome = await services.invoices.notified("qvapay", body, dict(request.headers), {})
+        except (GatewayUnavailable, GatewayError):
+            return _gateway_down()
+        return _answer(outcome)
+
+    @post("/remesita/{remote_id:str}/{secret:str}", operation_id="remesitaNotification", status_code=200)
+    async def remesita(
+        self, request: Request[Any, Any, Any], services: ServicesDep, remote_id: FromPath[str], secret: FromPath[str]
+    ) -> Response[dict[str, Any]]:
+        body = await request.body()
+        path = {"remote_id": remote_id, "secret": secret}
+        try:
+            outcome = await services.invoices.notified("remesita", body, dict(request.headers), path)
+        except (GatewayUnavailable, GatewayError):
+            return _gateway_down()
+        return _answer(outcome)
+
+    @get("/return/{remote_id:str}", operation_id="paymentReturn")
+    async def back_from_gateway(
+        self, services: ServicesDep, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
+    ) -> Redirect:
+        return Redirect(await services.invoices.return_target(db, remote_id, status), status_code=302)

@@ -1,0 +1,38 @@
+"""What customers send and see of invoices (spec sections 3 and 7; decisions in docs/api.md)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+ShortText = Annotated[str, msgspec.Meta(max_length=64)]
+
+
+class InvoiceRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """`PUT /api/client/invoices`. `operation` is accepted as another name for `mode` (the spec uses both)."""
+
+    plan: ShortText | int
+    mode: ShortText | None = None
+    operation: ShortText | None = None
+    peer: ShortText | int | None = None
+    gateway: ShortText | None = None  # 'qvapay' or 'remesita'; absent: the first enabled one (QvaPay first)
+
+
+class InvoiceCreated(msgspec.Struct):
+    payment_url: str
+    message: str
+    remote_id: str
+    gateway: str
+
+
+class InvoiceDetails(msgspec.Struct):
+    remote_id: str
+    plan_name: str
+    peer_name: str
+    amount: str  # USD, two decimals
+    transaction_uuid: str | None
+    status: str
+    gateway: str
+    created: datetime

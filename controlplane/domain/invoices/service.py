@@ -1,0 +1,463 @@
+"""Invoice rules: opening one, starting its payment at a gateway, crediting it exactly once, and the two jobs.
+
+Crediting never trusts a notification: it only names the payment, which is then read back from the gateway. The
+credit itself is one conditional state change (`UPDATE ... WHERE status IN (creditable) RETURNING`) in the same
+transaction as the peer creation or extension and its plans_history row, so the same payment seen twice, at the
+same time, or after the reconciliation job already handled it, credits once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+import msgspec
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from controlplane.crypto import random_token
+from controlplane.db import after_commit, transaction, utcnow
+from controlplane.domain.invoices import schemas
+from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
+from controlplane.domain.peers.models import Peer, PlanHistory
+from controlplane.domain.peers.service import PeerService, validate_peer_name
+from controlplane.domain.plans.models import Plan
+from controlplane.domain.switches.service import Switches
+from controlplane.errors import Conflict, DomainError, Invalid, NotFound
+from controlplane.payments.base import (
+    Gateway,
+    GatewayError,
+    GatewayUnavailable,
+    PaymentRecord,
+    PaymentRequest,
+    PaymentStatus,
+    RejectedNotification,
+)
+from controlplane.realtime.hub import Push, PushHub
+from controlplane.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PEER_REQUIRED = "Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer"
+# Statuses a confirmed payment still credits: money that arrived after expiry or a cancel is not lost.
+CREDITABLE = (InvoiceStatus.PENDING, InvoiceStatus.EXPIRED, InvoiceStatus.CANCELED)
+RECONCILE_BATCH = 200
+GATEWAY_ORDER = ("qvapay", "remesita")  # which gateway a purchase uses when both are on and none is named
+
+
+class PaymentsDisabled(Conflict):
+    code = "payments_disabled"
+    message = "Los pagos en línea no están disponibles en este momento. Contacte con soporte para adquirir un plan."
+
+
+class GatewayDown(DomainError):
+    # 502, not 503: the web client reads every 503 as maintenance.
+    status_code = 502
+    code = "gateway_unavailable"
+    message = "La pasarela de pago no responde en este momento. Intente de nuevo en unos minutos."
+
+
+class InvoiceNotFound(NotFound):
+    code = "invoice_not_found"
+    message = "Factura no encontrada."
+
+
+class NotificationRefused(DomainError):
+    status_code = 401
+    code = "notification_refused"
+    message = "Notificación rechazada."
+
+
+@dataclass(frozen=True)
+class Outcome:
+    credited: bool
+    reason: str  # credited, pending, canceled, failed, amount_mismatch, already_handled, other_payment, no_reference
+
+
+class InvoiceService:
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        gateways: dict[str, Gateway],
+        peers: PeerService,
+        hub: PushHub,
+        settings: Settings,
+    ) -> None:
+        self._sessionmaker = sessionmaker
+        self.gateways = gateways
+        self._peers = peers
+        self._hub = hub
+        self._settings = settings
+
+    # --- purchase -------------------------------------------------------------------------------------------
+
+    def choose_gateway(self, switches: Switches, requested: str | None) -> Gateway:
+        enabled = [self.gateways[name] for name in GATEWAY_ORDER if getattr(switches, f"allow_payments_{name}", False)]
+        if not enabled:
+            raise PaymentsDisabled()
+        if not requested:
+            return enabled[0]
+        chosen = self.gateways.get(requested.strip().lower())
+        if chosen is None or chosen not in enabled:
+            raise Invalid(
+                "La pasarela de pago elegida no está disponible.",
+                code="gateway_not_available",
+                fields={"gateway": "Pasarela no disponible."},
+            )
+        return chosen
+
+    async def open(self, db: AsyncSession, user_id: str, data: schemas.InvoiceRequest, switches: Switches) -> Invoice:
+        """Validate a purchase and record its invoice (pending, no payment yet)."""
+        try:
+            mode = InvoiceMode(data.mode or data.operation or "")
+        except ValueError:
+            raise Invalid(
+                "Modo de compra desconocido: debe ser new_peer o add_plan.",
+                code="invalid_mode",
+                fields={"mode": "Debe ser new_peer o add_plan."},
+            ) from None
+        gateway = self.choose_gateway(switches, data.gateway)
+        plan = await db.get(Plan, str(data.plan))
+        if plan is None or not plan.visible:
+            raise NotFound("Plan no encontrado.", code="plan_not_found")
+        peer_text = str(data.peer).strip() if data.peer is not None else ""
+        if not peer_text:
+            raise Invalid(PEER_REQUIRED, code="peer_required", fields={"peer": PEER_REQUIRED})
+        peer_id: str | None = None
+        if mode is InvoiceMode.NEW_PEER:
+            peer_name = validate_peer_name(peer_text)
+            if await self._name_taken(db, user_id, peer_name):
+                raise Conflict(
+                    "Ya tiene un peer con ese nombre.", code="peer_name_taken", fields={"peer": "Ya existe."}
+                )
+        else:
+            peer = await self._peers.owned(db, user_id, peer_text)
+            if peer.manual_payment:
+                raise Conflict(
+                    "Este peer se paga de forma manual: contacte con soporte para renovarlo.",
+                    code="manual_payment_peer",
+                )
+            peer_id, peer_name = peer.id, peer.name
+        if not gateway.configured:
+            log.error("%s is enabled but its credentials are not set (VPN_%s_*)", gateway.name, gateway.name.upper())
+            raise GatewayDown(
+                "La pasarela de pago no está configurada. Contacte con soporte.", code="gateway_not_configured"
+            )
+        invoice = Invoice(
+            remote_id=random_token(18),
+            user_id=user_id,
+            gateway=gateway.name,
+            mode=mode,
+            plan_id=plan.id,
+            plan_name=plan.name,
+            validity_hours=plan.validity_hours,
+            amount=plan.price,
+            peer_id=peer_id,
+            peer_name=peer_name,
+        )
+        db.add(invoice)
+        await db.flush()
+        return invoice
+
+    async def start_payment(self, db: AsyncSession, invoice: Invoice) -> Invoice:
+        """Ask the gateway for the payment page. The invoice is committed first and the transaction released, so no
+        database lock is held while the gateway answers; if it fails, the invoice stays, marked failed, for admins."""
+        await db.commit()
+        gateway = self.gateways[invoice.gateway]
+        request = PaymentRequest(
+            remote_id=invoice.remote_id,
+            amount=invoice.amount,
+            description=f"{self._settings.product_name}: plan {invoice.plan_name}, peer {invoice.peer_name}",
+            notify_url=gateway.notify_url(invoice.remote_id),
+            success_url=self._return_url(invoice.remote_id, "success"),
+            cancel_url=self._return_url(invoice.remote_id, "canceled"),
+        )
+        try:
+            created = await gateway.create_payment(request)
+        except (GatewayUnavailable, GatewayError) as exc:
+            log.warning("invoice %s: %s did not create the payment: %s", invoice.remote_id, gateway.name, exc)
+            invoice.status = InvoiceStatus.FAILED
+            invoice.problem = str(exc)[:255]
+            await db.commit()
+            if isinstance(exc, GatewayUnavailable):
+                raise GatewayDown() from exc
+            raise GatewayDown(
+                "La pasarela de pago rechazó la solicitud. Intente de nuevo más tarde o contacte con soporte.",
+                code="gateway_error",
+            ) from exc
+        invoice.payment_url = created.payment_url
+        invoice.transaction_id = created.reference
+        invoice.gateway_record = {"created": created.raw}
+        await db.flush()
+        return invoice
+
+    def _return_url(self, remote_id: str, status: str) -> str:
+        return f"{self._settings.client_url}/api/payments/return/{remote_id}?status={status}"
+
+    async def return_target(self, db: AsyncSession, remote_id: str, status: str) -> str:
+        """Where the customer's browser lands after the gateway: the dashboard's payment page."""
+        invoice = await self._by_remote_id(db, remote_id)
+        params = {"status": status if status in ("success", "canceled") else "unknown"}
+        if invoice is not None and invoice.transaction_id:
+            params["transaction_uuid"] = invoice.transaction_id
+        params["remote_id"] = remote_id
+        return f"{self._settings.client_url}/dashboard/payment?{urlencode(params)}"
+
+    # --- reading --------------------------------------------------------------------------------------------
+
+    async def owned(self, db: AsyncSession, user_id: str, remote_id: str) -> Invoice:
+        """The user's own invoice; anyone else's answers exactly like a missing one."""
+        invoice = await self._by_remote_id(db, remote_id)
+        if invoice is None or invoice.user_id != user_id:
+            raise InvoiceNotFound()
+        return invoice
+
+    def details(self, invoice: Invoice) -> schemas.InvoiceDetails:
+        return schemas.InvoiceDetails(
+            remote_id=invoice.remote_id,
+            plan_name=invoice.plan_name,
+            peer_name=invoice.peer_name,
+            amount=f"{invoice.amount:.2f}",
+            transaction_uuid=invoice.transaction_id,
+            status=invoice.status.value,
+            gateway=invoice.gateway,
+            created=invoice.created,
+        )
+
+    async def _by_remote_id(self, db: AsyncSession, remote_id: str) -> Invoice | None:
+        if len(remote_id) > 64:
+            return None
+        return (await db.execute(select(Invoice).where(Invoice.remote_id == remote_id))).scalar_one_or_none()
+
+    # --- crediting ------------------------------------------------------------------------------------------
+
+    async def notified(self, gateway_name: str, body: bytes, headers: dict[str, str], path: dict[str, str]) -> Outcome:
+        """A gateway's notification: verified, then the payment read back, then credited at most once."""
+        gateway = self.gateways[gateway_name]
+        try:
+            notification = gateway.verify_notification(body, headers, path)
+        except RejectedNotification as exc:
+            log.warning("%s notification refused: %s", gateway_name, exc)
+            raise NotificationRefused() from exc
+        return await self.check(gateway_name, notification.remote_id, notification.reference)
+
+    async def check(self, gateway_name: str, remote_id: str, reference: str | None = None) -> Outcome:
+        """Read the invoice's payment back from its gateway and credit it if the gateway says it is paid."""
+        async with self._sessionmaker() as db:
+            invoice = await self._by_remote_id(db, remote_id)
+        if invoice is None or invoice.gateway != gateway_name:
+            log.warning("%s notification for an unknown invoice %.64s: ignored", gateway_name, remote_id)
+            raise InvoiceNotFound()
+        if invoice.transaction_id and reference and reference != invoice.transaction_id:
+            log.warning("invoice %s: notification names another payment (%.64s): refused", remote_id, reference)
+            raise NotificationRefused()
+        known = invoice.transaction_id or reference
+        if not known:
+            log.warning("invoice %s: no gateway reference to read the payment back", remote_id)
+            return Outcome(False, "no_reference")
+        record = await self.gateways[gateway_name].lookup(known, remote_id)  # GatewayUnavailable: caller retries
+        return await self.settle(invoice.id, record)
+
+    async def settle(self, invoice_id: str, record: PaymentRecord) -> Outcome:
+        """Apply what the gateway said about the invoice's payment, in one transaction."""
+        async with transaction(self._sessionmaker) as db:
+            invoice = await db.get(Invoice, invoice_id)
+            assert invoice is not None
+            if record.remote_id is not None and record.remote_id != invoice.remote_id:
+                log.warning(
+                    "invoice %s: the gateway's payment belongs to %.64s: not credited",
+                    invoice.remote_id,
+                    record.remote_id,
+                )
+                return Outcome(False, "other_payment")
+            if record.status is PaymentStatus.PENDING:
+                return Outcome(False, "pending")
+            if record.status is not PaymentStatus.PAID:
+                final = InvoiceStatus.CANCELED if record.status is PaymentStatus.CANCELED else InvoiceStatus.FAILED
+                await db.execute(
+                    update(Invoice)
+                    .where(Invoice.id == invoice_id, Invoice.status == InvoiceStatus.PENDING)
+                    .values(status=final, gateway_record=self._record(invoice, record), updated=utcnow())
+                )
+                return Outcome(False, final.value)
+            if record.amount != invoice.amount:
+                problem = f"importe pagado {record.amount} USD distinto del de la factura {invoice.amount} USD"
+                await db.execute(
+                    update(Invoice)
+                    .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
+                    .values(
+                        status=InvoiceStatus.FAILED,
+                        problem=problem,
+                        gateway_record=self._record(invoice, record),
+                        updated=utcnow(),
+                    )
+                )
+                log.warning("invoice %s: %s: not credited", invoice.remote_id, problem)
+                return Outcome(False, "amount_mismatch")
+            claimed = (
+                await db.execute(
+                    update(Invoice)
+                    .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
+                    .values(
+                        status=InvoiceStatus.PAID,
+                        paid_at=utcnow(),
+                        transaction_id=record.reference,
+                        gateway_record=self._record(invoice, record),
+                        problem=None,
+                        updated=utcnow(),
+                    )
+                    .returning(Invoice.id)
+                )
+            ).scalar_one_or_none()
+            if claimed is None:
+                return Outcome(False, "already_handled")
+            log.info("invoice %s paid through %s (%s USD)", invoice.remote_id, invoice.gateway, invoice.amount)
+            await self._fulfil(db, invoice_id)
+        return Outcome(True, "credited")
+
+    @staticmethod
+    def _record(invoice: Invoice, record: PaymentRecord) -> dict[str, Any]:
+        kept = dict(invoice.gateway_record or {})
+        kept["payment"] = record.raw
+        return kept
+
+    async def _fulfil(self, db: AsyncSession, invoice_id: str) -> bool:
+        """Create or extend the peer of a paid invoice (held by the caller's conditional update). A failure here
+        (no server with room, the peer deleted) keeps the invoice paid for the job to retry: money is never lost."""
+        invoice = await db.get(Invoice, invoice_id, populate_existing=True)
+        assert invoice is not None
+        try:
+            async with db.begin_nested():
+                peer, pushes = await self._apply(db, invoice)
+        except DomainError as exc:
+            invoice.problem = exc.message[:255]
+            await db.flush()
+            log.warning("invoice %s paid but not fulfilled yet: %s", invoice.remote_id, exc.message)
+            self._push(
+                db,
+                invoice.user_id,
+                Push(
+                    "error",
+                    f"Pago recibido, pero no se pudo completar la compra: {exc.message} "
+                    "Lo reintentaremos en unos minutos.",
+                ),
+            )
+            return False
+        invoice.status = InvoiceStatus.FULFILLED
+        invoice.fulfilled_at = utcnow()
+        invoice.peer_id, invoice.peer_name = peer.id, peer.name
+        invoice.problem = None
+        await db.flush()
+        for push in pushes:
+            self._push(db, invoice.user_id, push)
+        return True
+
+    async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer, list[Push]]:
+        validity = timedelta(hours=invoice.validity_hours)
+        plan = (invoice.plan_id, invoice.plan_name, invoice.amount)
+        if invoice.mode is InvoiceMode.NEW_PEER:
+            peer = await self._create_peer(db, invoice, utcnow() + validity, plan)
+            # created_peer follows when the node confirms (PeerService tells the owner).
+            return peer, [Push("success", f"Pago recibido. Creando el peer {peer.name}...", {"peer_id": peer.id})]
+        if invoice.peer_id is None:
+            raise Conflict("El peer de esta compra ya no existe; contacte con soporte.", code="peer_gone")
+        peer = await self._peers.owned(db, invoice.user_id, invoice.peer_id, lock=True)
+        now = utcnow()
+        start = max(now, peer.expiration_date) if peer.expiration_date else now
+        peer.expiration_date = start + validity
+        peer.plans_history.append(
+            PlanHistory(plan_id=invoice.plan_id, plan_name=invoice.plan_name, plan_price=invoice.amount)
+        )
+        if not peer.active:  # expired and taken off its node: back on it
+            await self._peers.set_active(db, peer, True)
+        await db.flush()
+        view = msgspec.to_builtins(self._peers.view(peer))
+        message = f"Pago recibido. Plan {invoice.plan_name} añadido al peer {peer.name}."
+        return peer, [Push("updated_peer", data=view), Push("success", message, {"peer_id": peer.id})]
+
+    async def _create_peer(
+        self, db: AsyncSession, invoice: Invoice, expiration: Any, plan: tuple[str | None, str, Any]
+    ) -> Peer:
+        """The name chosen at purchase, or, if another purchase took it meanwhile, the same with a number."""
+        base = invoice.peer_name
+        candidates = [base] + [f"{base[:28]}-{n}" for n in range(2, 100)]
+        for name in candidates:
+            try:
+                return await self._peers.create(db, invoice.user_id, name, expiration_date=expiration, plan=plan)
+            except Conflict as exc:
+                if exc.code != "peer_name_taken":
+                    raise
+        raise Conflict("No se encontró un nombre libre para el peer.", code="peer_name_taken")
+
+    def _push(self, db: AsyncSession, user_id: str, push: Push) -> None:
+        send: Callable[[], Any] = lambda: self._hub.push(user_id, push)  # noqa: E731
+        after_commit(db, send)
+
+    async def _name_taken(self, db: AsyncSession, user_id: str, name: str) -> bool:
+        taken = await db.scalar(
+            select(func.count()).select_from(Peer).where(Peer.user_id == user_id, func.lower(Peer.name) == name.lower())
+        )
+        return bool(taken)
+
+    # --- jobs -----------------------------------------------------------------------------------------------
+
+    async def reconcile(self, _job_db: AsyncSession | None = None) -> int:
+        """Job: read back every pending invoice's payment (finds payments whose notification never came) and retry
+        paid invoices not fulfilled yet. It ignores the job's session and opens short ones of its own, so that no
+        database lock is held while gateways answer."""
+        recent = utcnow() - timedelta(hours=2 * self._settings.invoice_ttl_hours)
+        async with self._sessionmaker() as db:
+            rows = (
+                await db.execute(
+                    select(Invoice.id, Invoice.gateway, Invoice.remote_id, Invoice.transaction_id)
+                    .where(
+                        Invoice.transaction_id.is_not(None),
+                        (Invoice.status == InvoiceStatus.PENDING)
+                        | ((Invoice.status == InvoiceStatus.EXPIRED) & (Invoice.created > recent)),
+                    )
+                    .order_by(Invoice.created)
+                    .limit(RECONCILE_BATCH)
+                )
+            ).all()
+        credited = 0
+        for invoice_id, gateway_name, remote_id, reference in rows:
+            try:
+                record = await self.gateways[gateway_name].lookup(reference, remote_id)
+            except (GatewayUnavailable, GatewayError) as exc:
+                log.info("reconcile: invoice %s not checked: %s", remote_id, exc)
+                continue
+            if (await self.settle(invoice_id, record)).credited:
+                credited += 1
+        return credited + await self.retry_unfulfilled()
+
+    async def retry_unfulfilled(self) -> int:
+        async with self._sessionmaker() as db:
+            ids = (await db.execute(select(Invoice.id).where(Invoice.status == InvoiceStatus.PAID))).scalars().all()
+        done = 0
+        for invoice_id in ids:
+            async with transaction(self._sessionmaker) as db:
+                held = (
+                    await db.execute(
+                        update(Invoice)
+                        .where(Invoice.id == invoice_id, Invoice.status == InvoiceStatus.PAID)
+                        .values(updated=utcnow())
+                        .returning(Invoice.id)
+                    )
+                ).scalar_one_or_none()
+                if held is not None and await self._fulfil(db, invoice_id):
+                    done += 1
+        return done
+
+    async def expire_stale(self, db: AsyncSession) -> int:
+        """Job: pending invoices older than the invoice lifetime expire (a later confirmed payment still credits)."""
+        cutoff = utcnow() - timedelta(hours=self._settings.invoice_ttl_hours)
+        result = await db.execute(
+            update(Invoice)
+            .where(Invoice.status == InvoiceStatus.PENDING, Invoice.created < cutoff)
+            .values(status=InvoiceStatus.EXPIRED, updated=utcnow())
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]

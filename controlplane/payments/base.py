@@ -1,0 +1,145 @@
+"""The one interface both payment gateways implement (create a payment, check a notification, read a payment back)."""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import httpx
+
+log = logging.getLogger(__name__)
+
+CENT = Decimal("0.01")
+
+
+class PaymentStatus(enum.StrEnum):
+    PENDING = "pending"
+    PAID = "paid"
+    CANCELED = "canceled"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class PaymentRequest:
+    remote_id: str  # our invoice's public id, sent to the gateway and echoed back in notifications
+    amount: Decimal
+    description: str
+    notify_url: str
+    success_url: str
+    cancel_url: str
+
+
+@dataclass(frozen=True)
+class CreatedPayment:
+    payment_url: str
+    reference: str | None  # the gateway's id for the payment (QvaPay transaction uuid, Remesita reference)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PaymentRecord:
+    """A payment as the gateway itself reports it when asked: the only thing ever credited."""
+
+    reference: str
+    remote_id: str | None
+    amount: Decimal | None
+    status: PaymentStatus
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Notification:
+    """What a verified notification claims; never trusted beyond naming which payment to read back."""
+
+    remote_id: str
+    reference: str | None
+
+
+class GatewayUnavailable(Exception):
+    """Down, slow or answering 5xx: try again later (the reconciliation job does)."""
+
+
+class GatewayError(Exception):
+    """The gateway refused our request or answered something we cannot read."""
+
+
+class RejectedNotification(Exception):
+    """Bad signature, wrong secret, stale timestamp or unreadable body. The text is for logs (no secrets)."""
+
+
+def money(value: Any) -> Decimal | None:
+    """A gateway amount as Decimal with cents; None when absent or unreadable (never via float)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Decimal(str(value)).quantize(CENT)
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def decode_json(content: bytes) -> Any:
+    """JSON with decimals kept exact (amounts must never pass through float)."""
+    return json.loads(content, parse_float=Decimal)
+
+
+def plain(value: Any) -> Any:
+    """Decimals back to strings so a gateway's record can be stored as JSON."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+class Gateway(ABC):
+    name: str
+    label: str  # how customers see it
+
+    def __init__(self, http: httpx.AsyncClient, timeout: float, public_url: str) -> None:
+        self._http = http
+        self._timeout = timeout
+        self._public_url = public_url.rstrip("/")
+
+    @property
+    @abstractmethod
+    def configured(self) -> bool:
+        """Credentials present: without them no payment can be created."""
+
+    @abstractmethod
+    def notify_url(self, remote_id: str) -> str: ...
+
+    @abstractmethod
+    async def create_payment(self, request: PaymentRequest) -> CreatedPayment: ...
+
+    @abstractmethod
+    def verify_notification(self, body: bytes, headers: Mapping[str, str], path: Mapping[str, str]) -> Notification:
+        """Check that the notification comes from the gateway; raise RejectedNotification otherwise."""
+
+    @abstractmethod
+    async def lookup(self, reference: str, remote_id: str) -> PaymentRecord:
+        """Read the payment back from the gateway."""
+
+    async def _request(self, method: str, url: str, **kwargs: Any) -> Any:
+        """One call to the gateway: transport trouble and 5xx are `GatewayUnavailable`, refusals `GatewayError`."""
+        try:
+            answer = await self._http.request(method, url, timeout=self._timeout, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise GatewayUnavailable(f"{self.name}: no answer within {self._timeout:g} s") from exc
+        except httpx.TransportError as exc:
+            raise GatewayUnavailable(f"{self.name}: {type(exc).__name__}") from exc
+        if answer.status_code >= 500:
+            raise GatewayUnavailable(f"{self.name}: HTTP {answer.status_code}")
+        if answer.status_code >= 400:
+            raise GatewayError(f"{self.name}: HTTP {answer.status_code} on {url.rsplit('/', 1)[-1]}")
+        try:
+            return decode_json(answer.content)
+        except ValueError as exc:
+            raise GatewayError(f"{self.name}: the answer is not JSON") from exc

@@ -1,0 +1,537 @@
+"""Plans bought through QvaPay and Remesita, against local fake gateways: invoices, notifications, exactly-once
+fulfilment, the reconciliation and expiry jobs, and every way a notification can be wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from litestar.testing import AsyncTestClient
+from sqlalchemy import func, select, update
+
+from controlplane.db import transaction, utcnow
+from controlplane.domain.invoices.models import Invoice, InvoiceStatus
+from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
+from controlplane.domain.plans.models import Plan
+from controlplane.domain.plans.service import add_plan
+from controlplane.jobs.scheduler import Jobs
+from controlplane.services import Services
+from tests.api.factories import bearer, login, make_peer, make_server, make_user
+from tests.api.test_fanout_redis import RecordingSocket
+from tests.fakes import qvapay as qvapay_fake
+from tests.fakes import remesita as remesita_fake
+from tests.fakes.qvapay import FakeQvaPay
+from tests.fakes.remesita import FakeRemesita
+
+INVOICES = "/api/client/invoices"
+PEER_REQUIRED = "Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer"
+MONTH = timedelta(hours=720)
+
+
+@pytest.fixture(scope="module")
+def qvapay_server() -> Iterator[FakeQvaPay]:
+    with FakeQvaPay() as server:
+        yield server  # type: ignore[misc]
+
+
+@pytest.fixture(scope="module")
+def remesita_server() -> Iterator[FakeRemesita]:
+    with FakeRemesita() as server:
+        yield server  # type: ignore[misc]
+
+
+@pytest.fixture
+def qvapay(qvapay_server: FakeQvaPay) -> FakeQvaPay:
+    qvapay_server.reset()
+    return qvapay_server
+
+
+@pytest.fixture
+def remesita(remesita_server: FakeRemesita) -> FakeRemesita:
+    remesita_server.reset()
+    return remesita_server
+
+
+@pytest.fixture
+def settings_overrides(qvapay: FakeQvaPay, remesita: FakeRemesita) -> dict[str, Any]:
+    return {
+        "qvapay_app_id": qvapay_fake.APP_ID,
+        "qvapay_app_secret": qvapay_fake.APP_SECRET,
+        "qvapay_base_url": qvapay.base_url,
+        "remesita_api_key": remesita_fake.API_KEY,
+        "remesita_api_secret": remesita_fake.API_SECRET,
+        "remesita_business_unit_id": remesita_fake.BUSINESS_UNIT,
+        "remesita_base_url": remesita.base_url,
+        "payments_timeout_seconds": 0.5,
+    }
+
+
+class Shop:
+    """One customer with a server and a monthly plan, the gateways switched as asked, the browser listening."""
+
+    def __init__(self, services: Services, client: AsyncTestClient[Any], fakes: dict[str, Any]) -> None:
+        self.services, self.client, self.fakes = services, client, fakes
+        self.browser = RecordingSocket()
+
+    async def setup(self, *, qvapay: bool = True, remesita: bool = False, server: bool = True) -> Shop:
+        await self.switch(qvapay=qvapay, remesita=remesita)
+        self.server = await make_server(self.services) if server else None
+        async with self.services.sessionmaker.begin() as db:
+            self.plan: Plan = await add_plan(db, "Mensual", 720, Decimal("5.00"), "Un dispositivo")
+        self.user = await make_user(self.services, "ana")
+        self.headers = bearer(await login(self.client, "ana"))
+        self.services.hub.attach(self.user.id, self.browser)
+        return self
+
+    async def switch(self, *, qvapay: bool, remesita: bool) -> None:
+        async with self.services.sessionmaker.begin() as db:
+            await self.services.switches.update(
+                db, {"allow_payments_qvapay": qvapay, "allow_payments_remesita": remesita}
+            )
+
+    async def buy(self, mode: str, peer: str, **extra: Any) -> Any:
+        return await self.client.put(
+            INVOICES, json={"mode": mode, "plan": self.plan.id, "peer": peer, **extra}, headers=self.headers
+        )
+
+    async def pay_and_notify(self, remote_id: str, gateway: str, amount: Decimal | None = None) -> Any:
+        """The customer pays at the gateway, which then notifies the control plane."""
+        if gateway == "qvapay":
+            fake: FakeQvaPay = self.fakes["qvapay"]
+            transaction = fake.by_remote_id(remote_id)["uuid"]
+            fake.pay(transaction, amount)
+            path, body, headers = fake.notification(transaction)
+            return await self.client.post(path, content=body, headers={**headers, "Content-Type": "application/json"})
+        remesita: FakeRemesita = self.fakes["remesita"]
+        reference = remesita.by_custom_id(remote_id)["reference"]
+        remesita.pay(reference, amount)
+        path, body = remesita.notification(reference)
+        return await self.client.post(path, content=body, headers={"Content-Type": "application/json"})
+
+    def pushes(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.browser.received if m["type"] == kind]
+
+    async def invoice(self, remote_id: str) -> Invoice:
+        async with self.services.sessionmaker() as db:
+            found = (await db.execute(select(Invoice).where(Invoice.remote_id == remote_id))).scalar_one()
+        return found
+
+    async def peers(self) -> list[Peer]:
+        async with self.services.sessionmaker() as db:
+            return list((await db.execute(select(Peer).order_by(Peer.created))).scalars())
+
+    async def history_rows(self) -> int:
+        async with self.services.sessionmaker() as db:
+            return int(await db.scalar(select(func.count()).select_from(PlanHistory)) or 0)
+
+
+@pytest.fixture
+async def shop(services: Services, client: AsyncTestClient[Any], qvapay: FakeQvaPay, remesita: FakeRemesita) -> Shop:
+    return Shop(services, client, {"qvapay": qvapay, "remesita": remesita})
+
+
+def close_to(moment: datetime | None, expected: datetime, slack: float = 60) -> bool:
+    return moment is not None and abs((moment - expected).total_seconds()) < slack
+
+
+def remote_id_of(answer: Any) -> str:
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["remote_id"])
+
+
+# --- end to end ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gateway", ["qvapay", "remesita"])
+async def test_a_new_peer_bought_through_each_gateway_is_created_once_paid(shop: Shop, gateway: str) -> None:
+    await shop.setup(qvapay=gateway == "qvapay", remesita=gateway == "remesita")
+    answer = await shop.buy("new_peer", "portatil")
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    fake = shop.fakes[gateway]
+    assert body["payment_url"].startswith(f"{fake.url}/pay/")
+    assert body["gateway"] == gateway and body["message"]
+    remote_id = body["remote_id"]
+    assert len(remote_id) >= 24  # unguessable: it is in URLs
+
+    # What the gateway was asked for: the plan's price as a decimal string and our invoice id.
+    at_gateway = fake.by_remote_id(remote_id) if gateway == "qvapay" else fake.by_custom_id(remote_id)
+    assert at_gateway["amount"] == "5.00"
+    details = await shop.client.get(f"{INVOICES}/{remote_id}", headers=shop.headers)
+    assert details.status_code == 200
+    assert details.json()["status"] == "pending" and details.json()["peer_name"] == "portatil"
+    assert await shop.peers() == []  # nothing before the payment
+
+    notified = await shop.pay_and_notify(remote_id, gateway)
+    assert notified.status_code == 200, notified.text
+    assert notified.json()["credited"] is True
+
+    [peer] = await shop.peers()
+    assert peer.name == "portatil" and peer.user_id == shop.user.id and peer.active
+    assert close_to(peer.expiration_date, utcnow() + MONTH)
+    assert await shop.history_rows() == 1
+    details = (await shop.client.get(f"{INVOICES}/{remote_id}", headers=shop.headers)).json()
+    assert details["status"] == "fulfilled"
+    assert (details["plan_name"], details["peer_name"], details["amount"]) == ("Mensual", "portatil", "5.00")
+    assert details["transaction_uuid"] == (at_gateway["uuid"] if gateway == "qvapay" else at_gateway["reference"])
+    assert [p["message"] for p in shop.pushes("success")] == ["Pago recibido. Creando el peer portatil..."]
+
+    # The node confirms the new peer: the customer's browser hears created_peer with the peer and its plan.
+    assert shop.server is not None
+    async with transaction(shop.services.sessionmaker) as db:  # as the agent's answer is handled
+        await shop.services.operations.covered_by_snapshot(db, shop.server.id, 10**6)
+    [created] = shop.pushes("created_peer")
+    assert created["data"]["name"] == "portatil"
+    assert created["data"]["plans_history"][0]["plan_name"] == "Mensual"
+
+    # The gateway sends the customer back to the dashboard's payment page.
+    back = await shop.client.get(f"/api/payments/return/{remote_id}?status=success", follow_redirects=False)
+    assert back.status_code == 302
+    target = urlsplit(back.headers["location"])
+    assert target.path == "/dashboard/payment"
+    assert parse_qs(target.query) == {
+        "status": ["success"],
+        "transaction_uuid": [details["transaction_uuid"]],
+        "remote_id": [remote_id],
+    }
+
+
+@pytest.mark.parametrize("gateway", ["qvapay", "remesita"])
+async def test_adding_a_plan_extends_from_the_later_of_now_and_the_expiration(shop: Shop, gateway: str) -> None:
+    await shop.setup(qvapay=gateway == "qvapay", remesita=gateway == "remesita")
+    current = await make_peer(shop.services, shop.user, "movil", shop.server)
+    lapsed = await make_peer(shop.services, shop.user, "viejo", shop.server)
+    in_ten_days = utcnow() + timedelta(days=10)
+    async with shop.services.sessionmaker.begin() as db:
+        await db.execute(update(Peer).where(Peer.id == current.id).values(expiration_date=in_ten_days))
+        await db.execute(update(Peer).where(Peer.id == lapsed.id).values(expiration_date=utcnow() - timedelta(days=3)))
+        await shop.services.peers.set_active(db, await shop.services.peers.by_id(db, lapsed.id), False)
+
+    for peer in (current, lapsed):
+        remote_id = remote_id_of(await shop.buy("add_plan", peer.id))
+        assert (await shop.pay_and_notify(remote_id, gateway)).json()["credited"] is True
+
+    stored = {p.name: p for p in await shop.peers()}
+    assert close_to(stored["movil"].expiration_date, in_ten_days + MONTH)  # from the current expiration
+    assert close_to(stored["viejo"].expiration_date, utcnow() + MONTH)  # from now: it had lapsed
+    assert stored["viejo"].active is True  # and it goes back on its node
+    async with shop.services.sessionmaker() as db:
+        enable = await db.scalar(
+            select(func.count())
+            .select_from(NodeOperation)
+            .where(NodeOperation.peer_id == lapsed.id, NodeOperation.kind == "enable")
+        )
+    assert enable == 1
+    assert await shop.history_rows() == 2
+    updated = shop.pushes("updated_peer")
+    assert [u["data"]["name"] for u in updated] == ["movil", "viejo"]
+    assert updated[0]["data"]["plans_history"][-1] == {
+        "plan_name": "Mensual",
+        "plan_price": "5.00",
+        "created": updated[0]["data"]["plans_history"][-1]["created"],
+    }
+    assert "Plan Mensual añadido al peer movil" in shop.pushes("success")[0]["message"]
+
+
+# --- the purchase's rules -----------------------------------------------------------------------------------
+
+
+async def test_purchases_are_refused_with_a_spanish_reason_and_leave_nothing_behind(shop: Shop) -> None:
+    await shop.setup(qvapay=False, remesita=False)
+    own = await make_peer(shop.services, shop.user, "movil", shop.server)
+    other_user = await make_user(shop.services, "beto")
+    foreign = await make_peer(shop.services, other_user, "ajeno", shop.server)
+    manual = await make_peer(shop.services, shop.user, "manual", shop.server)
+    async with shop.services.sessionmaker.begin() as db:
+        await db.execute(update(Peer).where(Peer.id == manual.id).values(manual_payment=True))
+
+    closed = await shop.buy("new_peer", "portatil")
+    assert closed.status_code == 409
+    assert closed.json() == {
+        "message": "Los pagos en línea no están disponibles en este momento. "
+        "Contacte con soporte para adquirir un plan.",
+        "code": "payments_disabled",
+    }
+
+    await shop.switch(qvapay=True, remesita=False)
+    cases: list[tuple[dict[str, Any], int, str]] = [
+        ({"mode": "new_peer", "peer": ""}, 422, "peer_required"),
+        ({"mode": "add_plan"}, 422, "peer_required"),
+        ({"mode": "new_peer", "peer": "mi portátil!"}, 422, "invalid_peer_name"),
+        ({"mode": "new_peer", "peer": "MOVIL"}, 409, "peer_name_taken"),
+        ({"mode": "add_plan", "peer": foreign.id}, 404, "peer_not_found"),
+        ({"mode": "add_plan", "peer": "no-existe"}, 404, "peer_not_found"),
+        ({"mode": "add_plan", "peer": manual.id}, 409, "manual_payment_peer"),
+        ({"mode": "regalar", "peer": "x"}, 422, "invalid_mode"),
+        ({"mode": "new_peer", "peer": "tablet", "plan": "no-existe"}, 404, "plan_not_found"),
+        ({"mode": "new_peer", "peer": "tablet", "gateway": "remesita"}, 422, "gateway_not_available"),
+        ({"mode": "new_peer", "peer": "tablet", "precio": "0.01"}, 422, "invalid"),
+    ]
+    for body, status, code in cases:
+        answer = await shop.client.put(INVOICES, json={"plan": shop.plan.id, **body}, headers=shop.headers)
+        assert (answer.status_code, answer.json()["code"]) == (status, code), body
+        assert answer.json()["message"]
+    required = await shop.client.put(INVOICES, json={"plan": shop.plan.id, "mode": "new_peer"}, headers=shop.headers)
+    assert required.json()["message"] == PEER_REQUIRED
+
+    async with shop.services.sessionmaker() as db:
+        assert await db.scalar(select(func.count()).select_from(Invoice)) == 0
+    assert (await shop.buy("add_plan", own.id)).status_code == 200  # the one good purchase goes through
+
+
+async def test_with_both_gateways_on_qvapay_is_used_unless_the_customer_names_one(shop: Shop) -> None:
+    await shop.setup(qvapay=True, remesita=True)
+    default = await shop.buy("new_peer", "uno")
+    chosen = await shop.buy("new_peer", "dos", gateway="remesita")
+    assert default.json()["gateway"] == "qvapay"
+    assert chosen.json()["gateway"] == "remesita"
+    assert chosen.json()["payment_url"].startswith(shop.fakes["remesita"].url)
+
+
+async def test_another_users_invoice_answers_404(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    await make_user(shop.services, "beto")
+    intruder = bearer(await login(shop.client, "beto"))
+    for path in (f"{INVOICES}/{remote_id}", f"{INVOICES}/no-existe"):
+        answer = await shop.client.get(path, headers=intruder)
+        assert answer.status_code == 404
+        assert answer.json() == {"message": "Factura no encontrada.", "code": "invoice_not_found"}
+
+
+# --- notifications that must not credit ---------------------------------------------------------------------
+
+
+async def test_a_forged_qvapay_signature_is_refused_without_asking_the_gateway(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    path, body, headers = fake.notification(transaction, secret="not-the-app-secret", status="paid")
+    fake.reset()
+    answer = await shop.client.post(path, content=body, headers=headers)
+    assert answer.status_code == 401
+    assert answer.json()["code"] == "notification_refused"
+    unsigned = await shop.client.post(path, content=body)
+    assert unsigned.status_code == 401
+    assert fake.calls == []  # not even read back
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.PENDING
+    assert await shop.peers() == []
+
+
+async def test_a_wrong_remesita_url_secret_is_refused(shop: Shop) -> None:
+    await shop.setup(qvapay=False, remesita=True)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    fake: FakeRemesita = shop.fakes["remesita"]
+    reference = fake.by_custom_id(remote_id)["reference"]
+    fake.pay(reference)
+    path, body = fake.notification(reference)
+    forged = path.rsplit("/", 1)[0] + "/adivinado"
+    answer = await shop.client.post(forged, content=body)
+    assert answer.status_code == 401
+    # The right secret but another invoice's id in the body: refused too.
+    mixed = await shop.client.post(path, content=body.replace(remote_id.encode(), b"otra-factura"))
+    assert mixed.status_code == 401
+    assert await shop.peers() == []
+
+
+@pytest.mark.parametrize("gateway", ["qvapay", "remesita"])
+async def test_a_replayed_notification_credits_nothing_more(shop: Shop, gateway: str) -> None:
+    await shop.setup(qvapay=gateway == "qvapay", remesita=gateway == "remesita")
+    peer = await make_peer(shop.services, shop.user, "movil", shop.server)
+    remote_id = remote_id_of(await shop.buy("add_plan", peer.id))
+    assert (await shop.pay_and_notify(remote_id, gateway)).json()["credited"] is True
+    extended = (await shop.peers())[0].expiration_date
+
+    # The same notification again, later: handled, nothing credited.
+    if gateway == "qvapay":
+        path, body, headers = shop.fakes["qvapay"].notification(shop.fakes["qvapay"].by_remote_id(remote_id)["uuid"])
+    else:
+        path, body = shop.fakes["remesita"].notification(shop.fakes["remesita"].by_custom_id(remote_id)["reference"])
+        headers = {}
+    again = await shop.client.post(path, content=body, headers=headers)
+    assert again.status_code == 200
+    assert again.json() == {"received": True, "credited": False, "result": "already_handled"}
+    assert (await shop.peers())[0].expiration_date == extended
+    assert await shop.history_rows() == 1
+
+
+async def test_an_old_qvapay_notification_is_refused_as_a_replay(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.pay(transaction)
+    path, body, headers = fake.notification(transaction, timestamp=int(time.time()) - 3600)
+    answer = await shop.client.post(path, content=body, headers=headers)
+    assert answer.status_code == 401
+    assert await shop.peers() == []
+
+
+@pytest.mark.parametrize("gateway", ["qvapay", "remesita"])
+async def test_a_payment_of_the_wrong_amount_is_not_credited(shop: Shop, gateway: str) -> None:
+    await shop.setup(qvapay=gateway == "qvapay", remesita=gateway == "remesita")
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    answer = await shop.pay_and_notify(remote_id, gateway, amount=Decimal("0.50"))
+    assert answer.status_code == 200
+    assert answer.json()["credited"] is False and answer.json()["result"] == "amount_mismatch"
+    invoice = await shop.invoice(remote_id)
+    assert invoice.status is InvoiceStatus.FAILED and invoice.problem and "0.50" in invoice.problem
+    assert invoice.gateway_record and invoice.gateway_record["payment"]["amount"] == "0.50"
+    assert await Jobs(shop.services).run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 0
+    assert await shop.peers() == []
+
+
+async def test_notifications_for_unknown_invoices_are_refused(shop: Shop) -> None:
+    await shop.setup(qvapay=True, remesita=True)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.pay(transaction)
+    path, body, headers = fake.notification(transaction, remote_id="factura-inventada")
+    signed = await shop.client.post(path, content=body, headers=headers)  # validly signed, but not ours
+    assert signed.status_code == 404
+    assert signed.json()["code"] == "invoice_not_found"
+
+    remesita_url = shop.services.invoices.gateways["remesita"].notify_url("factura-inventada")
+    unknown = await shop.client.post(urlsplit(remesita_url).path, content=b'{"status": "paid"}')
+    assert unknown.status_code == 404
+    assert await shop.peers() == []
+
+
+# --- exactly once -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["new_peer", "add_plan"])
+async def test_duplicate_and_concurrent_notifications_credit_once(shop: Shop, mode: str) -> None:
+    await shop.setup()
+    peer = await make_peer(shop.services, shop.user, "movil", shop.server) if mode == "add_plan" else None
+    remote_id = remote_id_of(await shop.buy(mode, peer.id if peer else "portatil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.pay(transaction)
+    path, body, headers = fake.notification(transaction)
+
+    answers = await asyncio.gather(*(shop.client.post(path, content=body, headers=headers) for _ in range(6)))
+    assert [a.status_code for a in answers] == [200] * 6
+    assert sum(a.json()["credited"] for a in answers) == 1
+    # ...and the reconciliation job finding the same payment afterwards credits nothing either.
+    assert await Jobs(shop.services).run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 0
+
+    peers = await shop.peers()
+    assert len(peers) == 1
+    assert await shop.history_rows() == 1
+    expected = (peer.expiration_date or utcnow()) if peer else utcnow()
+    assert close_to(peers[0].expiration_date, expected + MONTH)
+    assert len(shop.pushes("success")) == 1
+
+
+# --- gateway trouble and the jobs ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("trouble", ["down", "slow"])
+async def test_a_gateway_down_or_slow_at_purchase_gives_a_clear_error(shop: Shop, trouble: str) -> None:
+    await shop.setup()
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    if trouble == "down":
+        fake.down = True
+    else:
+        fake.delay = 1.5  # the control plane waits 0.5 s in these tests
+    started = time.monotonic()
+    answer = await shop.buy("new_peer", "portatil")
+    assert time.monotonic() - started < 1.4
+    assert answer.status_code == 502
+    assert answer.json() == {
+        "message": "La pasarela de pago no responde en este momento. Intente de nuevo en unos minutos.",
+        "code": "gateway_unavailable",
+    }
+    async with shop.services.sessionmaker() as db:
+        [kept] = (await db.execute(select(Invoice))).scalars().all()
+    assert kept.status is InvoiceStatus.FAILED and kept.problem  # kept for the admins, never paid
+    fake.reset()
+    assert (await shop.buy("new_peer", "portatil")).status_code == 200  # once it is back, buying works
+
+
+async def test_a_payment_that_could_not_be_read_back_is_credited_by_the_job(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.pay(transaction)
+    path, body, headers = fake.notification(transaction)
+    fake.down = True
+    answer = await shop.client.post(path, content=body, headers=headers)
+    assert answer.status_code == 502  # the gateway will notify again
+    assert answer.json()["code"] == "gateway_unavailable"
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.PENDING
+
+    jobs = Jobs(shop.services)
+    assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 0  # still down
+    fake.down = False
+    assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 1
+    assert [p.name for p in await shop.peers()] == ["portatil"]
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
+
+
+async def test_a_missed_notification_is_found_by_reconciliation(shop: Shop) -> None:
+    await shop.setup(qvapay=False, remesita=True)
+    peer = await make_peer(shop.services, shop.user, "movil", shop.server)
+    remote_id = remote_id_of(await shop.buy("add_plan", peer.id))
+    unpaid = remote_id_of(await shop.buy("new_peer", "sin-pagar"))
+    fake: FakeRemesita = shop.fakes["remesita"]
+    fake.pay(fake.by_custom_id(remote_id)["reference"])  # paid, but the IPN never arrives
+
+    jobs = Jobs(shop.services)
+    assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 1
+    assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 0
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
+    assert (await shop.invoice(unpaid)).status is InvoiceStatus.PENDING
+    assert close_to((await shop.peers())[0].expiration_date, utcnow() + MONTH)
+
+
+async def test_stale_invoices_expire_but_a_late_payment_still_credits(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    fresh = remote_id_of(await shop.buy("new_peer", "otro"))
+    async with shop.services.sessionmaker.begin() as db:
+        await db.execute(
+            update(Invoice).where(Invoice.remote_id == remote_id).values(created=utcnow() - timedelta(hours=25))
+        )
+    assert await Jobs(shop.services).run_once("expire_invoices", shop.services.invoices.expire_stale, 300) == 1
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.EXPIRED
+    assert (await shop.invoice(fresh)).status is InvoiceStatus.PENDING
+
+    assert (await shop.pay_and_notify(remote_id, "qvapay")).json()["credited"] is True
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
+
+
+async def test_a_paid_invoice_waits_for_a_server_with_room_and_is_fulfilled_later(shop: Shop) -> None:
+    await shop.setup(server=False)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    answer = await shop.pay_and_notify(remote_id, "qvapay")
+    assert answer.status_code == 200 and answer.json()["credited"] is True
+    invoice = await shop.invoice(remote_id)
+    assert invoice.status is InvoiceStatus.PAID and invoice.problem == "No hay servidores disponibles temporalmente."
+    [error] = shop.pushes("error")
+    assert error["message"].startswith("Pago recibido, pero no se pudo completar la compra")
+
+    await make_server(shop.services)
+    assert await Jobs(shop.services).run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 1
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
+    assert [p.name for p in await shop.peers()] == ["portatil"]
+    assert await shop.history_rows() == 1
+
+
+async def test_notifications_are_handled_during_maintenance(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    async with shop.services.sessionmaker.begin() as db:
+        await shop.services.switches.update(db, {"maintenance": True})
+    assert (await shop.client.get(f"{INVOICES}/{remote_id}", headers=shop.headers)).status_code == 503
+    assert (await shop.pay_and_notify(remote_id, "qvapay")).json()["credited"] is True
