@@ -22,6 +22,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "netns"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common import result
 from control_plane import ADMIN, ControlPlane
 
 from controlplane.wgkeys import generate_keypair
@@ -114,6 +115,12 @@ async def main() -> None:
     print(
         f"regenerate -> updated_peer over {ROUNDS} rounds: p50 {p50:.1f} ms (target < 25), "
         f"p99 {p99:.1f} ms (target < 100)"
+    )
+    result(
+        "API call to browser push (regenerate -> updated_peer)",
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms",
+        "p50 < 25 ms, p99 < 100 ms",
+        p50 < 25 and p99 < 100,
     )
 
 

@@ -49,10 +49,11 @@ class ControlPlaneProcess:
         if done.returncode != 0:
             raise RuntimeError(f"controlplane {' '.join(args)} failed:\n{done.stderr.decode()}")
 
-    def start(self) -> None:
+    def start(self, argv: list[str] | None = None) -> None:
+        """Start `python -m controlplane serve` (or `argv` after the interpreter: benchmarks add a route)."""
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "controlplane", "serve"],
+                [sys.executable, *(argv or ["-m", "controlplane", "serve"])],
                 env=self.env,
                 cwd=REPO,
                 stdout=log,

@@ -9,12 +9,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
 
 import grpc
 
 from controlplane.wgkeys import generate_keypair
 from protos import agent_pb2, agent_pb2_grpc
+
+
+class _Outbox:
+    """The request stream: a plain async iterator (an async generator complains when gRPC closes it mid-wait)."""
+
+    def __init__(self, queue: asyncio.Queue[agent_pb2.AgentMessage]) -> None:
+        self._queue = queue
+
+    def __aiter__(self) -> _Outbox:
+        return self
+
+    async def __anext__(self) -> agent_pb2.AgentMessage:
+        return await self._queue.get()
 
 
 class ScriptedAgent:
@@ -71,15 +83,11 @@ class ScriptedAgent:
             )
         )
 
-        async def requests() -> AsyncIterator[agent_pb2.AgentMessage]:
-            while True:
-                yield await outbox.get()
-
         options = [("grpc.max_receive_message_length", 256 << 20)]
         async with grpc.aio.insecure_channel(self.target, options=options) as channel:
             stub = agent_pb2_grpc.NodeControlStub(channel)
             self.sessions += 1
-            async for message in stub.Connect(requests()):
+            async for message in stub.Connect(_Outbox(outbox)):
                 kind = message.WhichOneof("payload")
                 if kind == "full_state":
                     self.full_states.append((time.monotonic(), message.full_state))

@@ -89,19 +89,25 @@ def status_of(server: Server) -> ServerStatus:
 
 
 def install_steps(server: Server, credential: str, control_url: str) -> str:
+    """The commands of docs/deployment.md ("Adding a VPN node"), with this node's values filled in."""
     return (
-        "# En el servidor Debian nuevo, como root:\n"
-        "apt-get install -y wireguard-tools nftables python3-venv\n"
-        "install -d -m 0750 /etc/vpn-node\n"
+        "# En el servidor Debian nuevo, como root (pasos completos en docs/deployment.md):\n"
+        "apt-get update && apt-get install -y wireguard-tools nftables python3-venv git ca-certificates\n"
+        "useradd --system --no-create-home --shell /usr/sbin/nologin vpn-node\n"
+        "# el código en /opt/vpn-service y su entorno: ver docs/deployment.md\n"
+        "install -d -m 0750 -g vpn-node /etc/vpn-node\n"
         "cat > /etc/vpn-node/agent.toml <<'EOF'\n"
         f'control_url = "{control_url}"\n'
         f'node_id = "{server.id}"\n'
         f'credential = "{credential}"\n'
         f'interface = "{server.interface_name}"\n'
         'backend = "kernel"\n'
+        "# gRPC con TLS (recomendado): la CA del certificado del panel, p. ej.\n"
+        '# tls_ca = "/etc/ssl/certs/ca-certificates.crt"\n'
         "EOF\n"
-        "chmod 600 /etc/vpn-node/agent.toml\n"
-        "systemctl enable --now vpn-node-agent\n"
+        "chown root:vpn-node /etc/vpn-node/agent.toml && chmod 0640 /etc/vpn-node/agent.toml\n"
+        "install -m 0644 /opt/vpn-service/packaging/vpn-node-agent.service /etc/systemd/system/\n"
+        "systemctl daemon-reload && systemctl enable --now vpn-node-agent\n"
     )
 
 
