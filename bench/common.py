@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
 import sys
 import tempfile
@@ -42,7 +43,9 @@ class BenchDeployment:
     def __init__(self, workdir: Path, extra_env: dict[str, str] | None = None) -> None:
         self.workdir = workdir
         self.env = {
-            "VPN_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'bench.sqlite3'}",
+            # SQLite (one host) unless VPN_BENCH_DATABASE_URL names an empty database (e.g. PostgreSQL) to use.
+            "VPN_DATABASE_URL": os.environ.get("VPN_BENCH_DATABASE_URL")
+            or f"sqlite+aiosqlite:///{workdir / 'bench.sqlite3'}",
             "VPN_SECRET_KEY_FILE": str(workdir / "secret.key"),
             "VPN_LOG_LEVEL": "WARNING",  # an access line per request would measure the logger
             **(extra_env or {}),

@@ -80,6 +80,8 @@ def build_services(settings: Settings) -> Services:
     metrics = ControlPlaneMetrics()
     operations.count_outcome = metrics.record_operation_outcome
     peers = PeerService(box, operations, hub, settings.client_url)
+    invoices = InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings)
+    invoices.count_payment = metrics.record_payment
     return Services(
         settings=settings,
         box=box,
@@ -99,5 +101,5 @@ def build_services(settings: Settings) -> Services:
         servers=ServerService(box),
         peers=peers,
         metrics=metrics,
-        invoices=InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings),
+        invoices=invoices,
     )

@@ -20,6 +20,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from sqlalchemy import func, select
 
 from controlplane.db import transaction
+from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.domain.peers.models import NodeOperation
 from controlplane.errors import NotFound, Unauthorized
 from controlplane.observability.logs import log_request, request_id_scope
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 
 # Request latency from ~1 ms to 10 s: API calls sit in the low buckets, slow database moments in the high ones.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-PAYMENT_OUTCOMES = ("created", "paid", "fulfilled", "canceled", "expired", "failed", "rejected")
+# created: payment page opened; paid / fulfilled / canceled / failed: what the invoice became; rejected: a
+# notification that failed verification (forged, or a broken gateway). Expiry shows in vpn_invoices.
+PAYMENT_OUTCOMES = ("created", "paid", "fulfilled", "canceled", "failed", "rejected")
 
 
 class ControlPlaneMetrics:
@@ -62,6 +65,12 @@ class ControlPlaneMetrics:
             ("outcome",),
             registry=self.registry,
         )
+        self.invoices = Gauge(
+            "vpn_invoices",
+            "Invoices in the database by status (deployment-wide: same value on every process).",
+            ("status",),
+            registry=self.registry,
+        )
         self.payments = Counter(
             "vpn_payments",
             "Payments seen by this process, by gateway and outcome.",
@@ -88,9 +97,13 @@ class ControlPlaneMetrics:
         self.nodes_connected.set(len(services.agents))
         async with transaction(services.sessionmaker) as db:
             rows = (await db.execute(select(NodeOperation.status, func.count()).group_by(NodeOperation.status))).all()
+            invoice_rows = (await db.execute(select(Invoice.status, func.count()).group_by(Invoice.status))).all()
         counts = {str(status): count for status, count in rows}
         for status in ("pending", "ok", "failed"):
             self.operations.labels(status).set(counts.get(status, 0))
+        invoice_counts = {str(status): count for status, count in invoice_rows}
+        for invoice_status in InvoiceStatus:
+            self.invoices.labels(invoice_status.value).set(invoice_counts.get(invoice_status.value, 0))
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -535,3 +535,26 @@ async def test_notifications_are_handled_during_maintenance(shop: Shop) -> None:
         await shop.services.switches.update(db, {"maintenance": True})
     assert (await shop.client.get(f"{INVOICES}/{remote_id}", headers=shop.headers)).status_code == 503
     assert (await shop.pay_and_notify(remote_id, "qvapay")).json()["credited"] is True
+
+
+async def test_payments_show_in_the_metrics_by_gateway_and_outcome(shop: Shop) -> None:
+    await shop.setup()
+    paid = remote_id_of(await shop.buy("new_peer", "portatil"))
+    assert (await shop.pay_and_notify(paid, "qvapay")).json()["credited"] is True
+    forged = remote_id_of(await shop.buy("new_peer", "movil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    path, body, headers = fake.notification(fake.by_remote_id(forged)["uuid"], secret="otro", status="paid")
+    assert (await shop.client.post(path, content=body, headers=headers)).status_code == 401
+
+    def counted(outcome: str) -> float | None:
+        return shop.services.metrics.registry.get_sample_value(
+            "vpn_payments_total", {"gateway": "qvapay", "outcome": outcome}
+        )
+
+    assert (counted("created"), counted("paid"), counted("fulfilled"), counted("rejected")) == (2, 1, 1, 1)
+    await shop.services.metrics.refresh(shop.services)
+    by_status = {
+        status: shop.services.metrics.registry.get_sample_value("vpn_invoices", {"status": status})
+        for status in ("pending", "fulfilled")
+    }
+    assert by_status == {"pending": 1, "fulfilled": 1}

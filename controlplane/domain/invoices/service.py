@@ -92,6 +92,8 @@ class InvoiceService:
         self._peers = peers
         self._hub = hub
         self._settings = settings
+        # Each payment event, by gateway and outcome (the metrics count them); set by build_services.
+        self.count_payment: Callable[[str, str], None] = lambda gateway, outcome: None
 
     # --- purchase -------------------------------------------------------------------------------------------
 
@@ -183,6 +185,7 @@ class InvoiceService:
             invoice.status = InvoiceStatus.FAILED
             invoice.problem = str(exc)[:255]
             await db.commit()
+            self.count_payment(gateway.name, "failed")
             if isinstance(exc, GatewayUnavailable):
                 raise GatewayDown() from exc
             raise GatewayDown(
@@ -193,6 +196,7 @@ class InvoiceService:
         invoice.transaction_id = created.reference
         invoice.gateway_record = {"created": created.raw}
         await db.flush()
+        self.count_payment(gateway.name, "created")
         return invoice
 
     def _return_url(self, remote_id: str, status: str) -> str:
@@ -242,6 +246,7 @@ class InvoiceService:
             notification = gateway.verify_notification(body, headers, path)
         except RejectedNotification as exc:
             log.warning("%s notification refused: %s", gateway_name, exc)
+            self.count_payment(gateway_name, "rejected")
             raise NotificationRefused() from exc
         return await self.check(gateway_name, notification.remote_id, notification.reference)
 
@@ -278,11 +283,13 @@ class InvoiceService:
                 return Outcome(False, "pending")
             if record.status is not PaymentStatus.PAID:
                 final = InvoiceStatus.CANCELED if record.status is PaymentStatus.CANCELED else InvoiceStatus.FAILED
-                await db.execute(
+                ended = await db.execute(
                     update(Invoice)
                     .where(Invoice.id == invoice_id, Invoice.status == InvoiceStatus.PENDING)
                     .values(status=final, gateway_record=self._record(invoice, record), updated=utcnow())
                 )
+                if ended.rowcount:  # type: ignore[attr-defined]
+                    self.count_payment(invoice.gateway, final.value)
                 return Outcome(False, final.value)
             if record.amount != invoice.amount:
                 problem = f"importe pagado {record.amount} USD distinto del de la factura {invoice.amount} USD"
@@ -297,6 +304,7 @@ class InvoiceService:
                     )
                 )
                 log.warning("invoice %s: %s: not credited", invoice.remote_id, problem)
+                self.count_payment(invoice.gateway, "failed")
                 return Outcome(False, "amount_mismatch")
             claimed = (
                 await db.execute(
@@ -316,6 +324,7 @@ class InvoiceService:
             if claimed is None:
                 return Outcome(False, "already_handled")
             log.info("invoice %s paid through %s (%s USD)", invoice.remote_id, invoice.gateway, invoice.amount)
+            self.count_payment(invoice.gateway, "paid")
             await self._fulfil(db, invoice_id)
         return Outcome(True, "credited")
 
@@ -349,6 +358,7 @@ class InvoiceService:
             return False
         invoice.status = InvoiceStatus.FULFILLED
         invoice.fulfilled_at = utcnow()
+        self.count_payment(invoice.gateway, "fulfilled")
         invoice.peer_id, invoice.peer_name = peer.id, peer.name
         invoice.problem = None
         await db.flush()
