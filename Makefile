@@ -8,11 +8,12 @@ PYTEST := $(UV) run --frozen pytest
 WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/vite.config.* -type f 2>/dev/null)
 
 .PHONY: help install run test lint proto bench web \
-        test-unit test-api-sqlite test-api-postgres test-multiprocess test-netns test-kernel test-web test-fast
+        test-unit test-api-sqlite test-api-postgres test-multiprocess test-netns test-kernel test-web test-browser \
+        test-fast
 
 help:
 	@echo "make run    - install, migrate, load demo data, serve http://127.0.0.1:8000"
-	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, multiprocess, netns, kernel VM, web)"
+	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, multiprocess, netns, kernel VM, web, browser)"
 	@echo "make lint   - ruff and mypy on the project, typecheck on the web client"
 	@echo "make proto  - regenerate the agent protocol modules from protos/agent.proto"
 	@echo "make bench  - performance targets of DESIGN.md, printed as figures beside their targets"
@@ -68,9 +69,15 @@ test-kernel: .venv/.installed
 test-web: webui/node_modules/.installed
 	cd webui && npm run typecheck --silent && npm test --silent
 
+# Real Chromium (/usr/bin/chromium) against the real control plane (tests/browser/harness.py, own temp dir and
+# port): webui/e2e. Needs the built client; a missing browser fails.
+test-browser: .venv/.installed webui/dist/index.html
+	cd webui && npm run e2e --silent
+
 # Layers that share nothing run side by side; the kernel VM gets the machine to itself at the end.
 test: install
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-api-sqlite test-api-postgres test-multiprocess test-web
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-unit test-api-sqlite test-api-postgres test-multiprocess \
+	    test-web test-browser
 	$(MAKE) --no-print-directory test-netns
 	$(MAKE) --no-print-directory test-kernel
 

@@ -1,0 +1,245 @@
+"""The real control plane for the browser tests (webui/e2e), started once per run.
+
+    uv run --frozen python -m tests.browser.harness
+
+Fresh SQLite database in a temporary directory, migrated and seeded (an admin, customers, plans, two servers each
+with a scripted agent, peers), `python -m controlplane serve` on a free loopback port serving the built webui/dist,
+the fake captcha's siteverify endpoint, and mail written to the outbox folder so a test can read a link from it.
+When ready it prints ONE line of JSON (see `describe`) on stdout; it stops everything when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from controlplane.domain.accounts.models import Role
+from controlplane.domain.plans.service import add_plan
+from controlplane.domain.servers.service import ServerInput
+from controlplane.services import build_services
+from controlplane.settings import Settings
+from tests.browser.scripted_agent import run_scripted_agent
+from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
+
+REPO = Path(__file__).resolve().parents[2]
+ADMIN = ("jefa", "jefa-clave-segura-1")
+# Customers: ana (peers, rooms owner), beto (rooms guest), carla (settings; her password changes), dani (peers
+# screen only, so the change-server and regenerate scenarios do not disturb the others).
+CUSTOMERS = {
+    "ana": {"password": "ana-clave-segura-1", "alias": "Ana", "peers": ["movil", "portatil"]},
+    "beto": {"password": "beto-clave-segura-1", "alias": "Beto", "peers": ["consola"]},
+    "carla": {"password": "carla-clave-segura-1", "alias": None, "peers": []},
+    "dani": {"password": "dani-clave-segura-1", "alias": None, "peers": ["tablet"]},
+}
+PLANS = [
+    ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
+    ("Trimestral", 90 * 24, Decimal("13.50"), "Un dispositivo. Todos los servidores. Ahorra un 10%"),
+    ("Anual", 365 * 24, Decimal("48.00"), "Un dispositivo. Todos los servidores. Ahorra un 20%"),
+]
+SERVERS = [
+    ServerInput(
+        name="habana-1",
+        address="habana-1.vpn.test",
+        tunnel_subnet="10.61.0.0/24",
+        ubication="La Habana",
+        allow_partys=True,
+    ),
+    ServerInput(name="madrid-1", address="madrid-1.vpn.test", tunnel_subnet="10.62.0.0/24", ubication="Madrid"),
+]
+CAPTCHA_SITE_KEY = "browser-test-site-key"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def environment(workdir: Path, port: int, captcha_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VPN_")}
+    url = f"http://127.0.0.1:{port}"
+    env.update(
+        VPN_VAR_DIR=str(workdir / "var"),
+        VPN_HTTP_BIND=f"127.0.0.1:{port}",
+        VPN_GRPC_BIND=f"unix:{workdir / 'grpc.sock'}",
+        VPN_CLIENT_URL=url,
+        VPN_PRODUCT_NAME="VPN Pruebas",
+        VPN_SUPPORT_URL="https://soporte.vpn.test/",
+        VPN_CAPTCHA_PROVIDER="hcaptcha",
+        VPN_CAPTCHA_SITE_KEY=CAPTCHA_SITE_KEY,
+        VPN_CAPTCHA_SECRET=SECRET,
+        VPN_CAPTCHA_VERIFY_URL=captcha_url,
+        VPN_WEBUI_DIST=str(REPO / "webui" / "dist"),
+        VPN_OPERATION_TIMEOUT="20",
+        PYTHONPATH=str(REPO),
+    )
+    return env
+
+
+async def seed(settings: Settings) -> dict[str, str]:
+    """Users, plans and servers straight into the database; returns the agents' credentials by server id."""
+    services = build_services(settings)
+    credentials: dict[str, str] = {}
+    try:
+        async with services.sessionmaker.begin() as db:
+            await services.accounts.create_user(db, *ADMIN, Role.ADMIN)
+            for username, spec in CUSTOMERS.items():
+                await services.accounts.create_user(db, username, str(spec["password"]), Role.CUSTOMER)
+            for order, (name, hours, price, description) in enumerate(PLANS):
+                await add_plan(db, name, hours, price, description, sort_order=order)
+            for data in SERVERS:
+                server, credential = await services.servers.create(db, data)
+                credentials[server.id] = credential
+    finally:
+        await services.close()
+    return credentials
+
+
+async def wait_until(check: Any, what: str, within: float = 30) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if await check():
+            return
+        await asyncio.sleep(0.2)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+async def place_peers(url: str, server_ids: list[str]) -> None:
+    """Aliases through the customer API, peers through the admin API (the real creation path, agents confirm)."""
+    async with httpx.AsyncClient(base_url=url, timeout=20) as http:
+        staff = (await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})).json()
+        staff_headers = {"Authorization": f"Bearer {staff['access']}"}
+
+        async def agents_online() -> bool:
+            servers = (await http.get("/api/admin/servers", headers=staff_headers)).json()
+            return all(s["online"] for s in servers)
+
+        await wait_until(agents_online, "the scripted agents to connect")
+        for username, spec in CUSTOMERS.items():
+            login = await http.post(
+                "/api/client/login", json={"username": username, "password": spec["password"], "remember": False}
+            )
+            login.raise_for_status()
+            headers = {"Authorization": f"Bearer {login.json()['access']}"}
+            if spec["alias"]:
+                (
+                    await http.patch("/api/client/settings", headers=headers, json={"alias": spec["alias"]})
+                ).raise_for_status()
+            for name in spec["peers"]:
+                answer = await http.post(
+                    "/api/admin/peers",
+                    headers=staff_headers,
+                    json={"username": username, "name": name, "server": server_ids[0], "days": 30},
+                )
+                answer.raise_for_status()
+
+            async def settled(h: dict[str, str] = headers) -> bool:
+                peers = (await http.get("/api/client/accounts/peers", headers=h)).json()
+                return not any(p["processing"] for p in peers)
+
+            await wait_until(settled, f"{username}'s peers to be applied")
+            await http.post("/api/logout", json={"refresh": login.json()["refresh"]})
+
+
+def describe(url: str, workdir: Path, server_ids: list[str]) -> dict[str, Any]:
+    """What the browser tests get (webui/e2e/harness.ts has the same shape as a type)."""
+    return {
+        "url": url,
+        "admin": {"username": ADMIN[0], "password": ADMIN[1]},
+        "customers": {name: {"username": name, **spec} for name, spec in CUSTOMERS.items()},
+        "servers": [
+            {"id": sid, "name": s.name, "address": s.address} for sid, s in zip(server_ids, SERVERS, strict=True)
+        ],
+        "plans": [{"name": p[0], "price": str(p[2])} for p in PLANS],
+        "outbox": str(workdir / "var" / "outbox"),
+        "captcha": {"site_key": CAPTCHA_SITE_KEY, "token": GOOD_TOKEN},
+        "log": str(workdir / "controlplane.log"),
+    }
+
+
+async def serve_until_stdin_closes(
+    proc: subprocess.Popen[bytes], env: dict[str, str], credentials: dict[str, str], workdir: Path
+) -> None:
+    url = env["VPN_CLIENT_URL"]
+    log_path = workdir / "controlplane.log"
+
+    async def serving() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"control plane exited:\n{log_path.read_text()}")
+        with contextlib.suppress(httpx.TransportError):
+            async with httpx.AsyncClient() as http:
+                return (await http.get(f"{url}/api/client/status", timeout=1)).status_code == 200
+        return False
+
+    await wait_until(serving, "the control plane to serve")
+    agents = [
+        asyncio.create_task(run_scripted_agent(env["VPN_GRPC_BIND"], sid, cred)) for sid, cred in credentials.items()
+    ]
+    try:
+        server_ids = list(credentials)
+        await place_peers(url, server_ids)
+        print(json.dumps(describe(url, workdir, server_ids)), flush=True)
+        # Until the test runner closes our stdin (or signals us).
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        reader = asyncio.create_task(asyncio.to_thread(sys.stdin.buffer.read))
+        waiter = asyncio.create_task(stop.wait())
+        await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+    finally:
+        for task in agents:
+            task.cancel()
+
+
+def main() -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="vpn-browser-"))
+    port = free_port()
+    try:
+        with FakeCaptcha() as captcha:
+            env = environment(workdir, port, captcha.url)
+            subprocess.run(
+                [sys.executable, "-m", "controlplane", "migrate"], env=env, cwd=REPO, check=True, capture_output=True
+            )
+            credentials = asyncio.run(seed(Settings.from_env(env)))
+            with (workdir / "controlplane.log").open("ab") as log:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "controlplane", "serve"],
+                    env=env,
+                    cwd=REPO,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            try:
+                asyncio.run(serve_until_stdin_closes(proc, env, credentials, workdir))
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    finally:
+        if os.environ.get("VPN_BROWSER_KEEP_TMP") == "1":
+            print(f"kept {workdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+/**
+ * The browser side of the layer: Debian's Chromium through playwright-core, one browser per test file, and the
+ * helpers every scenario uses (log in, screenshots, the admin API, the mail outbox, the captcha stand-in).
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type Account, harness } from './harness';
+
+export const CHROMIUM = process.env.VPN_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
+/** How long a scenario waits for something a user would see (pushes included). */
+export const PATIENCE = 10_000;
+
+/** Waits until the element is shown (playwright-core has no `expect`; this is its auto-waiting). */
+export async function visible(locator: Locator): Promise<void> {
+  await locator.waitFor({ state: 'visible', timeout: PATIENCE });
+}
+
+/** Waits until the element is gone or hidden. */
+export async function gone(locator: Locator): Promise<void> {
+  await locator.waitFor({ state: 'hidden', timeout: PATIENCE });
+}
+
+/** Waits for the page title (the spec: '<title> - <product name>'). */
+export async function title(page: Page, expected: string): Promise<void> {
+  await expect.poll(() => page.title(), { timeout: PATIENCE }).toBe(expected);
+}
+
+/** Waits until the element's text content equals (or matches) the expected text. */
+export async function text(locator: Locator, expected: string | RegExp): Promise<void> {
+  const poll = expect.poll(async () => ((await locator.textContent()) ?? '').trim(), { timeout: PATIENCE });
+  await (typeof expected === 'string' ? poll.toBe(expected) : poll.toMatch(expected));
+}
+
+/** Sizes used by the scenarios: a laptop, and a phone (under the spec's 768 px breakpoint). */
+export const WIDE = { width: 1280, height: 900 };
+export const NARROW = { width: 390, height: 844 };
+
+/**
+ * Launches Chromium for the tests of one file (beforeAll) and closes it afterwards. Returns a getter because the
+ * browser exists only once the hook has run.
+ */
+export function useBrowser(): () => Browser {
+  let browser: Browser | null = null;
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-default-apps',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser is not launched yet');
+    return browser;
+  };
+}
+
+/**
+ * The captcha provider's script, served in place of https://js.hcaptcha.com/1/api.js: the explicit-render API the
+ * web client uses (render, reset, the onload callback named in the query) with a checkbox that hands over the token
+ * the fake siteverify (tests/fakes/captcha.py) accepts.
+ */
+function captchaStandIn(token: string): string {
+  return `(() => {
+  const onload = new URL(document.currentScript.src).searchParams.get('onload');
+  const widgets = [];
+  window.hcaptcha = {
+    render(container, options) {
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.addEventListener('change', () => box.checked ? options.callback(${JSON.stringify(token)}) : options['expired-callback']());
+      label.append(box, ' No soy un robot (captcha de prueba)');
+      container.append(label);
+      widgets.push(box);
+      return widgets.length - 1;
+    },
+    reset(id) { const box = widgets[id ?? 0]; if (box) box.checked = false; },
+  };
+  if (onload) window[onload]();
+})();`;
+}
+
+/**
+ * A fresh context (own storage, own cookies: a second context is a second user). Requests leaving the loopback are
+ * refused, except the captcha provider's script, which gets the local stand-in.
+ */
+export async function newPage(
+  browser: Browser,
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const { url, captcha } = harness();
+  const context = await browser.newContext({
+    baseURL: url,
+    viewport: options.viewport ?? WIDE,
+    locale: 'es-ES',
+    acceptDownloads: true,
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  await context.route(
+    (target) => !target.href.startsWith(url) && !target.protocol.startsWith('data') && !target.protocol.startsWith('blob'),
+    (route) => {
+      if (route.request().url().startsWith('https://js.hcaptcha.com/')) {
+        return route.fulfill({ contentType: 'application/javascript', body: captchaStandIn(captcha.token) });
+      }
+      return route.abort('blockedbyclient');
+    },
+  );
+  context.setDefaultTimeout(PATIENCE);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/** Keeps a full-page screenshot as a test artifact (webui/e2e/artifacts/<name>.png, gitignored). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Let toasts and transitions settle so the picture shows what the user sees.
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Logs in through the login form, as a user would, and waits for the dashboard home. */
+export async function logIn(page: Page, account: Account, options: { remember?: boolean } = {}): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Usuario').fill(account.username);
+  await page.getByLabel('Contraseña', { exact: true }).fill(account.password);
+  if (options.remember) await page.getByLabel('Recordarme').check();
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.waitForURL('**/dashboard/home');
+}
+
+/** Logs out through the user menu and waits for the login page. */
+export async function logOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Menú de usuario' }).click();
+  await page.getByRole('menuitem', { name: 'Cerrar sesión' }).click();
+  await page.waitForURL('**/login');
+}
+
+/** A Mantine toast (notification) with this text. */
+export function toastWith(page: Page, text: string | RegExp) {
+  return page.locator('.mantine-Notification-root').filter({ hasText: text });
+}
+
+/** A call to the real API outside the browser (the harness's admin account by default). */
+export async function api(
+  method: string,
+  path: string,
+  options: { body?: unknown; account?: Account; admin?: boolean } = {},
+): Promise<unknown> {
+  const { url, admin } = harness();
+  const asAdmin = options.admin ?? !options.account;
+  const account = options.account ?? admin;
+  const login = await fetch(`${url}${asAdmin ? '/api/admin/login' : '/api/client/login'}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: account.username, password: account.password }),
+  });
+  if (!login.ok) throw new Error(`login of ${account.username} failed: ${login.status} ${await login.text()}`);
+  const { access } = (await login.json()) as { access: string };
+  const answer = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${access}` },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await answer.text();
+  if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${text}`);
+  return text ? (JSON.parse(text) as unknown) : null;
+}
+
+export interface Switches {
+  maintenance?: boolean;
+  allow_registration?: boolean;
+  allow_password_recovery?: boolean;
+  show_landing?: boolean;
+  allow_email?: boolean;
+  allow_partys?: boolean;
+  allow_payments_qvapay?: boolean;
+  allow_payments_remesita?: boolean;
+}
+
+/** Flips runtime switches through PATCH /api/admin/switches; returns the previous values to restore later. */
+export async function setSwitches(changes: Switches): Promise<Switches> {
+  const before = (await api('GET', '/api/admin/switches')) as Required<Switches>;
+  await api('PATCH', '/api/admin/switches', { body: changes });
+  const previous: Switches = {};
+  for (const key of Object.keys(changes) as (keyof Switches)[]) previous[key] = before[key];
+  return previous;
+}
+
+/** The newest mail sent to `to` (raw RFC 822 text) containing `containing`, waiting up to 10 s for it. */
+export async function latestMailTo(to: string, containing = ''): Promise<string> {
+  const { outbox } = harness();
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(outbox).sort().reverse();
+    } catch {
+      names = [];
+    }
+    for (const name of names) {
+      const text = readFileSync(join(outbox, name), 'utf8');
+      const addressed = new RegExp(`^To: ${to.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'mi').test(text);
+      if (addressed && text.replace(/=\r?\n/g, '').includes(containing)) return text;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no mail to ${to} in ${outbox}`);
+}
+
+/** The first link to the control plane's own address in a mail (quoted-printable soft breaks undone). */
+export function linkIn(mail: string): string {
+  const { url } = harness();
+  const body = mail.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const match = body.match(new RegExp(`${url.replace(/[.]/g, '\\.')}/[^\\s"<>]+`));
+  if (!match) throw new Error(`no link in mail:\n${mail}`);
+  return match[0];
+}
+
+/** A unique suffix for names created by a test (users, rooms), so reruns against one harness never collide. */
+export function unique(prefix: string): string {
+  return `${prefix}${Date.now().toString(36).slice(-5)}`;
+}

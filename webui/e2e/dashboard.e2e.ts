@@ -1,0 +1,53 @@
+/** A signed-in customer walks the dashboard: home, plans, help, navigation, 'Recordarme' across a reload. */
+import { describe, expect, test } from 'vitest';
+import { harness } from './harness';
+import { logIn, logOut, newPage, screenshot, text, title, useBrowser, visible } from './browser';
+
+const browser = useBrowser();
+
+describe('the dashboard', () => {
+  test('greets the user, shows home, plans and help, and keeps a remembered session across a reload', async () => {
+    const { ana } = harness().customers;
+    const { page, context } = await newPage(browser());
+    await logIn(page, ana, { remember: true });
+    await title(page, 'Dashboard - VPN Pruebas');
+    await text(page.getByRole('button', { name: 'Menú de usuario' }), 'Bienvenidoana');
+    await visible(page.getByText('¡Bienvenido!'));
+    await visible(page.getByRole('button', { name: 'Contactar Soporte' }));
+    const nav = page.getByRole('navigation', { name: 'Navegación' });
+    for (const entry of ['Home', 'Peers', 'Salas', 'Planes', 'Ayuda']) {
+      await visible(nav.getByRole('link', { name: entry, exact: true }));
+    }
+    await screenshot(page, 'dashboard-home');
+
+    await nav.getByRole('link', { name: 'Planes', exact: true }).click();
+    await page.waitForURL('**/dashboard/plans');
+    for (const plan of harness().plans) await visible(page.getByRole('heading', { name: plan.name, level: 3 }));
+    await screenshot(page, 'dashboard-plans');
+
+    await nav.getByRole('link', { name: 'Ayuda', exact: true }).click();
+    await page.waitForURL('**/dashboard/help');
+    await visible(page.getByRole('heading', { name: 'Centro de Ayuda' }));
+    await visible(page.getByText('Uso de las Salas'));
+    await page.getByRole('button', { name: '¿Puedo usar el servicio en un router?' }).click();
+    await visible(page.getByText(/MikroTik están soportados desde la versión 7\.1/));
+    await screenshot(page, 'dashboard-help');
+
+    // 'Recordarme': both tokens in local storage, so a reload keeps the session.
+    const stored = await page.evaluate(() => Object.keys(window.localStorage));
+    expect(stored).toEqual(expect.arrayContaining(['access_token', 'refresh_token']));
+    await page.reload();
+    await visible(page.getByRole('heading', { name: 'Centro de Ayuda' }));
+
+    await logOut(page);
+    expect(await page.evaluate(() => Object.keys(window.localStorage))).not.toContain('access_token');
+    await context.close();
+  });
+
+  test('without a session the dashboard sends to login', async () => {
+    const { page, context } = await newPage(browser());
+    await page.goto('/dashboard/peers');
+    await page.waitForURL('**/login');
+    await context.close();
+  });
+});

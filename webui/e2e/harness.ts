@@ -1,0 +1,34 @@
+/** What tests/browser/harness.py prints once it serves: the control plane's address and the seeded data. */
+import { inject } from 'vitest';
+
+export interface Account {
+  username: string;
+  password: string;
+}
+
+export interface Customer extends Account {
+  alias: string | null;
+  peers: string[];
+}
+
+export interface Harness {
+  url: string;
+  admin: Account;
+  customers: Record<'ana' | 'beto' | 'carla' | 'dani', Customer>;
+  servers: { id: string; name: string; address: string }[];
+  plans: { name: string; price: string }[];
+  /** Folder the control plane writes mail to (one .eml file per message). */
+  outbox: string;
+  captcha: { site_key: string; token: string };
+  log: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    harness: Harness;
+  }
+}
+
+export function harness(): Harness {
+  return inject('harness');
+}
