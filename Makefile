@@ -72,7 +72,7 @@ test-web: webui/node_modules/.installed
 # Real Chromium (/usr/bin/chromium) against the real control plane (tests/browser/harness.py, own temp dir and
 # port): webui/e2e. Needs the built client; a missing browser fails.
 test-browser: .venv/.installed webui/dist/index.html
-	cd webui && npm run e2e --silent
+	cd webui && UV=$(UV) npm run e2e --silent
 
 # Layers that share nothing run side by side; the kernel VM gets the machine to itself at the end.
 test: install

@@ -54,7 +54,7 @@ describe('peers', () => {
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Regenerar Peer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Regenerar' }).click();
-    await visible(toastWith(page, /regenerado/i));
+    await visible(toastWith(page, 'Peer tablet regenerado correctamente.'));
     const [again] = await Promise.all([
       page.waitForEvent('download'),
       row.getByRole('button', { name: 'Descargar configuración' }).click(),
@@ -73,7 +73,7 @@ describe('peers', () => {
     const dialog = page.getByRole('dialog');
     await visible(dialog.getByText(madrid!.address));
     await dialog.getByRole('button', { name: 'Cambiar' }).click();
-    await visible(toastWith(page, /cambiado/i));
+    await visible(toastWith(page, 'Servidor del peer tablet cambiado. Descargue de nuevo la configuración.'));
     await visible(page.getByRole('row').filter({ hasText: 'tablet' }).getByText(madrid!.address));
     await visible(page.getByRole('row').filter({ hasText: 'tablet' }).getByText('Madrid', { exact: true }));
     await screenshot(page, 'peers-after-change');
