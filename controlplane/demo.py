@@ -31,6 +31,12 @@ async def load_demo(settings: Settings) -> str:
             await services.accounts.create_user(db, *DEMO_CUSTOMER, Role.CUSTOMER)
             for order, (name, hours, price, description) in enumerate(DEMO_PLANS):
                 await add_plan(db, name, hours, price, description, sort_order=order)
+            # Gateways with credentials in the environment (real ones, or the fakes of tests/fakes/run_gateways.py)
+            # are switched on, so purchases can be tried at once.
+            gateways = services.invoices.gateways
+            configured = {f"allow_payments_{name}": True for name, g in gateways.items() if g.configured}
+            if configured:
+                await services.switches.update(db, configured)
             server, credential = await services.servers.create(
                 db,
                 ServerInput(

@@ -19,7 +19,7 @@ Answer = tuple[int, Any, dict[str, str]]  # status, JSON body (or str for HTML),
 class FakeGatewayServer:
     """Subclasses implement `route`. `delay` makes every answer late (a slow gateway); `down` answers 503."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.delay = 0.0
         self.down = False
         self.calls: list[tuple[str, str]] = []  # (method, path) of every request, for assertions
@@ -69,7 +69,7 @@ class FakeGatewayServer:
             def handle_error(self, request: Any, client_address: Any) -> None:
                 pass
 
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

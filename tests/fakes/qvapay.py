@@ -20,8 +20,8 @@ APP_SECRET = "qvapay-test-secret"
 
 
 class FakeQvaPay(FakeGatewayServer):
-    def __init__(self, app_id: str = APP_ID, app_secret: str = APP_SECRET) -> None:
-        super().__init__()
+    def __init__(self, app_id: str = APP_ID, app_secret: str = APP_SECRET, port: int = 0) -> None:
+        super().__init__(port)
         self.app_id, self.app_secret = app_id, app_secret
         self.invoices: dict[str, dict[str, Any]] = {}  # by transaction uuid
 

@@ -20,9 +20,9 @@ BUSINESS_UNIT = "bu-test-1"
 
 class FakeRemesita(FakeGatewayServer):
     def __init__(
-        self, api_key: str = API_KEY, api_secret: str = API_SECRET, business_unit: str = BUSINESS_UNIT
+        self, api_key: str = API_KEY, api_secret: str = API_SECRET, business_unit: str = BUSINESS_UNIT, port: int = 0
     ) -> None:
-        super().__init__()
+        super().__init__(port)
         self.api_key, self.api_secret, self.business_unit = api_key, api_secret, business_unit
         self.tokens: set[str] = set()
         self.links: dict[str, dict[str, Any]] = {}  # by reference
@@ -46,7 +46,8 @@ class FakeRemesita(FakeGatewayServer):
                 link["amount"] = f"{amount:.2f}"
 
     def notification(self, reference: str, **changes: Any) -> tuple[str, bytes]:
-        """The IPN Remesita would send now: (URL path on the merchant, raw body). Unsigned, as Remesita's are."""
+        """The IPN Remesita would send now: (URL path and query on the merchant, raw body). Unsigned, as Remesita's
+        are."""
         with self.lock:
             link = self.links[reference]
             payload = {
@@ -58,7 +59,8 @@ class FakeRemesita(FakeGatewayServer):
                 **changes,
             }
             ipn = link["ipnUrl"]
-        return urlsplit(ipn).path, json.dumps(payload).encode()
+        url = urlsplit(ipn)
+        return f"{url.path}?{url.query}", json.dumps(payload).encode()
 
     # --- the API ----------------------------------------------------------------------------------------------
 

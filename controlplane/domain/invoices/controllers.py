@@ -74,12 +74,12 @@ class PaymentGatewayController(Controller):
             return _gateway_down()
         return _answer(outcome)
 
-    @post("/remesita/{remote_id:str}/{secret:str}", operation_id="remesitaNotification", status_code=200)
+    @post("/remesita/{remote_id:str}", operation_id="remesitaNotification", status_code=200)
     async def remesita(
-        self, request: Request[Any, Any, Any], services: ServicesDep, remote_id: FromPath[str], secret: FromPath[str]
+        self, request: Request[Any, Any, Any], services: ServicesDep, remote_id: FromPath[str], key: FromQuery[str] = ""
     ) -> Response[dict[str, Any]]:
         body = await request.body()
-        path = {"remote_id": remote_id, "secret": secret}
+        path = {"remote_id": remote_id, "secret": key}
         try:
             outcome = await services.invoices.notified("remesita", body, dict(request.headers), path)
         except (GatewayUnavailable, GatewayError):

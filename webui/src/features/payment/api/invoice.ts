@@ -4,7 +4,12 @@ import { api } from '../../../lib/api';
 export interface InvoiceDetails {
   plan_name: string;
   peer_name: string;
+  /** USD as a decimal string ("5.00"). */
   amount: number | string;
+  /** The gateway's transaction id, once known (beyond the spec; see docs/api.md). */
+  transaction_uuid?: string | null;
+  /** pending, paid, fulfilled, canceled, expired or failed. */
+  status?: string;
 }
 
 export function fetchInvoice(remoteId: string, signal?: AbortSignal): Promise<InvoiceDetails> {

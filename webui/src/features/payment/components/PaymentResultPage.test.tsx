@@ -31,6 +31,19 @@ describe('payment result page', () => {
     expect(await screen.findByText('No disponible')).toBeInTheDocument();
   });
 
+  it('takes the transaction id from the invoice when the return URL has none', async () => {
+    fetchInvoice.mockResolvedValue({
+      plan_name: 'Mensual',
+      peer_name: 'tablet',
+      amount: '5.00',
+      transaction_uuid: 'RP12AB',
+      status: 'fulfilled',
+    });
+    renderPayment('?status=success&remote_id=abc');
+    expect(await screen.findByText('RP12AB')).toBeInTheDocument();
+    expect(screen.getByText('5.00 USD')).toBeInTheDocument();
+  });
+
   it('treats any other status as unknown and loads nothing without remote_id', () => {
     renderPayment('?status=pending');
     expect(screen.getByRole('heading', { name: 'Estado de Pago Desconocido' })).toBeInTheDocument();

@@ -30,7 +30,8 @@ function InvoiceSummary({ remoteId, transaction }: { remoteId: string; transacti
     ['Plan', state.data.plan_name],
     ['Peer', state.data.peer_name],
     ['Monto', `${state.data.amount} USD`],
-    ['ID de transacción', transaction || 'No disponible'],
+    // The gateway's return URL carries the id; the invoice knows it too when a gateway leaves it out.
+    ['ID de transacción', transaction || state.data.transaction_uuid || 'No disponible'],
   ];
   return (
     <Table>

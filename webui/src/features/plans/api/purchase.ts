@@ -1,5 +1,6 @@
 /** Purchase calls: the user's peers for the selector and `PUT /api/client/invoices`. */
 import { api } from '../../../lib/api';
+import type { GatewayId } from '../gateways';
 import type { Plan } from './plans';
 
 /** The fields of a peer the purchase dialog needs. */
@@ -17,6 +18,8 @@ export interface InvoiceRequest {
   plan: Plan['id'];
   /** The new peer's name, or the existing peer's id. */
   peer: string | number;
+  /** Sent only when both gateways are on and the customer picked one (the server defaults to QvaPay). */
+  gateway?: GatewayId;
 }
 
 export interface InvoiceAnswer {

@@ -68,6 +68,35 @@ describe('dashboard plans', () => {
     expect(paymentWindow.close).toHaveBeenCalled();
   });
 
+  it('lets the customer pick the gateway when both are enabled', async () => {
+    fetchPlans.mockResolvedValue([yearly]);
+    fetchEligiblePeers.mockResolvedValue([]);
+    createInvoice.mockResolvedValue({ payment_url: 'https://remesita.example/pay/1' });
+    const paymentWindow = { location: { href: '' }, close: vi.fn() };
+    vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
+    renderPlans(testConfig({ allow_payments_qvapay: true, allow_payments_remesita: true }));
+
+    expect(await screen.findByText(/a través de QvaPay o Remesita, nuestros proveedores/)).toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Seleccionar Plan' }));
+    expect(await screen.findByText('Pasarela de pago')).toBeInTheDocument();
+    await user.click(screen.getByRole('radio', { name: 'Remesita' }));
+    await user.type(screen.getByLabelText('Nombre del nuevo peer'), 'tablet');
+    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'tablet', gateway: 'remesita' });
+    await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://remesita.example/pay/1'));
+  });
+
+  it('shows no gateway choice and names the only one enabled', async () => {
+    fetchPlans.mockResolvedValue([yearly]);
+    fetchEligiblePeers.mockResolvedValue([]);
+    renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: true }));
+    expect(await screen.findByText(/a través de Remesita, nuestro proveedor de pagos seguro/)).toBeInTheDocument();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Seleccionar Plan' }));
+    expect(await screen.findByText('Proceder al Pago')).toBeInTheDocument();
+    expect(screen.queryByText('Pasarela de pago')).not.toBeInTheDocument();
+  });
+
   it('offers Contáctanos instead of buying when no gateway is enabled', async () => {
     fetchPlans.mockResolvedValue([yearly]);
     renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: false }));

@@ -5,26 +5,22 @@ import { useState } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePublicConfig, type PublicConfig } from '../../../lib/public-config';
+import { usePublicConfig } from '../../../lib/public-config';
 import { toast } from '../../../lib/toasts';
 import type { Plan } from '../api/plans';
 import { usePlans } from '../hooks/usePlans';
 import { fetchEligiblePeers, type PurchasablePeer } from '../api/purchase';
+import { enabledGateways } from '../gateways';
 import { PlanCard } from './PlanCard';
 import { PlanGrid } from './PlanGrid';
 import { PurchaseDialog } from './PurchaseDialog';
 
-/** The gateway presented as the secure payment provider, or null when neither switch is on. */
-export function enabledGateway(config: Pick<PublicConfig, 'allow_payments_qvapay' | 'allow_payments_remesita'>) {
-  if (config.allow_payments_qvapay) return 'QvaPay';
-  if (config.allow_payments_remesita) return 'Remesita';
-  return null;
-}
 
 export function DashboardPlansPage() {
   const config = usePublicConfig();
   const { state, reload } = usePlans(true);
-  const gateway = enabledGateway(config);
+  const gateways = enabledGateways(config);
+  const canPay = gateways.length > 0;
   const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[] } | null>(null);
   const [opening, setOpening] = useState<Plan['id'] | null>(null);
 
@@ -45,9 +41,10 @@ export function DashboardPlansPage() {
   return (
     <Stack gap="lg">
       <Title order={2}>Planes</Title>
-      {gateway && (
+      {canPay && (
         <Alert color="teal" icon={<IconShieldCheck />} title="Pago seguro">
-          Los pagos se procesan de forma segura a través de {gateway}, nuestro proveedor de pagos seguro.
+          Los pagos se procesan de forma segura a través de {gateways.map((g) => g.label).join(' o ')},{' '}
+          {gateways.length === 1 ? 'nuestro proveedor de pagos seguro.' : 'nuestros proveedores de pagos seguros.'}
         </Alert>
       )}
       {state.status === 'loading' && <LoadingState />}
@@ -67,7 +64,7 @@ export function DashboardPlansPage() {
               key={plan.id}
               plan={plan}
               action={
-                gateway ? (
+                canPay ? (
                   <Button fullWidth loading={opening === plan.id} onClick={() => void choose(plan)}>
                     Seleccionar Plan
                   </Button>
@@ -83,7 +80,14 @@ export function DashboardPlansPage() {
           ))}
         </PlanGrid>
       )}
-      {purchase && <PurchaseDialog plan={purchase.plan} peers={purchase.peers} onClose={() => setPurchase(null)} />}
+      {purchase && (
+        <PurchaseDialog
+          plan={purchase.plan}
+          peers={purchase.peers}
+          gateways={gateways}
+          onClose={() => setPurchase(null)}
+        />
+      )}
     </Stack>
   );
 }

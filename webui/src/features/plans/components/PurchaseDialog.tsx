@@ -5,6 +5,7 @@ import { errorMessage } from '../../../lib/api';
 import { toast } from '../../../lib/toasts';
 import type { Plan } from '../api/plans';
 import { createInvoice, type PurchasablePeer, type PurchaseMode } from '../api/purchase';
+import type { Gateway } from '../gateways';
 import { formatValidity } from '../validity';
 import { formatPrice } from './PlanCard';
 
@@ -13,10 +14,12 @@ export const PEER_REQUIRED_MESSAGE = 'Por favor, seleccione un peer existente o 
 interface Props {
   plan: Plan;
   peers: PurchasablePeer[];
+  /** The enabled gateways; with more than one the customer picks (docs/webui.md). */
+  gateways: Gateway[];
   onClose: () => void;
 }
 
-export function PurchaseDialog({ plan, peers, onClose }: Props) {
+export function PurchaseDialog({ plan, peers, gateways, onClose }: Props) {
   const hasPeers = peers.length > 0;
   // The purchase mode defaults to a new peer when the user has no eligible peer (spec section 4).
   const [mode, setMode] = useState<PurchaseMode>(hasPeers ? 'add_plan' : 'new_peer');
@@ -25,6 +28,7 @@ export function PurchaseDialog({ plan, peers, onClose }: Props) {
   const [peerName, setPeerName] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [gateway, setGateway] = useState(gateways[0]?.id);
 
   const pay = async () => {
     const chosen = peers.find((candidate) => String(candidate.id) === peerId);
@@ -38,7 +42,8 @@ export function PurchaseDialog({ plan, peers, onClose }: Props) {
     // Open the window inside the click so popup blockers allow it; it gets the gateway URL once known.
     const paymentWindow = window.open('', '_blank');
     try {
-      const answer = await createInvoice({ mode, plan: plan.id, peer });
+      const choice = gateways.length > 1 && gateway ? { gateway } : {};
+      const answer = await createInvoice({ mode, plan: plan.id, peer, ...choice });
       if (paymentWindow) paymentWindow.location.href = answer.payment_url;
       else window.open(answer.payment_url, '_blank', 'noopener');
       onClose();
@@ -86,6 +91,19 @@ export function PurchaseDialog({ plan, peers, onClose }: Props) {
             value={peerName}
             onChange={(event) => setPeerName(event.currentTarget.value)}
           />
+        )}
+        {gateways.length > 1 && (
+          <Stack gap={4}>
+            <Text size="sm" fw={500}>
+              Pasarela de pago
+            </Text>
+            <SegmentedControl
+              aria-label="Pasarela de pago"
+              value={gateway}
+              onChange={(value) => setGateway(value as Gateway['id'])}
+              data={gateways.map((option) => ({ value: option.id, label: option.label }))}
+            />
+          </Stack>
         )}
         {problem && (
           <Alert color="red" role="alert">
