@@ -4,7 +4,8 @@
 
 Fresh SQLite database in a temporary directory, migrated and seeded (an admin, customers, plans, two servers each
 with a scripted agent, peers), `python -m controlplane serve` on a free loopback port serving the built webui/dist,
-the fake captcha's siteverify endpoint, and mail written to the outbox folder so a test can read a link from it.
+the fake captcha's siteverify endpoint, the fake QvaPay and Remesita gateways (their 'Pagar'/'Cancelar' pages
+notify the control plane for real), and mail written to the outbox folder so a test can read a link from it.
 When ready it prints ONE line of JSON (see `describe`) on stdout; it stops everything when its stdin closes.
 """
 
@@ -33,7 +34,10 @@ from controlplane.domain.servers.service import ServerInput
 from controlplane.services import build_services
 from controlplane.settings import Settings
 from tests.browser.scripted_agent import run_scripted_agent
+from tests.fakes import qvapay, remesita
 from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
+from tests.fakes.qvapay import FakeQvaPay
+from tests.fakes.remesita import FakeRemesita
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN = ("jefa", "jefa-clave-segura-1")
@@ -69,7 +73,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def environment(workdir: Path, port: int, captcha_url: str) -> dict[str, str]:
+def environment(
+    workdir: Path, port: int, captcha_url: str, gateways: tuple[FakeQvaPay, FakeRemesita]
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VPN_")}
     url = f"http://127.0.0.1:{port}"
     env.update(
@@ -85,6 +91,13 @@ def environment(workdir: Path, port: int, captcha_url: str) -> dict[str, str]:
         VPN_CAPTCHA_VERIFY_URL=captcha_url,
         VPN_WEBUI_DIST=str(REPO / "webui" / "dist"),
         VPN_OPERATION_TIMEOUT="20",
+        VPN_QVAPAY_APP_ID=qvapay.APP_ID,
+        VPN_QVAPAY_APP_SECRET=qvapay.APP_SECRET,
+        VPN_QVAPAY_BASE_URL=gateways[0].base_url,
+        VPN_REMESITA_API_KEY=remesita.API_KEY,
+        VPN_REMESITA_API_SECRET=remesita.API_SECRET,
+        VPN_REMESITA_BUSINESS_UNIT_ID=remesita.BUSINESS_UNIT,
+        VPN_REMESITA_BASE_URL=gateways[1].base_url,
         PYTHONPATH=str(REPO),
     )
     return env
@@ -155,7 +168,7 @@ async def place_peers(url: str, server_ids: list[str]) -> None:
             await http.post("/api/logout", json={"refresh": login.json()["refresh"]})
 
 
-def describe(url: str, workdir: Path, server_ids: list[str]) -> dict[str, Any]:
+def describe(url: str, workdir: Path, server_ids: list[str], gateways: dict[str, str]) -> dict[str, Any]:
     """What the browser tests get (webui/e2e/harness.ts has the same shape as a type)."""
     return {
         "url": url,
@@ -168,11 +181,17 @@ def describe(url: str, workdir: Path, server_ids: list[str]) -> dict[str, Any]:
         "outbox": str(workdir / "var" / "outbox"),
         "captcha": {"site_key": CAPTCHA_SITE_KEY, "token": GOOD_TOKEN},
         "log": str(workdir / "controlplane.log"),
+        # Payment pages the browser may open (everything else off the loopback address is refused).
+        "gateways": gateways,
     }
 
 
 async def serve_until_stdin_closes(
-    proc: subprocess.Popen[bytes], env: dict[str, str], credentials: dict[str, str], workdir: Path
+    proc: subprocess.Popen[bytes],
+    env: dict[str, str],
+    credentials: dict[str, str],
+    workdir: Path,
+    gateways: dict[str, str],
 ) -> None:
     url = env["VPN_CLIENT_URL"]
     log_path = workdir / "controlplane.log"
@@ -192,7 +211,7 @@ async def serve_until_stdin_closes(
     try:
         server_ids = list(credentials)
         await place_peers(url, server_ids)
-        print(json.dumps(describe(url, workdir, server_ids)), flush=True)
+        print(json.dumps(describe(url, workdir, server_ids, gateways)), flush=True)
         # Until the test runner closes our stdin (or signals us).
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -211,8 +230,9 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="vpn-browser-"))
     port = free_port()
     try:
-        with FakeCaptcha() as captcha:
-            env = environment(workdir, port, captcha.url)
+        with FakeCaptcha() as captcha, FakeQvaPay() as fake_qvapay, FakeRemesita() as fake_remesita:
+            env = environment(workdir, port, captcha.url, (fake_qvapay, fake_remesita))
+            gateways = {"qvapay": fake_qvapay.url, "remesita": fake_remesita.url}
             subprocess.run(
                 [sys.executable, "-m", "controlplane", "migrate"], env=env, cwd=REPO, check=True, capture_output=True
             )
@@ -226,7 +246,7 @@ def main() -> None:
                     stderr=subprocess.STDOUT,
                 )
             try:
-                asyncio.run(serve_until_stdin_closes(proc, env, credentials, workdir))
+                asyncio.run(serve_until_stdin_closes(proc, env, credentials, workdir, gateways))
             finally:
                 proc.terminate()
                 try:

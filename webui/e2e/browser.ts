@@ -96,14 +96,15 @@ function captchaStandIn(token: string): string {
 }
 
 /**
- * A fresh context (own storage, own cookies: a second context is a second user). Requests leaving the loopback are
- * refused, except the captcha provider's script, which gets the local stand-in.
+ * A fresh context (own storage, own cookies: a second context is a second user). Requests to anything but the control
+ * plane and the fake gateways are refused, except the captcha provider's script, which gets the local stand-in.
  */
 export async function newPage(
   browser: Browser,
   options: { viewport?: { width: number; height: number } } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const { url, captcha } = harness();
+  const { url, captcha, gateways } = harness();
+  const allowed = [url, gateways.qvapay, gateways.remesita];
   const context = await browser.newContext({
     baseURL: url,
     viewport: options.viewport ?? WIDE,
@@ -112,7 +113,7 @@ export async function newPage(
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
   await context.route(
-    (target) => !target.href.startsWith(url) && !target.protocol.startsWith('data') && !target.protocol.startsWith('blob'),
+    (target) => !allowed.some((origin) => target.href.startsWith(origin)) && !['data:', 'blob:'].includes(target.protocol),
     (route) => {
       if (route.request().url().startsWith('https://js.hcaptcha.com/')) {
         return route.fulfill({ contentType: 'application/javascript', body: captchaStandIn(captcha.token) });

@@ -21,6 +21,8 @@ export interface Harness {
   outbox: string;
   captcha: { site_key: string; token: string };
   log: string;
+  /** Base URLs of the fake payment gateways (their pages are the only off-loopback-address pages allowed). */
+  gateways: { qvapay: string; remesita: string };
 }
 
 declare module 'vitest' {

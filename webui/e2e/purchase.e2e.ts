@@ -1,0 +1,122 @@
+/**
+ * Buying a plan: the purchase dialog, the gateway's page in a new window (the local fake QvaPay: 'Pagar' notifies the
+ * control plane for real, which creates the peer through the scripted agent), the payment page, and a cancellation.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { harness } from './harness';
+import {
+  logIn,
+  newPage,
+  screenshot,
+  setSwitches,
+  type Switches,
+  text,
+  title,
+  unique,
+  useBrowser,
+  visible,
+} from './browser';
+
+const browser = useBrowser();
+let restore: Switches = {};
+
+beforeAll(async () => {
+  restore = await setSwitches({ allow_payments_qvapay: true });
+});
+
+afterAll(async () => {
+  await setSwitches(restore);
+});
+
+/** Opens the purchase dialog of a plan on /dashboard/plans. */
+async function choosePlan(page: Page, plan: string) {
+  await page.goto('/dashboard/plans');
+  const card = page.locator('.mantine-Card-root').filter({ has: page.getByRole('heading', { name: plan, level: 3 }) });
+  await card.getByRole('button', { name: 'Seleccionar Plan' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Adquirir plan' });
+  await visible(dialog);
+  return dialog;
+}
+
+/** Clicks 'Proceder al Pago' and returns the window it opens once the gateway's page shows. */
+async function proceedToPayment(page: Page, dialog: ReturnType<Page['getByRole']>): Promise<Page> {
+  const [gateway] = await Promise.all([
+    page.context().waitForEvent('page'),
+    dialog.getByRole('button', { name: 'Proceder al Pago' }).click(),
+  ]);
+  await visible(gateway.getByRole('heading', { name: 'QvaPay (simulado)' }));
+  return gateway;
+}
+
+describe('purchase', () => {
+  test('a new peer: dialog, gateway, Pago Exitoso with the invoice, and the peer appears', async () => {
+    const { ana } = harness().customers;
+    const { page, context } = await newPage(browser());
+    await logIn(page, ana);
+    const dialog = await choosePlan(page, 'Mensual');
+    await visible(page.getByText('Los pagos se procesan de forma segura a través de QvaPay', { exact: false }));
+    await visible(dialog.getByText('Precio: $5.00 USD'));
+    await visible(dialog.getByText('Validez: 1 mes'));
+    // ana has peers, so 'Peer Existente' is offered first; a new peer needs a name.
+    await visible(dialog.getByText('Peer Existente'));
+    await dialog.getByText('Nuevo Peer').click();
+    await dialog.getByRole('button', { name: 'Proceder al Pago' }).click();
+    await text(
+      dialog.getByRole('alert'),
+      'Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer',
+    );
+    const peerName = unique('compra');
+    await dialog.getByLabel('Nombre del nuevo peer').fill(peerName);
+    await screenshot(page, 'purchase-dialog');
+    const gateway = await proceedToPayment(page, dialog);
+    await visible(gateway.getByText('5.00 USD'));
+    await screenshot(gateway, 'purchase-gateway');
+
+    await gateway.getByRole('button', { name: 'Pagar' }).click();
+    await gateway.waitForURL('**/dashboard/payment?**');
+    await title(gateway, 'Dashboard - VPN Pruebas');
+    await visible(gateway.getByText('Pago Exitoso'));
+    const summary = gateway.getByRole('table');
+    await visible(summary.getByRole('row').filter({ hasText: 'Plan' }).getByText('Mensual'));
+    await visible(summary.getByRole('row').filter({ hasText: 'Peer' }).getByText(peerName));
+    await visible(summary.getByRole('row').filter({ hasText: 'Monto' }).getByText('5.00 USD'));
+    await text(summary.getByRole('row').filter({ hasText: 'ID de transacción' }).getByRole('cell'), /^[0-9a-f-]{36}$/);
+    await screenshot(gateway, 'payment-success');
+    await gateway.getByRole('link', { name: 'Volver al inicio' }).click();
+    await gateway.waitForURL('**/dashboard/home');
+
+    // The paid peer exists, active, with the plan in its history.
+    await page.goto('/dashboard/peers');
+    const row = page.getByRole('row').filter({ hasText: peerName });
+    await visible(row.getByText('Activo').first());
+    await context.close();
+  });
+
+  test('an existing peer, then canceled at the gateway: Pago Cancelado', async () => {
+    const { ana } = harness().customers;
+    const { page, context } = await newPage(browser());
+    await logIn(page, ana);
+    const dialog = await choosePlan(page, 'Trimestral');
+    await dialog.getByRole('combobox', { name: 'Peer' }).click();
+    await page.getByRole('option', { name: 'movil' }).click();
+    const gateway = await proceedToPayment(page, dialog);
+    await visible(gateway.getByText('13.50 USD'));
+    await gateway.getByRole('button', { name: 'Cancelar' }).click();
+    await gateway.waitForURL('**/dashboard/payment?**');
+    await visible(gateway.getByText('Pago Cancelado'));
+    await visible(gateway.getByRole('table').getByText('movil'));
+    await screenshot(gateway, 'payment-canceled');
+    await context.close();
+  });
+
+  test('an unknown status and no invoice: Estado de Pago Desconocido', async () => {
+    const { page, context } = await newPage(browser());
+    await logIn(page, harness().customers.beto);
+    await page.goto('/dashboard/payment?status=raro');
+    await visible(page.getByText('Estado de Pago Desconocido'));
+    await visible(page.getByText('ID de transacción: No disponible'));
+    await screenshot(page, 'payment-unknown');
+    await context.close();
+  });
+});
