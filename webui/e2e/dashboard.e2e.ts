@@ -44,6 +44,36 @@ describe('the dashboard', () => {
     await context.close();
   });
 
+  test('opens the live socket only on the peers and rooms pages, and closes it elsewhere', async () => {
+    const { page, context } = await newPage(browser());
+    const sockets: { url: string; closed: boolean }[] = [];
+    page.on('websocket', (socket) => {
+      const entry = { url: socket.url(), closed: false };
+      sockets.push(entry);
+      socket.on('close', () => {
+        entry.closed = true;
+      });
+    });
+    await logIn(page, harness().customers.ana);
+    await visible(page.getByText('¡Bienvenido!'));
+    const nav = page.getByRole('navigation', { name: 'Navegación' });
+    await nav.getByRole('link', { name: 'Planes', exact: true }).click();
+    await visible(page.getByRole('heading', { name: 'Mensual', level: 3 }));
+    expect(sockets).toHaveLength(0);
+    await nav.getByRole('link', { name: 'Peers', exact: true }).click();
+    await expect.poll(() => sockets.length).toBe(1);
+    expect(sockets[0]!.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/ws\?token=/);
+    // Peers to rooms: the same connection stays open.
+    await nav.getByRole('link', { name: 'Salas', exact: true }).click();
+    await page.waitForURL('**/dashboard/partys');
+    await page.waitForTimeout(500);
+    expect(sockets.map((s) => s.closed)).toEqual([false]);
+    await nav.getByRole('link', { name: 'Ayuda', exact: true }).click();
+    await expect.poll(() => sockets[0]!.closed).toBe(true);
+    expect(sockets).toHaveLength(1);
+    await context.close();
+  });
+
   test('without a session the dashboard sends to login', async () => {
     const { page, context } = await newPage(browser());
     await page.goto('/dashboard/peers');

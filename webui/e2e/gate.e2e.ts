@@ -41,7 +41,7 @@ describe('the gate', () => {
     await context.close();
   });
 
-  test('landing off: the landing and the plans go to /login, which has no way back to /', async () => {
+  test('landing off: the landing and the plans go to /login, which has no way back to / but still to /register', async () => {
     const { page, context } = await newPage(browser());
     restore = await setSwitches({ show_landing: false });
     await page.goto('/');
@@ -50,6 +50,10 @@ describe('the gate', () => {
     await page.waitForURL('**/login');
     await gone(page.getByRole('link', { name: 'Volver al inicio' }));
     await screenshot(page, 'gate-landing-off');
+    // Registration keeps its own switch (docs/webui.md): the login page's register link is not a dead end.
+    await page.getByRole('link', { name: 'Crear una cuenta' }).click();
+    await page.waitForURL('**/register');
+    await visible(page.getByLabel('Confirmar contraseña'));
     await context.close();
   });
 

@@ -54,6 +54,8 @@ describe('a visitor', () => {
     const { page, context } = await newPage(browser());
     await page.goto('/login');
     await title(page, 'Login - VPN Pruebas');
+    // Landing on: /login stays (docs/webui.md) and links back to /.
+    await visible(page.getByRole('link', { name: 'Volver al inicio' }));
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     // The form's own alert (toasts are alerts too).
     const inline = page.locator('form').getByRole('alert');
@@ -62,7 +64,12 @@ describe('a visitor', () => {
     await page.getByLabel('Contraseña', { exact: true }).fill('no-es-la-clave');
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     await text(inline, 'Usuario o contraseña incorrectos.');
-    await visible(toastWith(page, 'Usuario o contraseña incorrectos.'));
+    const toast = toastWith(page, 'Usuario o contraseña incorrectos.');
+    await visible(toast);
+    // Toasts sit top-right (spec section 9).
+    const box = (await toast.boundingBox())!;
+    expect(box.x + box.width).toBeGreaterThan(1280 - 40);
+    expect(box.y).toBeLessThan(200);
     await screenshot(page, 'public-login-failed');
     await context.close();
   });

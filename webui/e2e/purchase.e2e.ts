@@ -22,7 +22,7 @@ const browser = useBrowser();
 let restore: Switches = {};
 
 beforeAll(async () => {
-  restore = await setSwitches({ allow_payments_qvapay: true });
+  restore = await setSwitches({ allow_payments_qvapay: true, allow_payments_remesita: false });
 });
 
 afterAll(async () => {
@@ -40,12 +40,16 @@ async function choosePlan(page: Page, plan: string) {
 }
 
 /** Clicks 'Proceder al Pago' and returns the window it opens once the gateway's page shows. */
-async function proceedToPayment(page: Page, dialog: ReturnType<Page['getByRole']>): Promise<Page> {
+async function proceedToPayment(
+  page: Page,
+  dialog: ReturnType<Page['getByRole']>,
+  gatewayName = 'QvaPay',
+): Promise<Page> {
   const [gateway] = await Promise.all([
     page.context().waitForEvent('page'),
     dialog.getByRole('button', { name: 'Proceder al Pago' }).click(),
   ]);
-  await visible(gateway.getByRole('heading', { name: 'QvaPay (simulado)' }));
+  await visible(gateway.getByRole('heading', { name: `${gatewayName} (simulado)` }));
   return gateway;
 }
 
@@ -72,6 +76,9 @@ describe('purchase', () => {
     const gateway = await proceedToPayment(page, dialog);
     await visible(gateway.getByText('5.00 USD'));
     await screenshot(gateway, 'purchase-gateway');
+    // Meanwhile the first window shows the peers: the new peer must arrive there by push (created_peer).
+    await page.getByRole('navigation', { name: 'Navegación' }).getByRole('link', { name: 'Peers' }).click();
+    await visible(page.getByRole('heading', { name: 'Peers Wireguard' }));
 
     await gateway.getByRole('button', { name: 'Pagar' }).click();
     await gateway.waitForURL('**/dashboard/payment?**');
@@ -86,21 +93,26 @@ describe('purchase', () => {
     await gateway.getByRole('link', { name: 'Volver al inicio' }).click();
     await gateway.waitForURL('**/dashboard/home');
 
-    // The paid peer exists, active, with the plan in its history.
-    await page.goto('/dashboard/peers');
+    // The paid peer appeared in the open peers page without a reload, active.
     const row = page.getByRole('row').filter({ hasText: peerName });
     await visible(row.getByText('Activo').first());
+    await screenshot(page, 'purchase-peer-arrived');
     await context.close();
   });
 
-  test('an existing peer, then canceled at the gateway: Pago Cancelado', async () => {
+  test('an existing peer through Remesita, canceled at the gateway: Pago Cancelado', async () => {
     const { ana } = harness().customers;
+    await setSwitches({ allow_payments_remesita: true });
     const { page, context } = await newPage(browser());
     await logIn(page, ana);
     const dialog = await choosePlan(page, 'Trimestral');
+    await visible(page.getByText('a través de QvaPay o Remesita', { exact: false }));
     await dialog.getByRole('combobox', { name: 'Peer' }).click();
     await page.getByRole('option', { name: 'movil' }).click();
-    const gateway = await proceedToPayment(page, dialog);
+    // Two gateways on: the customer picks one.
+    await dialog.getByText('Remesita', { exact: true }).click();
+    await screenshot(page, 'purchase-dialog-two-gateways');
+    const gateway = await proceedToPayment(page, dialog, 'Remesita');
     await visible(gateway.getByText('13.50 USD'));
     await gateway.getByRole('button', { name: 'Cancelar' }).click();
     await gateway.waitForURL('**/dashboard/payment?**');
