@@ -22,6 +22,7 @@ from controlplane.domain.accounts.controllers import (
 )
 from controlplane.domain.announcements.controllers import HomeController
 from controlplane.domain.invoices.controllers import InvoiceController, PaymentGatewayController
+from controlplane.domain.partys.controllers import PartyController
 from controlplane.domain.peers.controllers import MirrorController, PeerController
 from controlplane.domain.plans.controllers import PlanController
 from controlplane.domain.servers.controllers import AdminServerController
@@ -45,6 +46,7 @@ ROUTE_HANDLERS: list[Any] = [
     AdminAuthController,
     AdminSwitchesController,
     PeerController,
+    PartyController,
     MirrorController,
     PlanController,
     InvoiceController,

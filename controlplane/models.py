@@ -4,6 +4,7 @@ from controlplane.db import Base
 from controlplane.domain.accounts.models import LoginSession, OneTimeLink, RefreshToken, User
 from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.invoices.models import Invoice
+from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.servers.models import Server
@@ -19,6 +20,8 @@ __all__ = [
     "LoginSession",
     "NodeOperation",
     "OneTimeLink",
+    "Party",
+    "PartyMember",
     "Peer",
     "Plan",
     "PlanHistory",

@@ -15,6 +15,7 @@ from controlplane.db import create_engine, create_sessionmaker
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.invoices.service import InvoiceService
+from controlplane.domain.partys.service import PartyService
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.servers.service import ServerService
@@ -50,6 +51,7 @@ class Services:
     peers: PeerService
     metrics: ControlPlaneMetrics
     invoices: InvoiceService
+    partys: PartyService
 
     async def start(self) -> None:
         await self.bus.start()
@@ -102,4 +104,5 @@ def build_services(settings: Settings) -> Services:
         peers=peers,
         metrics=metrics,
         invoices=invoices,
+        partys=PartyService(box, operations, hub, peers, limiter),
     )

@@ -9,13 +9,16 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
+from controlplane.domain.partys.models import PartyMember
 from controlplane.domain.peers.models import NodeOperation, Peer
-from controlplane.domain.servers.addresses import node_address
+from controlplane.domain.servers.addresses import backbone_interface_address, node_address
 from controlplane.domain.servers.models import Server
 from protos import agent_pb2
 
 # What a PeerSpec is built from (see _peer_spec).
 PEER_SPEC_COLUMNS = (Peer.public_key, Peer.preshared_key_enc, Peer.address)
+# The backbone interface's default name (an agent may override it locally, VPN_NODE_BACKBONE_INTERFACE).
+BACKBONE_INTERFACE = "wgb0"
 
 
 def _allowed_ips(address: str) -> list[str]:
@@ -35,19 +38,108 @@ def interface_spec(server: Server) -> agent_pb2.InterfaceSpec:
 
 
 async def full_state(db: AsyncSession, box: SecretBox, server: Server) -> agent_pb2.FullState:
-    """Everything the node should hold: its interface and every active peer placed on it."""
+    """Everything the node should hold: its interface, every active peer placed on it, every room with a member
+    on it (with all its members, wherever they are) and its backbone to the other party-enabled nodes."""
     rows = await db.execute(select(*PEER_SPEC_COLUMNS).where(Peer.server_id == server.id, Peer.active.is_(True)))
+    peers = [_peer_spec(box, *row) for row in rows]
+    rooms = await room_specs(db, await rooms_touching(db, server.id))
     return agent_pb2.FullState(
         serial=server.serial,
         interface=interface_spec(server),
-        peers=[_peer_spec(box, *row) for row in rows],
+        peers=peers,
+        rooms=list(rooms.values()),
+        backbone=await backbone_spec(db, server),
         operation_id=f"full:{server.serial}",
     )
 
 
-def delta_payload(upsert_peer_ids: Iterable[str] = (), remove_public_keys: Iterable[str] = ()) -> dict[str, Any]:
-    """What an operation stores: references to the desired state, never key material (secrets stay encrypted)."""
-    return {"upsert_peers": list(upsert_peer_ids), "remove_peers": list(remove_public_keys)}
+async def rooms_touching(db: AsyncSession, server_id: str) -> list[str]:
+    """Ids of the rooms with at least one member peer placed on this node: the rooms it enforces."""
+    rows = await db.execute(
+        select(PartyMember.party_id)
+        .join(Peer, Peer.id == PartyMember.peer_id)
+        .where(Peer.server_id == server_id)
+        .distinct()
+    )
+    return list(rows.scalars())
+
+
+async def room_specs(db: AsyncSession, party_ids: Iterable[str]) -> dict[str, agent_pb2.RoomSpec]:
+    """Each room's member tunnel addresses across every server. Disabled or expired peers stay members (their
+    node has dropped their key, so their address carries nothing meanwhile) and are back when renewed."""
+    ids = sorted(set(party_ids))
+    if not ids:
+        return {}
+    rows = await db.execute(
+        select(PartyMember.party_id, Peer.address)
+        .join(Peer, Peer.id == PartyMember.peer_id)
+        .where(PartyMember.party_id.in_(ids))
+        .order_by(PartyMember.party_id, Peer.address)
+    )
+    members: dict[str, list[str]] = {}
+    for party_id, address in rows:
+        members.setdefault(party_id, []).append(address)
+    return {pid: agent_pb2.RoomSpec(id=pid, members=addresses) for pid, addresses in members.items()}
+
+
+def on_backbone(server: Server) -> bool:
+    return server.allow_partys and bool(server.backbone_address)
+
+
+async def backbone_spec(db: AsyncSession, server: Server) -> agent_pb2.BackboneSpec:
+    """The node's side of the backbone: empty (no backbone) unless it allows rooms; its peers are the other
+    party-enabled nodes whose key is known, each routing its client subnet and backbone address."""
+    if not on_backbone(server):
+        return agent_pb2.BackboneSpec(name="")
+    assert server.backbone_address is not None
+    others = await db.execute(
+        select(Server)
+        .where(
+            Server.id != server.id,
+            Server.allow_partys.is_(True),
+            Server.public_key.is_not(None),
+            Server.backbone_address.is_not(None),
+        )
+        .order_by(Server.id)
+    )
+    return agent_pb2.BackboneSpec(
+        name=BACKBONE_INTERFACE,
+        listen_port=server.backbone_port,
+        addresses=[backbone_interface_address(server.backbone_address)],
+        peers=[
+            agent_pb2.BackbonePeer(
+                node_id=other.id,
+                public_key=other.public_key or "",
+                endpoint=_endpoint(other.backbone_endpoint or other.address, other.backbone_port),
+                allowed_ips=[other.tunnel_subnet, *_allowed_ips(other.backbone_address or "")],
+            )
+            for other in others.scalars()
+        ],
+    )
+
+
+def _endpoint(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def delta_payload(
+    upsert_peer_ids: Iterable[str] = (),
+    remove_public_keys: Iterable[str] = (),
+    *,
+    upsert_rooms: Iterable[str] = (),
+    remove_rooms: Iterable[str] = (),
+    backbone: bool = False,
+) -> dict[str, Any]:
+    """What an operation stores: references to the desired state, never key material (secrets stay encrypted).
+    Rooms and the backbone are read when the delta is sent, so a delta always carries their current state."""
+    payload: dict[str, Any] = {"upsert_peers": list(upsert_peer_ids), "remove_peers": list(remove_public_keys)}
+    if upsert_rooms:
+        payload["upsert_rooms"] = list(upsert_rooms)
+    if remove_rooms:
+        payload["remove_rooms"] = list(remove_rooms)
+    if backbone:
+        payload["backbone"] = True
+    return payload
 
 
 async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperation) -> agent_pb2.Delta:
@@ -62,9 +154,19 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
             )
         )
         peers = [_peer_spec(box, *row) for row in rows]
-    return agent_pb2.Delta(
+    rooms = await room_specs(db, operation.delta.get("upsert_rooms", []))
+    # A room deleted since the operation was queued has no members left: the node drops it.
+    gone = [pid for pid in operation.delta.get("upsert_rooms", []) if pid not in rooms]
+    delta = agent_pb2.Delta(
         operation_id=operation.id,
         serial=operation.serial,
         upsert_peers=peers,
         remove_peers=operation.delta.get("remove_peers", []),
+        upsert_rooms=list(rooms.values()),
+        remove_rooms=sorted({*operation.delta.get("remove_rooms", []), *gone}),
     )
+    if operation.delta.get("backbone"):
+        server = await db.get(Server, operation.server_id)
+        if server is not None:
+            delta.backbone.CopyFrom(await backbone_spec(db, server))
+    return delta

@@ -17,6 +17,7 @@ from controlplane.agents import desired_state
 from controlplane.agents.registry import AgentLink, AgentRegistry
 from controlplane.crypto import SecretBox
 from controlplane.db import transaction, utcnow
+from controlplane.domain.partys.service import refresh_backbone
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.servers.models import Server
@@ -97,6 +98,10 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                 # Customers' configuration files name this key: a new node key means they must download again.
                 log.info("node %s reports a new public key", server.id)
                 server.public_key = hello.public_key
+                if server.allow_partys:
+                    # The other party-enabled nodes must know the new key to keep the backbone up.
+                    await db.flush()
+                    await refresh_backbone(db, self._operations)
             server.agent_version = hello.agent_version[:32]
             server.backend = hello.backend[:16]
             server.last_seen = utcnow()

@@ -35,6 +35,8 @@ class Node:
     endpoint: str  # the server's address on the client's side
     subnet: str
     wg_interface: str = field(default_factory=lambda: unique_name("wge"))
+    # Servers that allow rooms also bring up a backbone interface: its wireguard-go socket needs a unique name too.
+    backbone_interface: str = field(default_factory=lambda: unique_name("wgb"))
     proc: subprocess.Popen[bytes] | None = None
     server_id: str = ""
 
@@ -65,7 +67,7 @@ def world(tmp_path: Path) -> Iterator[World]:
             ns.run(["ip", "route", "add", "default", "via", f"10.20{i}.0.2"])
             veth(ns, "cl0", f"10.21{i}.0.1/24", client, f"to{name.lower()}", f"10.21{i}.0.2/24")
             node = Node(name, ns, f"10.21{i}.0.1", f"10.{7 + i}.0.0/24")
-            ns.wireguard_interfaces.add(node.wg_interface)
+            ns.wireguard_interfaces.update({node.wg_interface, node.backbone_interface})
             nodes[name] = node
         yield World(client, nodes, tmp_path)
     finally:
@@ -92,6 +94,7 @@ def start_agent(world: World, cp: ControlPlane, node: Node, credential: str) -> 
         "VPN_NODE_CREDENTIAL": credential,
         "VPN_NODE_BACKEND": "userspace",
         "VPN_NODE_INTERFACE": node.wg_interface,
+        "VPN_NODE_BACKBONE_INTERFACE": node.backbone_interface,
         "VPN_NODE_EGRESS_INTERFACE": "egr0",
         "VPN_NODE_STATE_DIR": str(world.workdir / f"state-{node.name}"),
         "VPN_NODE_STATS_INTERVAL": "0.5",

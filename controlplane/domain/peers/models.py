@@ -12,6 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
 from controlplane.domain.accounts.models import enum_values
+from controlplane.domain.partys.models import PartyMember
 from controlplane.domain.servers.models import Server
 
 
@@ -41,6 +42,8 @@ class Peer(Base):
     pending_operation_id: Mapped[str | None] = mapped_column(String(32), default=None)
 
     server: Mapped[Server] = relationship(lazy="joined")
+    # The room this peer is in, if any (the room service writes memberships; this side only reads).
+    membership: Mapped[PartyMember | None] = relationship(lazy="selectin", uselist=False, viewonly=True)
     plans_history: Mapped[list[PlanHistory]] = relationship(
         lazy="selectin", order_by="PlanHistory.created", cascade="all, delete-orphan"
     )
@@ -70,6 +73,8 @@ class OperationKind(enum.StrEnum):
     DISABLE = "disable"
     ENABLE = "enable"
     REMOVE = "remove"  # the old node's half of a move, or a deleted peer
+    ROOM = "room"  # a room's members changed on this node (or the room left it)
+    BACKBONE = "backbone"  # the set of party-enabled nodes changed
 
 
 class NodeOperation(Base):
@@ -94,6 +99,8 @@ class NodeOperation(Base):
     # Whose browser hears the outcome, and which peer's busy flag it clears (none for background halves).
     user_id: Mapped[str | None] = mapped_column(String(32), default=None)
     peer_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    # The room whose busy flag this operation holds: a room is busy while any of its operations is pending.
+    party_id: Mapped[str | None] = mapped_column(String(32), default=None, index=True)
     notify: Mapped[bool] = mapped_column(Boolean, default=True)
     delta: Mapped[dict[str, Any]] = mapped_column(JSON)
     error: Mapped[str | None] = mapped_column(Text, default=None)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from decimal import Decimal
+from typing import Protocol
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -39,6 +40,12 @@ class PeerInactive(Conflict):
     message = "Peer no activo"
 
 
+class RoomHooks(Protocol):
+    """What the room service does when a peer changes server (set by PartyService; None without rooms)."""
+
+    async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None: ...
+
+
 def validate_peer_name(name: str) -> str:
     name = name.strip()
     if not PEER_NAME_RE.match(name):
@@ -50,12 +57,20 @@ def validate_peer_name(name: str) -> str:
     return name
 
 
+def _party_ref(peer: Peer) -> schemas.PartyRef | None:
+    """The peer's room. A peer made in this transaction has no membership loaded (and none to load)."""
+    if "membership" in inspect(peer).unloaded or peer.membership is None:
+        return None
+    return schemas.PartyRef(id=peer.membership.party.id, name=peer.membership.party.name)
+
+
 class PeerService:
     def __init__(self, box: SecretBox, operations: OperationService, hub: PushHub, client_url: str) -> None:
         self._box = box
         self._operations = operations
         self._hub = hub
         self._client_url = client_url
+        self.rooms: RoomHooks | None = None
         operations.on_outcome(self._tell_owner)
 
     # --- reading --------------------------------------------------------------------------------------------
@@ -82,7 +97,7 @@ class PeerService:
                 allow_partys=server.allow_partys,
             ),
             mirror_link=self.mirror_link(peer),
-            party=None,
+            party=_party_ref(peer),
             address=peer.address,
             processing=peer.pending_operation_id is not None,
         )
@@ -198,6 +213,8 @@ class PeerService:
         await self._operations.enqueue(
             db, target.id, OperationKind.CHANGE_SERVER, delta_payload([peer.id]), user_id=user_id, peer=peer
         )
+        if self.rooms is not None:
+            await self.rooms.peer_moved(db, peer, old_server_id)
         return peer
 
     async def _claim(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:

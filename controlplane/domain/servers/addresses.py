@@ -13,6 +13,15 @@ class SubnetFull(Conflict):
     message = "El servidor no tiene direcciones libres. Elija otro servidor."
 
 
+# Addresses of the backbone interfaces that join party-enabled nodes (one per server, unique by constraint).
+BACKBONE_SUBNET = "10.255.0.0/16"
+
+
+def backbone_interface_address(address: str) -> str:
+    """The backbone address with the backbone subnet's prefix, as the node's interface takes it."""
+    return f"{address}/{ipaddress.ip_network(BACKBONE_SUBNET).prefixlen}"
+
+
 def node_address(subnet: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface:
     network = ipaddress.ip_network(subnet)
     first = next(network.hosts())

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import utcnow
-from controlplane.domain.servers.addresses import validate_subnet
+from controlplane.domain.servers.addresses import BACKBONE_SUBNET, allocate, validate_subnet
 from controlplane.domain.servers.models import Server
 from controlplane.errors import Conflict, NotFound
 from controlplane.wgkeys import is_valid_key
@@ -27,6 +27,9 @@ class ServerInput(msgspec.Struct, forbid_unknown_fields=True):
     dns: str = "1.1.1.1"
     capacity: int = 250
     interface_name: str = "wg0"
+    # Backbone (rooms across servers): the host other nodes dial ("" = address) and the UDP port.
+    backbone_endpoint: str = ""
+    backbone_port: int = 51821
 
 
 class ServerService:
@@ -39,10 +42,16 @@ class ServerService:
             raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
         server = Server(**msgspec.structs.asdict(data))
         server.tunnel_subnet = validate_subnet(data.tunnel_subnet)
+        server.backbone_address = await self._free_backbone_address(db)
         db.add(server)
         credential = self._issue(server)
         await db.flush()
         return server, credential
+
+    async def _free_backbone_address(self, db: AsyncSession) -> str:
+        """Every server gets one (used once it allows rooms); a concurrent pick fails on the unique constraint."""
+        used = (await db.execute(select(Server.backbone_address).where(Server.backbone_address.is_not(None)))).scalars()
+        return allocate(BACKBONE_SUBNET, [a for a in used if a])
 
     async def reissue_credential(self, db: AsyncSession, server_id: str) -> str:
         """The old credential stops working at once (a connected agent keeps its stream until it reconnects)."""

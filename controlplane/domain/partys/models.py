@@ -1,0 +1,36 @@
+"""Rooms ("salas", "partys" on the wire): shared private networks between peers, and who is in them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from controlplane.db import Base, UTCDateTime, new_id, utcnow
+
+
+class Party(Base):
+    __tablename__ = "partys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(32))
+    # Lower-cased copy carrying the unique constraint: joining is by name, so names are unique without regard to case.
+    name_key: Mapped[str] = mapped_column(String(32), unique=True)
+    # The owner reads it back, so it is encrypted (SecretBox), not hashed.
+    password_enc: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class PartyMember(Base):
+    """A peer in a room. The peer id is the primary key: the database itself keeps a peer in at most one room,
+    so two concurrent joins of the same peer end with one winner."""
+
+    __tablename__ = "party_members"
+
+    peer_id: Mapped[str] = mapped_column(ForeignKey("peers.id", ondelete="CASCADE"), primary_key=True)
+    party_id: Mapped[str] = mapped_column(ForeignKey("partys.id", ondelete="CASCADE"), index=True)
+    joined: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    party: Mapped[Party] = relationship(lazy="joined")

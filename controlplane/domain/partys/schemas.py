@@ -1,0 +1,57 @@
+"""What customers see of rooms, and the bodies of the room calls (spec sections 3 and 7)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+# Loose limits on the wire: the service checks the real rules and answers with the spec's Spanish messages.
+Text = Annotated[str, msgspec.Meta(max_length=128)]
+
+
+class PartyPeer(msgspec.Struct):
+    id: str
+    name: str
+    user: str  # alias of the peer's owner
+    private_ip: str  # the peer's tunnel address
+
+
+class PartyView(msgspec.Struct):
+    id: str
+    name: str
+    created: datetime
+    user: str  # alias of the room's owner
+    password: str | None  # the owner's view only; null for guests
+    peers: list[PartyPeer]
+    processing: bool
+
+
+class PartyLists(msgspec.Struct):
+    owned_partys: list[PartyView]
+    guest_partys: list[PartyView]
+
+
+class PartyCreate(msgspec.Struct):
+    name: Text | None = None
+    peer: Text | None = None
+
+
+class PartyJoin(msgspec.Struct):
+    operation: Text | None = None
+    name: Text | None = None
+    password: Text | None = None
+    peer: Text | None = None
+
+
+class PartyOperation(msgspec.Struct):
+    operation: Text | None = None
+    peer: Text | None = None
+
+
+class PartyAnswer(msgspec.Struct, omit_defaults=True):
+    success: bool
+    message: str
+    data: PartyView | None = None
+    password: str | None = None

@@ -1,0 +1,475 @@
+"""Room rules (spec sections 4-6): create, join, leave, remove, delete; who is told; which nodes apply what.
+
+Every membership change ends the same way (`_settle`): the nodes the room touched before or touches now get a
+ROOM operation (the room's current members, or its removal), the room is busy while those operations are pending,
+and every user the change touched hears of it (owner and guests). A room left without peers is deleted.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Iterable
+
+import msgspec
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.agents.desired_state import delta_payload, on_backbone
+from controlplane.crypto import SecretBox
+from controlplane.db import after_commit
+from controlplane.domain.accounts.models import User
+from controlplane.domain.partys import schemas
+from controlplane.domain.partys.models import Party, PartyMember
+from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.peers.service import PeerInactive, PeerNotFound, PeerService
+from controlplane.domain.servers.models import Server
+from controlplane.errors import Conflict, Forbidden, Invalid, NotFound
+from controlplane.ratelimit import RateLimiter
+from controlplane.realtime.hub import Push, PushHub
+from controlplane.settings import RateLimit
+
+MAX_OWNED = 5
+NAME_MAX = 32
+PASSWORD_LENGTH = 12
+PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # noqa: S105 - no 0/O, 1/l/I
+# Guessing room passwords: a user gets this many join attempts per window.
+JOIN_ATTEMPTS = RateLimit(30, 60)
+
+TOO_MANY = "No se pueden crear más de 5 salas"
+NAME_REQUIRED = "Por favor, ingrese un nombre para la sala"
+JOIN_FIELDS = "Por favor, complete todos los campos"
+PEER_REQUIRED = "Por favor, selecciona un peer para añadir"
+ALIAS_REQUIRED = "Antes de crear o unirse a una sala configure su alias."
+OPERATION_FAILED = "Hubo un error al realizar la operación."
+
+
+class PartyNotFound(NotFound):
+    code = "party_not_found"
+    message = "Sala no encontrada."
+
+
+class OwnerOnly(Forbidden):
+    code = "party_owner_only"
+    message = "Solo el administrador de la sala puede hacer esto."
+
+
+class PartysDisabled(Conflict):
+    code = "partys_disabled"
+    message = "Las salas no están habilitadas."
+
+
+def new_password() -> str:
+    return "".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(PASSWORD_LENGTH))
+
+
+def _blank(value: str | None) -> bool:
+    return value is None or not value.strip()
+
+
+class PartyService:
+    def __init__(
+        self, box: SecretBox, operations: OperationService, hub: PushHub, peers: PeerService, limiter: RateLimiter
+    ) -> None:
+        self._box = box
+        self._operations = operations
+        self._hub = hub
+        self._peers = peers
+        self._limiter = limiter
+        operations.on_outcome(self._operation_ended)
+        # Peer moves must keep memberships right (see peer_moved); the peer service calls back through this.
+        peers.rooms = self
+
+    # --- reading --------------------------------------------------------------------------------------------
+
+    async def lists_for(self, db: AsyncSession, user_id: str) -> schemas.PartyLists:
+        """Rooms the user owns, and rooms where one of the user's peers is a guest."""
+        owned = list(
+            (await db.execute(select(Party).where(Party.owner_id == user_id).order_by(Party.created))).scalars()
+        )
+        guest = list(
+            (
+                await db.execute(
+                    select(Party)
+                    .where(
+                        Party.owner_id != user_id,
+                        Party.id.in_(
+                            select(PartyMember.party_id)
+                            .join(Peer, Peer.id == PartyMember.peer_id)
+                            .where(Peer.user_id == user_id)
+                        ),
+                    )
+                    .order_by(Party.created)
+                )
+            ).scalars()
+        )
+        views = await self._views(db, [*owned, *guest], user_id)
+        return schemas.PartyLists(owned_partys=views[: len(owned)], guest_partys=views[len(owned) :])
+
+    async def view(self, db: AsyncSession, party: Party, viewer_id: str) -> schemas.PartyView:
+        return (await self._views(db, [party], viewer_id))[0]
+
+    async def visible(self, db: AsyncSession, user_id: str, party_id: str, *, lock: bool = False) -> Party:
+        """The room if the user owns it or has a peer in it; anyone else's answers exactly like a missing one."""
+        query = select(Party).where(Party.id == party_id)
+        party = (await db.execute(query.with_for_update(of=Party) if lock else query)).scalar_one_or_none()
+        if party is None:
+            raise PartyNotFound()
+        if party.owner_id != user_id and user_id not in await self._users_of(db, party.id, party.owner_id):
+            raise PartyNotFound()
+        return party
+
+    async def by_id(self, db: AsyncSession, party_id: str) -> Party:
+        """Any user's room: for staff and jobs only."""
+        party = await db.get(Party, party_id)
+        if party is None:
+            raise PartyNotFound()
+        return party
+
+    def password_of(self, party: Party) -> str:
+        return self._box.decrypt(party.password_enc)
+
+    # --- customer operations ----------------------------------------------------------------------------------
+
+    async def create(self, db: AsyncSession, user_id: str, name: str | None, peer_id: str | None) -> Party:
+        user = await self._member_user(db, user_id, lock=True)  # the lock serializes one user's creations
+        owned = await db.scalar(select(func.count()).select_from(Party).where(Party.owner_id == user.id))
+        if (owned or 0) >= MAX_OWNED:
+            raise Conflict(TOO_MANY, code="party_limit")
+        name = self._valid_name(name)
+        if _blank(peer_id):
+            raise Invalid(PEER_REQUIRED, code="peer_required", fields={"peer": PEER_REQUIRED})
+        assert peer_id is not None
+        peer = await self._free_peer(db, user.id, peer_id)
+        party = Party(
+            owner_id=user.id, name=name, name_key=name.lower(), password_enc=self._box.encrypt(new_password())
+        )
+        try:
+            async with db.begin_nested():
+                db.add(party)
+                await db.flush()
+        except IntegrityError:
+            raise Conflict("Ya existe una sala con ese nombre.", code="party_name_taken") from None
+        await self._add_member(db, party, peer)
+        await self._settle(db, party, nodes_before=set(), users_before=set())
+        return party
+
+    async def join(
+        self, db: AsyncSession, user_id: str, name: str | None, password: str | None, peer_id: str | None
+    ) -> Party:
+        """Join by name and password; also how the owner adds another of their peers to their own room."""
+        if _blank(name) or _blank(password) or _blank(peer_id):
+            raise Invalid(JOIN_FIELDS, code="join_fields_required")
+        assert name is not None and password is not None and peer_id is not None
+        user = await self._member_user(db, user_id)
+        await self._limiter.hit(f"party-join:{user.id}", JOIN_ATTEMPTS)
+        party = (
+            await db.execute(select(Party).where(Party.name_key == name.strip().lower()).with_for_update(of=Party))
+        ).scalar_one_or_none()
+        # One answer for an unknown name and a wrong password: names cannot be probed; compared in constant time.
+        stored = self.password_of(party) if party is not None else new_password()
+        if not hmac.compare_digest(password.strip().encode(), stored.encode()) or party is None:
+            raise NotFound("Nombre o contraseña de la sala incorrectos.", code="party_credentials_invalid")
+        peer = await self._free_peer(db, user.id, peer_id)
+        nodes_before = await self._nodes_of(db, party.id)
+        users_before = await self._users_of(db, party.id, party.owner_id)
+        await self._add_member(db, party, peer)
+        await self._settle(db, party, nodes_before=nodes_before, users_before=users_before)
+        return party
+
+    async def regenerate_password(self, db: AsyncSession, user_id: str, party_id: str) -> tuple[Party, str]:
+        """Synchronous (no node work); guests keep their place, only new joins need the new password."""
+        party = await self.visible(db, user_id, party_id, lock=True)
+        if party.owner_id != user_id:
+            raise OwnerOnly()
+        password = new_password()
+        party.password_enc = self._box.encrypt(password)
+        await db.flush()
+        return party, password
+
+    async def leave(self, db: AsyncSession, user_id: str, party_id: str, peer_id: str | None) -> Party | None:
+        """A user takes one of their own peers out of the room (owner or guest). None if the room is gone."""
+        peer_id = self._peer_field(peer_id)
+        party = await self.visible(db, user_id, party_id, lock=True)
+        member = await self._member(db, party.id, peer_id)
+        if member is None or member[1] != user_id:
+            raise PeerNotFound()
+        return await self._remove(db, party, [peer_id])
+
+    async def remove_peer(self, db: AsyncSession, user_id: str, party_id: str, peer_id: str | None) -> Party | None:
+        """The owner removes any peer; a guest may only remove their own peers, which is leaving (spec 6)."""
+        peer_id = self._peer_field(peer_id)
+        party = await self.visible(db, user_id, party_id, lock=True)
+        member = await self._member(db, party.id, peer_id)
+        if member is None:
+            raise PeerNotFound()
+        if party.owner_id != user_id and member[1] != user_id:
+            raise OwnerOnly("Solo puede quitar sus propios peers de la sala.")
+        return await self._remove(db, party, [peer_id])
+
+    async def delete(self, db: AsyncSession, user_id: str, party_id: str) -> None:
+        party = await self.visible(db, user_id, party_id, lock=True)
+        if party.owner_id != user_id:
+            raise OwnerOnly()
+        await self._delete(db, party)
+
+    # --- consistency (called by other services) ---------------------------------------------------------------
+
+    async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None:
+        """A peer changed server: to a server without rooms it leaves its room; otherwise every node of the room
+        learns its new address (and the old node drops the room if nothing else keeps it there)."""
+        party = await self._party_of_peer(db, peer.id)
+        if party is None:
+            return
+        target = await db.get(Server, peer.server_id)
+        if target is None or not target.allow_partys:
+            await self._remove(db, party, [peer.id], extra_nodes={old_server_id})
+            await db.refresh(peer, ["membership"])  # the answer shows the peer free at once
+            return
+        users = await self._users_of(db, party.id, party.owner_id)
+        nodes = await self._nodes_of(db, party.id)
+        await self._settle(db, party, nodes_before=nodes | {old_server_id}, users_before=users)
+
+    async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None:
+        """Call before deleting a peer: it leaves its room first, so nodes and users hear of it."""
+        party = await self._party_of_peer(db, peer.id)
+        if party is not None:
+            await self._remove(db, party, [peer.id])
+
+    async def server_rooms_changed(self, db: AsyncSession, server: Server) -> None:
+        """Call after a server's allow_partys (or backbone endpoint/port) changed: peers on a server that no longer
+        allows rooms leave them, and every party-enabled node gets the new backbone."""
+        if not server.allow_partys:
+            rows = await db.execute(
+                select(PartyMember.peer_id, PartyMember.party_id)
+                .join(Peer, Peer.id == PartyMember.peer_id)
+                .where(Peer.server_id == server.id)
+            )
+            by_party: dict[str, list[str]] = {}
+            for peer_id, party_id in rows:
+                by_party.setdefault(party_id, []).append(peer_id)
+            for party_id, peer_ids in sorted(by_party.items()):
+                party = (
+                    await db.execute(select(Party).where(Party.id == party_id).with_for_update(of=Party))
+                ).scalar_one()
+                await self._remove(db, party, peer_ids)
+        await refresh_backbone(db, self._operations, include={server.id})
+
+    # --- membership changes -----------------------------------------------------------------------------------
+
+    async def _remove(
+        self, db: AsyncSession, party: Party, peer_ids: list[str], extra_nodes: Iterable[str] = ()
+    ) -> Party | None:
+        nodes_before = await self._nodes_of(db, party.id) | set(extra_nodes)
+        users_before = await self._users_of(db, party.id, party.owner_id)
+        await db.execute(delete(PartyMember).where(PartyMember.party_id == party.id, PartyMember.peer_id.in_(peer_ids)))
+        if not await db.scalar(select(func.count()).select_from(PartyMember).where(PartyMember.party_id == party.id)):
+            # A room without peers is deleted: nobody could reach anybody in it, and it frees the owner's slot.
+            await self._delete(db, party, nodes_before=nodes_before, users_before=users_before)
+            return None
+        await self._settle(db, party, nodes_before=nodes_before, users_before=users_before)
+        return party
+
+    async def _delete(
+        self,
+        db: AsyncSession,
+        party: Party,
+        *,
+        nodes_before: set[str] | None = None,
+        users_before: set[str] | None = None,
+    ) -> None:
+        nodes = nodes_before if nodes_before is not None else await self._nodes_of(db, party.id)
+        users = users_before if users_before is not None else await self._users_of(db, party.id, party.owner_id)
+        party_id, owner_id = party.id, party.owner_id
+        await db.execute(delete(PartyMember).where(PartyMember.party_id == party_id))
+        await db.delete(party)
+        await db.flush()
+        for server_id in sorted(nodes):
+            await self._operations.enqueue(
+                db, server_id, OperationKind.ROOM, delta_payload(remove_rooms=[party_id]), notify=False
+            )
+        for user_id in users | {owner_id}:
+            kind = "deleted_owner_party" if user_id == owner_id else "deleted_guest_party"
+            self._push(db, user_id, Push(kind, data={"id": party_id}))
+
+    async def _add_member(self, db: AsyncSession, party: Party, peer: Peer) -> None:
+        try:
+            async with db.begin_nested():
+                db.add(PartyMember(party_id=party.id, peer_id=peer.id))
+                await db.flush()
+        except IntegrityError:
+            # Another request put this peer in a room first: the database keeps one membership per peer.
+            raise Conflict("El peer ya está en una sala.", code="peer_in_party") from None
+
+    async def _settle(self, db: AsyncSession, party: Party, *, nodes_before: set[str], users_before: set[str]) -> None:
+        """Queue the room's new state on every node it touched or touches, and tell every user concerned."""
+        nodes_after = await self._nodes_of(db, party.id)
+        for server_id in sorted(nodes_before | nodes_after):
+            payload = (
+                delta_payload(upsert_rooms=[party.id])
+                if server_id in nodes_after
+                else delta_payload(remove_rooms=[party.id])
+            )
+            await self._operations.enqueue(db, server_id, OperationKind.ROOM, payload, party_id=party.id)
+        users_after = await self._users_of(db, party.id, party.owner_id)
+        for user_id in users_before - users_after:
+            self._push(db, user_id, Push("deleted_guest_party", data={"id": party.id}))
+        await self._tell(db, party, users_after, operation_started=bool(nodes_before | nodes_after))
+
+    async def _tell(self, db: AsyncSession, party: Party, users: Iterable[str], *, operation_started: bool) -> None:
+        for user_id in sorted(users):
+            view = msgspec.to_builtins(await self.view(db, party, user_id))
+            if operation_started:
+                self._push(db, user_id, Push("new_party_operation", data={"id": party.id}))
+            kind = "updated_owner_party" if user_id == party.owner_id else "updated_guest_party"
+            self._push(db, user_id, Push(kind, data=view))
+
+    async def _operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
+        """A node answered (or timed out) for a room: once none of the room's operations is pending, its users
+        hear that the work stopped, with the room as it now is."""
+        if operation.party_id is None:
+            return
+        # The lock orders concurrent answers for one room: the last of them sees nothing pending and tells.
+        party = (
+            await db.execute(select(Party).where(Party.id == operation.party_id).with_for_update(of=Party))
+        ).scalar_one_or_none()
+        if party is None:
+            return
+        users = await self._users_of(db, party.id, party.owner_id)
+        if operation.status is OperationStatus.FAILED:
+            for user_id in users:
+                self._push(db, user_id, Push("error", OPERATION_FAILED, {"party_id": party.id}))
+        if await self._busy(db, [party.id]):
+            return
+        for user_id in sorted(users):
+            self._push(db, user_id, Push("stop_party_operation", data={"id": party.id}))
+        await self._tell(db, party, users, operation_started=False)
+
+    # --- helpers ------------------------------------------------------------------------------------------------
+
+    async def _member_user(self, db: AsyncSession, user_id: str, *, lock: bool = False) -> User:
+        query = select(User).where(User.id == user_id)
+        user = (await db.execute(query.with_for_update(of=User) if lock else query)).scalar_one()
+        if not user.alias:
+            raise Conflict(ALIAS_REQUIRED, code="alias_required")
+        return user
+
+    def _valid_name(self, name: str | None) -> str:
+        if _blank(name):
+            raise Invalid(NAME_REQUIRED, code="party_name_required", fields={"name": NAME_REQUIRED})
+        assert name is not None
+        name = " ".join(name.split())
+        if len(name) > NAME_MAX:
+            message = f"El nombre de la sala debe tener como máximo {NAME_MAX} caracteres."
+            raise Invalid(message, code="party_name_too_long", fields={"name": message})
+        return name
+
+    def _peer_field(self, peer_id: str | None) -> str:
+        if _blank(peer_id):
+            raise Invalid("Debe indicar el peer.", code="peer_required", fields={"peer": "Obligatorio."})
+        assert peer_id is not None
+        return peer_id.strip()
+
+    async def _free_peer(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+        """The user's own peer, active, outside any room, on a server that allows rooms."""
+        peer = await self._peers.owned(db, user_id, peer_id.strip(), lock=True)
+        if not peer.active:
+            raise PeerInactive()
+        if not peer.server.allow_partys:
+            raise Conflict(
+                "El servidor del peer no permite salas. Cambie el peer a un servidor con salas.",
+                code="server_without_partys",
+            )
+        if await self._party_of_peer(db, peer.id) is not None:
+            raise Conflict("El peer ya está en una sala.", code="peer_in_party")
+        return peer
+
+    async def _party_of_peer(self, db: AsyncSession, peer_id: str) -> Party | None:
+        return (
+            await db.execute(
+                select(Party).join(PartyMember, PartyMember.party_id == Party.id).where(PartyMember.peer_id == peer_id)
+            )
+        ).scalar_one_or_none()
+
+    async def _member(self, db: AsyncSession, party_id: str, peer_id: str) -> tuple[str, str] | None:
+        """(peer id, its owner's user id) if that peer is in the room."""
+        row = (
+            await db.execute(
+                select(Peer.id, Peer.user_id)
+                .join(PartyMember, PartyMember.peer_id == Peer.id)
+                .where(PartyMember.party_id == party_id, Peer.id == peer_id)
+            )
+        ).one_or_none()
+        return (row[0], row[1]) if row is not None else None
+
+    async def _nodes_of(self, db: AsyncSession, party_id: str) -> set[str]:
+        rows = await db.execute(
+            select(Peer.server_id)
+            .join(PartyMember, PartyMember.peer_id == Peer.id)
+            .where(PartyMember.party_id == party_id)
+        )
+        return set(rows.scalars())
+
+    async def _users_of(self, db: AsyncSession, party_id: str, owner_id: str) -> set[str]:
+        """Everyone a change to the room concerns: the owner and every user with a peer in it."""
+        rows = await db.execute(
+            select(Peer.user_id)
+            .join(PartyMember, PartyMember.peer_id == Peer.id)
+            .where(PartyMember.party_id == party_id)
+        )
+        return {owner_id, *rows.scalars()}
+
+    async def _busy(self, db: AsyncSession, party_ids: list[str]) -> set[str]:
+        rows = await db.execute(
+            select(NodeOperation.party_id)
+            .where(NodeOperation.party_id.in_(party_ids), NodeOperation.status == OperationStatus.PENDING)
+            .distinct()
+        )
+        return {pid for pid in rows.scalars() if pid}
+
+    async def _views(self, db: AsyncSession, partys: list[Party], viewer_id: str) -> list[schemas.PartyView]:
+        if not partys:
+            return []
+        ids = [p.id for p in partys]
+        rows = await db.execute(
+            select(PartyMember.party_id, Peer.id, Peer.name, Peer.address, User.alias)
+            .join(Peer, Peer.id == PartyMember.peer_id)
+            .join(User, User.id == Peer.user_id)
+            .where(PartyMember.party_id.in_(ids))
+            .order_by(PartyMember.joined, Peer.name)
+        )
+        peers: dict[str, list[schemas.PartyPeer]] = {}
+        for party_id, peer_id, name, address, alias in rows:
+            peers.setdefault(party_id, []).append(
+                schemas.PartyPeer(id=peer_id, name=name, user=alias or "", private_ip=address)
+            )
+        owner_rows = await db.execute(select(User.id, User.alias).where(User.id.in_({p.owner_id for p in partys})))
+        owners = {user_id: alias for user_id, alias in owner_rows}
+        busy = await self._busy(db, ids)
+        return [
+            schemas.PartyView(
+                id=p.id,
+                name=p.name,
+                created=p.created,
+                user=owners.get(p.owner_id) or "",
+                password=self.password_of(p) if p.owner_id == viewer_id else None,
+                peers=peers.get(p.id, []),
+                processing=p.id in busy,
+            )
+            for p in partys
+        ]
+
+    def _push(self, db: AsyncSession, user_id: str, push: Push) -> None:
+        after_commit(db, lambda: self._hub.push(user_id, push))
+
+
+async def refresh_backbone(db: AsyncSession, operations: OperationService, include: Iterable[str] = ()) -> None:
+    """The set of party-enabled nodes (or one's key, endpoint or port) changed: every party-enabled node, and the
+    nodes in `include` (one that just stopped allowing rooms drops its backbone), gets its backbone anew."""
+    rows = await db.execute(select(Server))
+    extra = set(include)
+    for server in sorted(rows.scalars(), key=lambda s: s.id):
+        if on_backbone(server) or server.id in extra:
+            await operations.enqueue(db, server.id, OperationKind.BACKBONE, delta_payload(backbone=True), notify=False)

@@ -1,0 +1,527 @@
+"""Rooms (salas, "partys" on the wire): every rule and Spanish message of spec sections 4-7, the pushes each
+user hears, the busy flag, the node operations each change queues, and the races that must end with one winner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+from sqlalchemy import select
+
+from controlplane.agents.desired_state import delta_message, full_state
+from controlplane.db import transaction, utcnow
+from controlplane.domain.accounts.models import User
+from controlplane.domain.partys.models import Party
+from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.servers.models import Server
+from controlplane.services import Services
+from tests.api.factories import bearer, login, make_peer, make_server, make_user
+
+PARTYS = "/api/client/network/partys"
+PEERS = "/api/client/accounts/peers"
+
+
+class Inbox:
+    """A browser tab of one user: every push the hub delivers to it."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    async def send_text(self, data: str) -> None:
+        self.messages.append(json.loads(data))
+
+    def types(self) -> list[str]:
+        return [m["type"] for m in self.messages]
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == kind]
+
+    def clear(self) -> None:
+        self.messages.clear()
+
+
+class Person:
+    def __init__(self, user: User, headers: dict[str, str], inbox: Inbox) -> None:
+        self.user, self.headers, self.inbox = user, headers, inbox
+
+
+async def person(services: Services, client: AsyncTestClient[Any], name: str, alias: str | None = None) -> Person:
+    user = await make_user(services, name, alias=alias if alias is not None else name.capitalize())
+    inbox = Inbox()
+    services.hub.attach(user.id, inbox)
+    return Person(user, bearer(await login(client, name)), inbox)
+
+
+async def node_answers(services: Services, error: str | None = None) -> None:
+    """Every node answers every pending operation (ok, or with `error`)."""
+    async with transaction(services.sessionmaker) as db:  # like the servicer: pushes go out after the commit
+        pending = (
+            (await db.execute(select(NodeOperation.id).where(NodeOperation.status == OperationStatus.PENDING)))
+            .scalars()
+            .all()
+        )
+        for operation_id in pending:
+            await services.operations.finish(db, operation_id, error)
+
+
+async def room_ops(services: Services, party_id: str) -> list[NodeOperation]:
+    async with services.sessionmaker() as db:
+        rows = await db.execute(
+            select(NodeOperation)
+            .where(NodeOperation.kind == OperationKind.ROOM, NodeOperation.delta.is_not(None))
+            .order_by(NodeOperation.created, NodeOperation.serial)
+        )
+        return [
+            op
+            for op in rows.scalars()
+            if party_id in op.delta.get("upsert_rooms", []) + op.delta.get("remove_rooms", [])
+        ]
+
+
+@pytest.fixture
+async def world(services: Services, client: AsyncTestClient[Any]) -> dict[str, Any]:
+    """Ana (owner) and Beto (guest) with peers on two party servers; Caro outside; a server without rooms."""
+    s1 = await make_server(services, "Miami 1", "10.8.0.0/24")
+    s2 = await make_server(services, "Madrid 1", "10.9.0.0/24")
+    closed = await make_server(services, "Sin salas", "10.10.0.0/24", allow_partys=False)
+    ana = await person(services, client, "ana")
+    beto = await person(services, client, "beto")
+    caro = await person(services, client, "caro")
+    peers = {
+        "ana1": await make_peer(services, ana.user, "ana1", s1),
+        "ana2": await make_peer(services, ana.user, "ana2", s1),
+        "beto1": await make_peer(services, beto.user, "beto1", s2),
+        "beto2": await make_peer(services, beto.user, "beto2", s2),
+        "caro1": await make_peer(services, caro.user, "caro1", s1),
+        "ana_closed": await make_peer(services, ana.user, "anax", closed),
+    }
+    await node_answers(services)  # the nodes confirmed the peers
+    return {"s1": s1, "s2": s2, "closed": closed, "ana": ana, "beto": beto, "caro": caro, "peers": peers}
+
+
+async def create(client: AsyncTestClient[Any], who: Person, name: str, peer: Peer) -> dict[str, Any]:
+    answer = await client.post(PARTYS, json={"name": name, "peer": peer.id}, headers=who.headers)
+    assert answer.status_code == 201, answer.text
+    return answer.json()["data"]  # type: ignore[no-any-return]
+
+
+async def join(client: AsyncTestClient[Any], who: Person, name: str, password: str, peer: Peer) -> Any:
+    return await client.patch(
+        PARTYS, json={"operation": "join", "name": name, "password": password, "peer": peer.id}, headers=who.headers
+    )
+
+
+async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_owner(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, peers = world["ana"], world["peers"]
+    answer = await client.post(PARTYS, json={"name": "  LAN  Viernes ", "peer": peers["ana1"].id}, headers=ana.headers)
+    assert answer.status_code == 201
+    body = answer.json()
+    assert body["success"] is True and body["message"] == "Sala creada correctamente"
+    room = body["data"]
+    assert room["name"] == "LAN Viernes" and room["user"] == "Ana"
+    assert len(room["password"]) == 12
+    assert room["peers"] == [{"id": peers["ana1"].id, "name": "ana1", "user": "Ana", "private_ip": "10.8.0.2"}]
+    assert room["processing"] is True  # server 1 has not applied it yet
+
+    lists = (await client.get(PARTYS, headers=ana.headers)).json()
+    assert [r["id"] for r in lists["owned_partys"]] == [room["id"]] and lists["guest_partys"] == []
+    assert lists["owned_partys"][0]["password"] == room["password"]
+    mine = {p["name"]: p["party"] for p in (await client.get(PEERS, headers=ana.headers)).json()}
+    assert mine["ana1"] == {"id": room["id"], "name": "LAN Viernes"} and mine["ana2"] is None
+
+    # The password is encrypted at rest.
+    async with services.sessionmaker() as db:
+        stored = (await db.execute(select(Party.password_enc))).scalar_one()
+    assert room["password"] not in stored
+
+
+async def test_create_rules_and_messages(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    noalias = await person(services, client, "dani", alias="")
+    dani_peer = await make_peer(services, noalias.user, "dani1", world["s1"])
+    await create(client, ana, "Sala Uno", peers["ana1"])
+    async with services.sessionmaker.begin() as db:
+        await services.peers.set_active(db, await services.peers.by_id(db, peers["beto2"].id), False)
+    cases: list[tuple[Person, dict[str, Any], int, str, str]] = [
+        (noalias, {"name": "x", "peer": dani_peer.id}, 409, "alias_required",
+         "Antes de crear o unirse a una sala configure su alias."),
+        (ana, {"name": "  ", "peer": peers["ana2"].id}, 422, "party_name_required",
+         "Por favor, ingrese un nombre para la sala"),
+        (ana, {"peer": peers["ana2"].id}, 422, "party_name_required", "Por favor, ingrese un nombre para la sala"),
+        (ana, {"name": "x" * 33, "peer": peers["ana2"].id}, 422, "party_name_too_long",
+         "El nombre de la sala debe tener como máximo 32 caracteres."),
+        (ana, {"name": "Otra"}, 422, "peer_required", "Por favor, selecciona un peer para añadir"),
+        (ana, {"name": "Otra", "peer": peers["beto1"].id}, 404, "peer_not_found", "Peer no encontrado."),
+        (ana, {"name": "Otra", "peer": peers["ana1"].id}, 409, "peer_in_party", "El peer ya está en una sala."),
+        (ana, {"name": "Otra", "peer": peers["ana_closed"].id}, 409, "server_without_partys",
+         "El servidor del peer no permite salas. Cambie el peer a un servidor con salas."),
+        (beto, {"name": "Otra", "peer": peers["beto2"].id}, 409, "peer_inactive", "Peer no activo"),
+        (beto, {"name": "sala uno", "peer": peers["beto1"].id}, 409, "party_name_taken",
+         "Ya existe una sala con ese nombre."),
+    ]  # fmt: skip
+    for who, body, status, code, message in cases:
+        answer = await client.post(PARTYS, json=body, headers=who.headers)
+        assert (answer.status_code, answer.json()["code"], answer.json()["message"]) == (status, code, message), body
+    async with services.sessionmaker() as db:
+        assert [p.name for p in (await db.execute(select(Party))).scalars()] == ["Sala Uno"]  # nothing half-written
+
+
+async def test_a_sixth_owned_room_is_refused(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana = world["ana"]
+    extra = [await make_peer(services, ana.user, f"extra{i}", world["s1"]) for i in range(4)]
+    for i, peer in enumerate([world["peers"]["ana1"], *extra]):
+        await create(client, ana, f"Sala {i}", peer)
+    sixth = await make_peer(services, ana.user, "sexto", world["s1"])
+    answer = await client.post(PARTYS, json={"name": "Sala 6", "peer": sixth.id}, headers=ana.headers)
+    assert answer.status_code == 409
+    assert answer.json() == {"message": "No se pueden crear más de 5 salas", "code": "party_limit"}
+    # Being a guest elsewhere does not count against the five.
+    beto_room = await create(client, world["beto"], "De Beto", world["peers"]["beto1"])
+    assert (await join(client, ana, "De Beto", beto_room["password"], sixth)).status_code == 200
+
+
+async def test_join_rules_and_what_owner_and_guest_see(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    for body in ({"name": "LAN", "password": room["password"]}, {"name": "LAN", "peer": peers["beto1"].id},
+                 {"password": room["password"], "peer": peers["beto1"].id},
+                 {"name": " ", "password": room["password"], "peer": peers["beto1"].id}):  # fmt: skip
+        answer = await client.patch(PARTYS, json={"operation": "join", **body}, headers=beto.headers)
+        assert answer.status_code == 422
+        assert answer.json()["message"] == "Por favor, complete todos los campos"
+    wrong = await join(client, beto, "LAN", "no-es-esta", peers["beto1"])
+    unknown = await join(client, beto, "No existe", room["password"], peers["beto1"])
+    for answer in (wrong, unknown):  # an unknown name and a wrong password answer alike
+        assert answer.status_code == 404
+        assert answer.json() == {
+            "message": "Nombre o contraseña de la sala incorrectos.",
+            "code": "party_credentials_invalid",
+        }
+    answer = await join(client, beto, "LAN", room["password"], peers["ana2"])  # not Beto's peer
+    assert (answer.status_code, answer.json()["code"]) == (404, "peer_not_found")
+    answer = await client.patch(PARTYS, json={"operation": "entrar", "name": "LAN"}, headers=beto.headers)
+    assert (answer.status_code, answer.json()["code"]) == (422, "unknown_operation")
+
+    ana.inbox.clear()
+    answer = await join(client, beto, "lan", room["password"], peers["beto1"])  # names match without case
+    assert answer.status_code == 200
+    seen_by_beto = answer.json()["data"]
+    assert seen_by_beto["password"] is None  # only the owner reads the password
+    assert [(p["name"], p["user"], p["private_ip"]) for p in seen_by_beto["peers"]] == [
+        ("ana1", "Ana", "10.8.0.2"),
+        ("beto1", "Beto", "10.9.0.2"),
+    ]
+    lists = (await client.get(PARTYS, headers=beto.headers)).json()
+    assert lists["owned_partys"] == [] and [r["id"] for r in lists["guest_partys"]] == [room["id"]]
+    assert lists["guest_partys"][0]["password"] is None
+    assert (await client.get(PARTYS, headers=caro.headers)).json() == {"owned_partys": [], "guest_partys": []}
+
+    # Owner and guest both hear of the change, each with their own view.
+    await asyncio.sleep(0.05)
+    assert ana.inbox.types() == ["new_party_operation", "updated_owner_party"]
+    assert ana.inbox.of("updated_owner_party")[0]["data"]["password"] == room["password"]
+    assert "new_party_operation" in beto.inbox.types()
+    assert beto.inbox.of("updated_guest_party")[-1]["data"]["password"] is None
+
+    # A peer already in a room cannot join another; the owner adds a peer by joining their own room.
+    again = await join(client, beto, "LAN", room["password"], peers["beto1"])
+    assert (again.status_code, again.json()["message"]) == (409, "El peer ya está en una sala.")
+    added = await join(client, ana, "LAN", room["password"], peers["ana2"])
+    assert added.status_code == 200 and added.json()["data"]["password"] == room["password"]
+    assert len(added.json()["data"]["peers"]) == 3
+
+
+async def test_guest_rights_and_outsiders_see_nothing(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200
+    path = f"{PARTYS}/{room['id']}"
+
+    for body in ({"operation": "regenerate_password"}, {"operation": "remove_peer", "peer": peers["ana1"].id}):
+        answer = await client.patch(path, json=body, headers=beto.headers)
+        assert (answer.status_code, answer.json()["code"]) == (403, "party_owner_only"), body
+    assert (await client.delete(path, headers=beto.headers)).status_code == 403
+    leave_other = await client.patch(path, json={"operation": "leave", "peer": peers["ana1"].id}, headers=beto.headers)
+    assert (leave_other.status_code, leave_other.json()["code"]) == (404, "peer_not_found")
+    no_peer = await client.patch(path, json={"operation": "leave"}, headers=beto.headers)
+    assert (no_peer.status_code, no_peer.json()["code"]) == (422, "peer_required")
+
+    # Another user's room answers like a missing one, whatever the call.
+    for call in (
+        client.patch(path, json={"operation": "regenerate_password"}, headers=caro.headers),
+        client.patch(path, json={"operation": "leave", "peer": peers["ana1"].id}, headers=caro.headers),
+        client.patch(path, json={"operation": "remove_peer", "peer": peers["ana1"].id}, headers=caro.headers),
+        client.delete(path, headers=caro.headers),
+        client.delete(f"{PARTYS}/no-existe", headers=ana.headers),
+    ):
+        answer = await call
+        assert answer.json() == {"message": "Sala no encontrada.", "code": "party_not_found"}
+        assert answer.status_code == 404
+
+    # A guest removes its own peer (that is leaving): it keeps seeing the room while it has another peer there.
+    answer = await client.patch(
+        path, json={"operation": "remove_peer", "peer": peers["beto2"].id}, headers=beto.headers
+    )
+    assert answer.status_code == 200
+    assert [p["name"] for p in answer.json()["data"]["peers"]] == ["ana1", "beto1"]
+    beto.inbox.clear()
+    answer = await client.patch(path, json={"operation": "leave", "peer": peers["beto1"].id}, headers=beto.headers)
+    assert answer.status_code == 200 and "data" not in answer.json()
+    await asyncio.sleep(0.05)
+    assert beto.inbox.of("deleted_guest_party") == [{"type": "deleted_guest_party", "data": {"id": room["id"]}}]
+    assert (await client.get(PARTYS, headers=beto.headers)).json()["guest_partys"] == []
+    assert (await client.get(path.replace(room["id"], ""), headers=beto.headers)).status_code == 200
+    assert (await client.delete(path, headers=beto.headers)).status_code == 404  # no longer a member
+
+
+async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    path = f"{PARTYS}/{room['id']}"
+    answer = await client.patch(path, json={"operation": "regenerate_password"}, headers=ana.headers)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["message"] == "Contraseña regenerada con éxito"
+    assert body["password"] == body["data"]["password"] != room["password"]
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 404
+    assert (await join(client, beto, "LAN", body["password"], peers["beto1"])).status_code == 200
+    assert (await join(client, caro, "LAN", body["password"], peers["caro1"])).status_code == 200
+
+    beto.inbox.clear()
+    answer = await client.patch(path, json={"operation": "remove_peer", "peer": peers["beto1"].id}, headers=ana.headers)
+    assert answer.status_code == 200
+    assert [p["name"] for p in answer.json()["data"]["peers"]] == ["ana1", "caro1"]
+    await asyncio.sleep(0.05)
+    assert beto.inbox.types() == ["deleted_guest_party"]
+    beto_peers = {p["name"]: p["party"] for p in (await client.get(PEERS, headers=beto.headers)).json()}
+    assert beto_peers["beto1"] is None  # free again
+
+    ana.inbox.clear()
+    caro.inbox.clear()
+    answer = await client.delete(path, headers=ana.headers)
+    assert answer.status_code == 200
+    assert answer.json() == {"success": True, "message": "Party eliminada"}
+    await asyncio.sleep(0.05)
+    assert ana.inbox.messages == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
+    assert caro.inbox.messages == [{"type": "deleted_guest_party", "data": {"id": room["id"]}}]
+    assert (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"] == []
+    # Every node that enforced the room drops it.
+    last = (await room_ops(services, room["id"]))[-1]
+    assert last.delta["remove_rooms"] == [room["id"]] and last.server_id == world["s1"].id
+
+
+async def test_the_owner_may_leave_and_a_room_left_empty_is_deleted(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    path = f"{PARTYS}/{room['id']}"
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    # The owner's own peer leaves: the room stays, still the owner's, with the guest in it.
+    answer = await client.patch(path, json={"operation": "leave", "peer": peers["ana1"].id}, headers=ana.headers)
+    assert answer.status_code == 200
+    assert [p["name"] for p in answer.json()["data"]["peers"]] == ["beto1"]
+    assert answer.json()["data"]["password"] == room["password"]
+    # The last peer leaves: nobody could reach anybody, so the room goes and the owner hears it.
+    ana.inbox.clear()
+    answer = await client.patch(path, json={"operation": "leave", "peer": peers["beto1"].id}, headers=beto.headers)
+    assert answer.status_code == 200
+    await asyncio.sleep(0.05)
+    assert ana.inbox.of("deleted_owner_party") == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
+    async with services.sessionmaker() as db:
+        assert (await db.execute(select(Party))).scalars().all() == []
+
+
+async def test_a_room_is_busy_until_every_node_answered_and_timeouts_clear_it(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    await node_answers(services)
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    ops = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
+    # The room now touches both servers: each gets the whole room (members on both).
+    assert sorted(op.server_id for op in ops) == sorted([world["s1"].id, world["s2"].id])
+    async with services.sessionmaker() as db:
+        delta = await delta_message(db, services.box, ops[0])
+    assert [(r.id, sorted(r.members)) for r in delta.upsert_rooms] == [(room["id"], ["10.8.0.2", "10.9.0.2"])]
+
+    ana.inbox.clear()
+    async with transaction(services.sessionmaker) as db:
+        await services.operations.finish(db, ops[0].id, None)
+    await asyncio.sleep(0.05)
+    assert ana.inbox.messages == []  # the other node has not answered: still busy
+    assert (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]["processing"] is True
+    async with transaction(services.sessionmaker) as db:
+        await services.operations.finish(db, ops[1].id, None)
+    await asyncio.sleep(0.05)
+    assert ana.inbox.types() == ["stop_party_operation", "updated_owner_party"]
+    assert ana.inbox.messages[0]["data"] == {"id": room["id"]}
+    assert ana.inbox.messages[1]["data"]["processing"] is False
+    assert beto.inbox.types()[-2:] == ["stop_party_operation", "updated_guest_party"]
+
+    # A node that never answers: the timeout ends the operation with an error, never silently.
+    assert (await join(client, ana, "LAN", room["password"], peers["ana2"])).status_code == 200
+    ana.inbox.clear()
+    async with services.sessionmaker.begin() as db:
+        await db.execute(
+            NodeOperation.__table__.update()
+            .where(NodeOperation.status == OperationStatus.PENDING)
+            .values(created=utcnow() - timedelta(hours=1))
+        )
+    async with transaction(services.sessionmaker) as db:
+        assert await services.operations.expire_overdue(db) >= 1
+    await asyncio.sleep(0.05)
+    assert ana.inbox.of("error")[0] == {
+        "type": "error",
+        "message": "Hubo un error al realizar la operación.",
+        "data": {"party_id": room["id"]},
+    }
+    assert ana.inbox.types()[-2:] == ["stop_party_operation", "updated_owner_party"]
+    assert (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]["processing"] is False
+
+
+async def test_moving_a_peer_keeps_memberships_right(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+
+    # To another party server: the peer stays in the room with its new address, on every node of the room.
+    moved = await client.patch(
+        f"{PEERS}/{peers['beto1'].id}", json={"operation": "change_server", "server": world["s1"].id},
+        headers=beto.headers,
+    )  # fmt: skip
+    assert moved.status_code == 202 and moved.json()["data"]["party"]["id"] == room["id"]
+    pending = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
+    by_node = {op.server_id: op.delta for op in pending}
+    assert by_node == {
+        world["s1"].id: {"upsert_peers": [], "remove_peers": [], "upsert_rooms": [room["id"]]},
+        world["s2"].id: {"upsert_peers": [], "remove_peers": [], "remove_rooms": [room["id"]]},
+    }
+    async with services.sessionmaker() as db:
+        state = await full_state(db, services.box, await db.get(Server, world["s1"].id))  # type: ignore[arg-type]
+    assert [sorted(r.members) for r in state.rooms] == [["10.8.0.2", "10.8.0.5"]]
+    await node_answers(services)
+
+    # To a server without rooms: the peer leaves the room.
+    beto.inbox.clear()
+    moved = await client.patch(
+        f"{PEERS}/{peers['beto1'].id}", json={"operation": "change_server", "server": world["closed"].id},
+        headers=beto.headers,
+    )  # fmt: skip
+    assert moved.status_code == 202 and moved.json()["data"]["party"] is None
+    await asyncio.sleep(0.05)
+    assert "deleted_guest_party" in beto.inbox.types()
+    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert [p["name"] for p in room_now["peers"]] == ["ana1"]
+
+
+async def test_disabled_peers_keep_their_place(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, peers = world["ana"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    async with services.sessionmaker.begin() as db:
+        await services.peers.set_active(db, await services.peers.by_id(db, peers["ana1"].id), False)
+    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert [p["id"] for p in room_now["peers"]] == [peers["ana1"].id] and room_now["id"] == room["id"]
+
+
+async def test_rooms_switched_off_answer_409(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    async with services.sessionmaker.begin() as db:
+        await services.switches.update(db, {"allow_partys": False})
+    answer = await client.get(PARTYS, headers=world["ana"].headers)
+    assert answer.status_code == 409
+    assert answer.json() == {"message": "Las salas no están habilitadas.", "code": "partys_disabled"}
+
+
+async def test_nodes_get_their_rooms_and_the_backbone_in_the_full_state(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    await create(client, ana, "Solo", peers["ana2"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    async with services.sessionmaker() as db:
+        s1, s2, closed = [await db.get(Server, world[k].id) for k in ("s1", "s2", "closed")]
+        one = await full_state(db, services.box, s1)  # type: ignore[arg-type]
+        two = await full_state(db, services.box, s2)  # type: ignore[arg-type]
+        off = await full_state(db, services.box, closed)  # type: ignore[arg-type]
+    assert sorted(len(r.members) for r in one.rooms) == [1, 2]
+    assert [sorted(r.members) for r in two.rooms] == [["10.8.0.2", "10.9.0.2"]]
+    assert off.rooms == [] and off.backbone.name == ""
+    assert one.backbone.name == "wgb0" and one.backbone.listen_port == 51821
+    [peer_of_one] = one.backbone.peers
+    assert peer_of_one.node_id == s2.id and peer_of_one.public_key == s2.public_key  # type: ignore[union-attr]
+    assert peer_of_one.endpoint == "madrid1.vpn.test:51821"
+    assert list(peer_of_one.allowed_ips) == ["10.9.0.0/24", f"{s2.backbone_address}/32"]  # type: ignore[union-attr]
+    assert list(one.backbone.addresses) == [f"{s1.backbone_address}/16"]  # type: ignore[union-attr]
+    assert s1.backbone_address != s2.backbone_address  # type: ignore[union-attr]
+
+
+async def test_two_joins_of_one_peer_at_once_end_with_one_winner(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    first = await create(client, ana, "Uno", peers["ana1"])
+    second = await create(client, caro, "Dos", peers["caro1"])
+    answers = await asyncio.gather(
+        join(client, beto, "Uno", first["password"], peers["beto1"]),
+        join(client, beto, "Dos", second["password"], peers["beto1"]),
+        join(client, beto, "Uno", first["password"], peers["beto1"]),
+    )
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200, 409, 409], [a.text for a in answers]
+    assert {a.json()["message"] for a in answers if a.status_code == 409} == {"El peer ya está en una sala."}
+    lists = (await client.get(PARTYS, headers=beto.headers)).json()
+    assert len(lists["guest_partys"]) == 1
+
+
+async def test_a_sixth_room_created_concurrently_is_refused(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana = world["ana"]
+    peers = [await make_peer(services, ana.user, f"p{i}", world["s1"]) for i in range(7)]
+    for i in range(3):
+        await create(client, ana, f"Sala {i}", peers[i])
+    answers = await asyncio.gather(
+        *(client.post(PARTYS, json={"name": f"Nueva {i}", "peer": peers[3 + i].id}, headers=ana.headers)
+          for i in range(4))
+    )  # fmt: skip
+    assert sorted(a.status_code for a in answers) == [201, 201, 409, 409], [a.text for a in answers]
+    assert {a.json()["message"] for a in answers if a.status_code == 409} == {"No se pueden crear más de 5 salas"}
+    assert len((await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"]) == 5
+
+
+async def test_two_rooms_with_one_name_at_once_end_with_one_winner(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    answers = await asyncio.gather(
+        client.post(PARTYS, json={"name": "LAN", "peer": peers["ana1"].id}, headers=ana.headers),
+        client.post(PARTYS, json={"name": "lan", "peer": peers["beto1"].id}, headers=beto.headers),
+    )
+    assert sorted(a.status_code for a in answers) == [201, 409], [a.text for a in answers]
+    assert [a.json()["code"] for a in answers if a.status_code == 409] == ["party_name_taken"]
