@@ -209,6 +209,26 @@ describe('join a room', () => {
     await actor.click(screen.getByRole('button', { name: 'Unirse' }));
     expect(await screen.findByText('Error al unirse a la sala')).toBeInTheDocument();
   });
+
+  it('keeps the own room under Administrador when the owner joins it through the join dialog', async () => {
+    const joined = testRoom({ peers: [roomPeer(), roomPeer({ id: 'p2', name: 'portatil' })] });
+    api.joinRoom.mockResolvedValue({ success: true, message: 'Peer añadido a la sala LAN Party.', data: joined });
+    const { actor } = await renderRooms({
+      rooms: { owned_partys: [testRoom()] },
+      peers: [ownPeer({ party: { id: 'r1', name: 'LAN Party' } }), ownPeer({ id: 'p2', name: 'portatil' })],
+    });
+    await loaded();
+    await actor.click(screen.getByRole('button', { name: 'Unirse a una sala' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Unirse a una sala' });
+    await actor.type(within(dialog).getByLabelText('Nombre de la sala'), 'LAN Party');
+    await actor.type(within(dialog).getByLabelText('Contraseña de la sala'), 'secreta123');
+    await choosePeer(actor, 'Peer', 'portatil');
+    await actor.click(within(dialog).getByRole('button', { name: 'Unirse' }));
+    expect(await screen.findByText('Peer añadido a la sala LAN Party.')).toBeInTheDocument();
+    await waitFor(() => expect(within(roomRow('LAN Party')).getByText('2')).toBeInTheDocument());
+    expect(screen.getAllByTestId('room-row')).toHaveLength(1);
+    expect(within(roomRow('LAN Party')).getByText('Administrador')).toBeInTheDocument();
+  });
 });
 
 describe('room detail', () => {

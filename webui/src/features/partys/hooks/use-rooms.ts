@@ -82,7 +82,8 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   const refreshAfter = useCallback(
     (answer: RoomAnswer, role: RoomRole | null) => {
       const room = roomsApi.roomIn(answer);
-      const known = room && (role ?? findRoom(listsRef.current, room.id)?.role);
+      // A listed room keeps its list (an owner may use 'Unirse a una sala' on their own room); a new one goes to `role`.
+      const known = room && (findRoom(listsRef.current, room.id)?.role ?? role);
       if (room && known) update((current) => upsertRoom(current, known, room));
       else {
         roomsApi.fetchRooms().then(
