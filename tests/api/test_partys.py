@@ -525,3 +525,58 @@ async def test_two_rooms_with_one_name_at_once_end_with_one_winner(
     )
     assert sorted(a.status_code for a in answers) == [201, 409], [a.text for a in answers]
     assert [a.json()["code"] for a in answers if a.status_code == 409] == ["party_name_taken"]
+
+
+async def test_a_peer_about_to_be_deleted_leaves_its_room_first(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+    beto.inbox.clear()
+    async with transaction(services.sessionmaker) as db:
+        peer = await services.peers.by_id(db, peers["beto1"].id)
+        await services.partys.peer_deleting(db, peer)
+        await db.delete(peer)
+    await asyncio.sleep(0.05)
+    assert beto.inbox.types() == ["deleted_guest_party"]
+    pending = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
+    assert {op.server_id: op.delta.get("remove_rooms") for op in pending} == {
+        world["s1"].id: None,  # server 1 keeps the room (Ana's peer), with the new member list
+        world["s2"].id: [room["id"]],  # server 2 has no member left: it drops the room
+    }
+    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert [p["name"] for p in room_now["peers"]] == ["ana1"]
+
+
+async def test_a_server_that_stops_allowing_rooms_takes_its_peers_out_and_leaves_the_backbone(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+    async with transaction(services.sessionmaker) as db:
+        server = await db.get(Server, world["s2"].id)
+        assert server is not None
+        server.allow_partys = False
+        await services.partys.server_rooms_changed(db, server)
+    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert [p["name"] for p in room_now["peers"]] == ["ana1"]
+    async with services.sessionmaker() as db:
+        backbone_ops = (
+            (
+                await db.execute(
+                    select(NodeOperation).where(
+                        NodeOperation.kind == OperationKind.BACKBONE, NodeOperation.status == OperationStatus.PENDING
+                    )
+                )
+            )
+            .scalars()
+            .all()
+        )
+        deltas = {op.server_id: await delta_message(db, services.box, op) for op in backbone_ops}
+    assert set(deltas) == {world["s1"].id, world["s2"].id}
+    assert deltas[world["s2"].id].backbone.name == ""  # server 2 takes its backbone down
+    assert deltas[world["s1"].id].backbone.name == "wgb0" and list(deltas[world["s1"].id].backbone.peers) == []
