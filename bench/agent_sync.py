@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import result
+from common import result as report_result
 
 from node_agent.agent import NodeAgent
 from node_agent.backends import uapi
@@ -164,19 +164,19 @@ async def run(ns: str, count: int, rounds: int) -> None:
     print(f"  no-op resync            {noop_s * 1000:8.1f} ms   writes {noop_writes}         target < 150 ms, 0 writes")
     print(f"  one peer change         {one_ms:8.2f} ms   (median of {len(one)})   target < 5 ms")
     ratio = full_s / raw_s
-    result(
+    report_result(
         f"agent full sync, {count} peers, wireguard-go",
         f"{ratio:.2f} x raw UAPI set ({full_s * 1000:.0f} vs {raw_s * 1000:.0f} ms)",
         "<= 1.30 x",
         ratio <= 1.3,
     )
-    result(
+    report_result(
         f"agent sync with nothing to change, {count} peers",
         f"{noop_s * 1000:.0f} ms, {noop_writes} writes",
         "< 150 ms, 0 writes",
         noop_s < 0.15 and noop_writes == 0,
     )
-    result(f"one peer change with {count} present", f"{one_ms:.2f} ms (median)", "< 5 ms", one_ms < 5)
+    report_result(f"one peer change with {count} present", f"{one_ms:.2f} ms (median)", "< 5 ms", one_ms < 5)
 
 
 def main() -> None:
@@ -186,7 +186,7 @@ def main() -> None:
     args = parser.parse_args()
     if os.geteuid() != 0:
         for what in ("agent full sync", "agent sync with nothing to change", "one peer change"):
-            result(what, "not measured: needs root (namespace, wireguard-go)", "see DESIGN.md", None)
+            report_result(what, "not measured: needs root (namespace, wireguard-go)", "see DESIGN.md", None)
         sys.exit(1)
     ns = "vpnbench" + uuid.uuid4().hex[:8]
     subprocess.run(["ip", "netns", "add", ns], check=True)

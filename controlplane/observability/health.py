@@ -7,11 +7,8 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from alembic.script import ScriptDirectory
 from litestar import Request, Response, get
 from sqlalchemy import text
-
-from controlplane.migrate import alembic_config
 
 if TYPE_CHECKING:
     from controlplane.services import Services
@@ -23,6 +20,12 @@ CHECK_TIMEOUT = 2.0  # a load balancer polls this; a hung database must answer "
 @functools.cache
 def code_head() -> str:
     """The migration this code expects (one head: see docs/deployment.md on upgrades)."""
+    # Imported here, on the first readiness check: Alembic costs about a second of start-up otherwise, and a
+    # restart's time to serve agents again is a performance target.
+    from alembic.script import ScriptDirectory
+
+    from controlplane.migrate import alembic_config
+
     head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
     return head or ""
 
@@ -32,8 +35,9 @@ async def _database(services: Services) -> str:
         await conn.execute(text("SELECT 1"))
         row = (await conn.execute(text("SELECT version_num FROM alembic_version"))).first()
     at = row[0] if row else ""
-    if at != code_head():
-        return f"schema at {at or 'nothing'}, code expects {code_head()}: run `python -m controlplane migrate`"
+    expected = await asyncio.to_thread(code_head)  # the first call reads the migration files
+    if at != expected:
+        return f"schema at {at or 'nothing'}, code expects {expected}: run `python -m controlplane migrate`"
     return "ok"
 
 

@@ -60,7 +60,8 @@ class ControlPlaneProcess:
                 stderr=subprocess.STDOUT,
             )
 
-    def wait_ready(self, within: float = 30) -> None:
+    def wait_ready(self, within: float = 90) -> None:
+        # Generous: two interpreters importing at once beside other test layers on two cores take a while.
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             try:

@@ -87,22 +87,28 @@ class ScriptedAgent:
         async with grpc.aio.insecure_channel(self.target, options=options) as channel:
             stub = agent_pb2_grpc.NodeControlStub(channel)
             self.sessions += 1
-            async for message in stub.Connect(_Outbox(outbox)):
-                kind = message.WhichOneof("payload")
-                if kind == "full_state":
-                    self.full_states.append((time.monotonic(), message.full_state))
-                    self.connected.set()
-                    body = message.full_state
-                elif kind == "delta":
-                    self.all_deltas.append(message.delta)
-                    self.deltas.put_nowait(message.delta)
-                    body = message.delta
-                elif kind == "refused":
-                    raise RuntimeError(f"refused: {message.refused.code}")
-                else:
-                    continue
-                outbox.put_nowait(
-                    agent_pb2.AgentMessage(
-                        result=agent_pb2.OperationResult(operation_id=body.operation_id, serial=body.serial, ok=True)
+            call = stub.Connect(_Outbox(outbox))
+            try:
+                async for message in call:
+                    kind = message.WhichOneof("payload")
+                    if kind == "full_state":
+                        self.full_states.append((time.monotonic(), message.full_state))
+                        self.connected.set()
+                        body = message.full_state
+                    elif kind == "delta":
+                        self.all_deltas.append(message.delta)
+                        self.deltas.put_nowait(message.delta)
+                        body = message.delta
+                    elif kind == "refused":
+                        raise RuntimeError(f"refused: {message.refused.code}")
+                    else:
+                        continue
+                    outbox.put_nowait(
+                        agent_pb2.AgentMessage(
+                            result=agent_pb2.OperationResult(
+                                operation_id=body.operation_id, serial=body.serial, ok=True
+                            )
+                        )
                     )
-                )
+            finally:
+                call.cancel()  # ends gRPC's request-reading task too (no 'Task was destroyed' noise)
