@@ -22,10 +22,10 @@ from controlplane.domain.accounts.controllers import (
 )
 from controlplane.domain.announcements.controllers import HomeController
 from controlplane.domain.invoices.controllers import InvoiceController, PaymentGatewayController
+from controlplane.domain.manager.controllers import MANAGER_CONTROLLERS
 from controlplane.domain.partys.controllers import PartyController
 from controlplane.domain.peers.controllers import MirrorController, PeerController
 from controlplane.domain.plans.controllers import PlanController
-from controlplane.domain.servers.controllers import AdminServerController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.errors import EXCEPTION_HANDLERS
 from controlplane.jobs.scheduler import Jobs
@@ -52,7 +52,7 @@ ROUTE_HANDLERS: list[Any] = [
     InvoiceController,
     PaymentGatewayController,
     HomeController,
-    AdminServerController,
+    *MANAGER_CONTROLLERS,
     live_socket,
     healthz,
     readyz,

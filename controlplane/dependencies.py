@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import provide_db
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal
+from controlplane.domain.manager.access import check_role
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import Maintenance, Unauthorized
 from controlplane.services import Services
@@ -68,7 +69,10 @@ async def provide_customer(request: Request[Any, Any, Any], db: NamedDependency[
 
 
 async def provide_staff(request: Request[Any, Any, Any], db: NamedDependency[AsyncSession]) -> Principal:
-    return await services_of(request).sessions.resolve(db, bearer_token(request), ADMIN)
+    """A staff session whose role may call this handler (the manager roles are checked here, once)."""
+    principal = await services_of(request).sessions.resolve(db, bearer_token(request), ADMIN)
+    check_role(principal, request.route_handler.opt)
+    return principal
 
 
 async def not_in_maintenance(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:

@@ -128,7 +128,9 @@ def _spanish_validation(detail: str) -> tuple[str, dict[str, str]]:
         return f"El campo '{field}' no está permitido.", {field: "Campo no permitido."}
     field_match = _FIELD.search(detail)
     field = field_match.group(1) if field_match else ""
-    if "length" in detail:
+    if re.search(r"Expected `\w+` (<=|>=|<|>) ", detail):
+        text = "El valor está fuera del rango permitido."
+    elif "length" in detail:
         text = "El valor es demasiado largo." if "<=" in detail else "El valor es demasiado corto."
     elif "Expected" in detail:
         text = "El tipo del valor no es válido."

@@ -3,6 +3,7 @@
 from controlplane.db import Base
 from controlplane.domain.accounts.models import LoginSession, OneTimeLink, RefreshToken, User
 from controlplane.domain.announcements.models import Announcement, ClientRelease
+from controlplane.domain.audit.models import AuditEntry
 from controlplane.domain.invoices.models import Invoice
 from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
@@ -13,6 +14,7 @@ from controlplane.jobs.models import JobLease
 
 __all__ = [
     "Announcement",
+    "AuditEntry",
     "Base",
     "ClientRelease",
     "Invoice",

@@ -14,7 +14,9 @@ from controlplane.crypto import SecretBox
 from controlplane.db import create_engine, create_sessionmaker
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
+from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
+from controlplane.domain.manager.users import StaffUsers
 from controlplane.domain.partys.service import PartyService
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.peers.service import PeerService
@@ -52,6 +54,8 @@ class Services:
     metrics: ControlPlaneMetrics
     invoices: InvoiceService
     partys: PartyService
+    audit: AuditLog
+    staff_users: StaffUsers
 
     async def start(self) -> None:
         await self.bus.start()
@@ -84,6 +88,7 @@ def build_services(settings: Settings) -> Services:
     peers = PeerService(box, operations, hub, settings.client_url)
     invoices = InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings)
     invoices.count_payment = metrics.record_payment
+    accounts = AccountService(settings, box, passwords, sessions, limiter, captcha)
     return Services(
         settings=settings,
         box=box,
@@ -95,7 +100,7 @@ def build_services(settings: Settings) -> Services:
         mailer=Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox"),
         switches=SwitchService(sessionmaker),
         sessions=sessions,
-        accounts=AccountService(settings, box, passwords, sessions, limiter, captcha),
+        accounts=accounts,
         bus=bus,
         hub=hub,
         agents=agents,
@@ -105,4 +110,6 @@ def build_services(settings: Settings) -> Services:
         metrics=metrics,
         invoices=invoices,
         partys=PartyService(box, operations, hub, peers, limiter),
+        audit=AuditLog(hub),
+        staff_users=StaffUsers(accounts, sessions),
     )

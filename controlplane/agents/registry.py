@@ -45,6 +45,11 @@ class AgentRegistry:
             del self._links[link.server_id]
 
     async def on_node_event(self, event: dict[str, str]) -> None:
+        """News for a node: wake its stream, or end it when its credential was revoked (whichever process has it)."""
         link = self._links.get(event.get("server_id", ""))
-        if link is not None:
+        if link is None:
+            return
+        if event.get("revoked"):
+            link.close()
+        else:
             link.wake.set()

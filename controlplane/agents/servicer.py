@@ -67,6 +67,7 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             return
         link = AgentLink(server_id)
         self._registry.add(link)
+        await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": True}))
         log.info("node %s connected (agent %s, %s)", server_id, first.hello.agent_version, first.hello.backend)
         reader = asyncio.create_task(self._read(context, link), name=f"agent-reader-{server_id}")
         try:
@@ -87,6 +88,7 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             reader.cancel()
             self._registry.remove(link)
             log.info("node %s disconnected", server_id)
+            await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": False}))
 
     async def _authenticate(self, hello: agent_pb2.Hello) -> str | None:
         async with transaction(self._sessionmaker) as db:
@@ -168,7 +170,19 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                     )
                 )
             ).all()
-            await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=utcnow()))
+            now = utcnow()
+            totals = {
+                "stats_at": now,
+                "stats_peers_connected": sum(
+                    1 for p in report.peers if p.latest_handshake and now.timestamp() - p.latest_handshake < 180
+                ),
+                "stats_rx_bytes": sum(p.rx_bytes for p in report.peers),
+                "stats_tx_bytes": sum(p.tx_bytes for p in report.peers),
+            }
+            await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=now, **totals))
+        await self._hub.push_staff(
+            Push("node_stats", data={"id": link.server_id, **totals, "stats_at": totals["stats_at"].isoformat()})
+        )
         per_user: dict[str, list[dict[str, int | str]]] = defaultdict(list)
         for peer_id, user_id, public_key in rows:
             stats = by_key[public_key]

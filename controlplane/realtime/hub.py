@@ -30,7 +30,10 @@ class PushHub:
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
         self._sockets: dict[str, set[Socket]] = defaultdict(set)
+        # Manager pages: every staff socket hears node status, operation outcomes and audit entries.
+        self._staff: set[Socket] = set()
         bus.subscribe("user", self._deliver)
+        bus.subscribe("staff", self._deliver_staff)
 
     @property
     def open_sockets(self) -> int:
@@ -39,7 +42,11 @@ class PushHub:
     def attach(self, user_id: str, socket: Socket) -> None:
         self._sockets[user_id].add(socket)
 
+    def attach_staff(self, socket: Socket) -> None:
+        self._staff.add(socket)
+
     def detach(self, user_id: str, socket: Socket) -> None:
+        self._staff.discard(socket)
         sockets = self._sockets.get(user_id)
         if sockets is not None:
             sockets.discard(socket)
@@ -52,6 +59,20 @@ class PushHub:
     async def push(self, user_id: str, push: Push) -> None:
         """Reaches the user's browsers on every process (through the bus)."""
         await self._bus.publish("user", {"user_id": user_id, "push": msgspec.to_builtins(push)})
+
+    async def push_staff(self, push: Push) -> None:
+        """Reaches every open manager page on every process."""
+        await self._bus.publish("staff", {"push": msgspec.to_builtins(push)})
+
+    async def _deliver_staff(self, event: dict[str, Any]) -> None:
+        if not self._staff:
+            return
+        text = msgspec.json.encode(event["push"]).decode()
+        targets = list(self._staff)
+        results = await asyncio.gather(*(s.send_text(text) for s in targets), return_exceptions=True)
+        for socket, result in zip(targets, results, strict=True):
+            if isinstance(result, Exception):
+                self._staff.discard(socket)
 
     async def _deliver(self, event: dict[str, Any]) -> None:
         sockets = self._sockets.get(event["user_id"])

@@ -38,6 +38,8 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         await socket.close(code=UNAUTHORIZED_CLOSE)
         return
     services.hub.attach(principal.user_id, socket)
+    if principal.role.is_staff:
+        services.hub.attach_staff(socket)
     try:
         await socket.send_text(msgspec.json.encode(Push("auth", data={"username": principal.username})).decode())
         while True:

@@ -22,6 +22,11 @@ from controlplane.errors import _spanish_validation
             {"alias": "El valor es demasiado largo."},
         ),
         (
+            "Expected `int` <= 65535 - at `$.port`",
+            "Valor inválido en 'port': El valor está fuera del rango permitido.",
+            {"port": "El valor está fuera del rango permitido."},
+        ),
+        (
             "Expected `str`, got `int` - at `$.alias`",
             "Valor inválido en 'alias': El tipo del valor no es válido.",
             {"alias": "El tipo del valor no es válido."},

@@ -20,6 +20,7 @@ from controlplane.dependencies import (
 from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
+from controlplane.domain.manager.access import SUPPORT
 
 
 def _mail_task(services: ServicesDep, mail: Email | None) -> BackgroundTask | None:
@@ -159,7 +160,7 @@ class AdminAuthController(Controller):
         access, refresh = await services.accounts.login(db, data, ADMIN, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
-    @get("/verify-token", operation_id="adminVerifyToken", dependencies=STAFF)
+    @get("/verify-token", operation_id="adminVerifyToken", dependencies=STAFF, opt=SUPPORT)
     async def verify_token(
         self, services: ServicesDep, db: DB, switches: SwitchesDep, staff: Staff
     ) -> schemas.CurrentUser:

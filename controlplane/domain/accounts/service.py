@@ -126,10 +126,10 @@ class AccountService:
             await db.flush()
         except IntegrityError as exc:  # a concurrent registration of the same name won the race
             raise Conflict("El nombre de usuario ya está en uso.", code="username_taken") from exc
-        mail = await self._verification_email(db, user) if email else None
+        mail = await self.verification_email(db, user) if email else None
         return user, mail
 
-    async def _verification_email(self, db: AsyncSession, user: User) -> Email:
+    async def verification_email(self, db: AsyncSession, user: User) -> Email:
         assert user.email
         token = await self._one_time_link(db, user, LinkPurpose.VERIFY_EMAIL, VERIFY_LINK_LIFETIME, user.email)
         link = f"{self._settings.client_url}/verify-email?token={token}"
@@ -222,6 +222,11 @@ class AccountService:
         user = await self.find_by_username(db, username)
         if user is None or user.blocked or not user.email or not user.email_verified:
             return None
+        return await self.password_reset_email(db, user)
+
+    async def password_reset_email(self, db: AsyncSession, user: User) -> Email:
+        """A fresh single-use reset link for `user`'s address (also sent by staff from the manager pages)."""
+        assert user.email
         token = await self._one_time_link(db, user, LinkPurpose.PASSWORD_RESET, RESET_LINK_LIFETIME, user.email)
         link = f"{self._settings.client_url}/password-reset?token={token}"
         body = (
@@ -279,7 +284,7 @@ class AccountService:
             raise Invalid("El nuevo email no puede ser igual q el anterior", code="same_email")
         user.email = email
         user.email_verified = False
-        return "Email modificado correctamente.", await self._verification_email(db, user)
+        return "Email modificado correctamente.", await self.verification_email(db, user)
 
     async def remove_email(self, db: AsyncSession, user_id: str, switches: Switches) -> User:
         if not switches.allow_email:

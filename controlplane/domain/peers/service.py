@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
 
@@ -287,6 +287,19 @@ class PeerService:
         await self._operations.enqueue(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
         if message:
             self._push_after_commit(db, peer.user_id, Push("info", message, {"peer_id": peer.id}))
+
+    async def add_plan(
+        self, db: AsyncSession, peer: Peer, plan_id: str | None, name: str, price: Decimal, validity_hours: int
+    ) -> None:
+        """Extend from the later of now and the current expiration and record it in plans_history; a disabled
+        peer comes back. A peer without expiration keeps none (it is already unlimited); the row is still kept."""
+        if peer.expiration_date is not None:
+            peer.expiration_date = max(utcnow(), peer.expiration_date) + timedelta(hours=validity_hours)
+        await db.refresh(peer, ["plans_history"])
+        peer.plans_history.append(PlanHistory(plan_id=plan_id, plan_name=name, plan_price=price))
+        await db.flush()
+        if not peer.active:
+            await self.set_active(db, peer, True)
 
     async def expire_due(self, db: AsyncSession) -> int:
         """Disable every active peer whose expiration passed (the expiry job)."""

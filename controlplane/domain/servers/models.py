@@ -41,4 +41,9 @@ class Server(Base):
     # Grows with every change to this node's desired state; the agent reports the last one it applied.
     serial: Mapped[int] = mapped_column(BigInteger, default=0)
     applied_serial: Mapped[int] = mapped_column(BigInteger, default=0)
+    # The latest stats report of its agent, summed over the node (the manager's live status shows it).
+    stats_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    stats_peers_connected: Mapped[int] = mapped_column(Integer, default=0)  # handshake within 3 minutes
+    stats_rx_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    stats_tx_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
+from typing import Annotated, Any
 
 import msgspec
 from sqlalchemy import func, select
@@ -12,24 +14,46 @@ from controlplane.crypto import SecretBox, random_token
 from controlplane.db import utcnow
 from controlplane.domain.servers.addresses import BACKBONE_SUBNET, allocate, validate_subnet
 from controlplane.domain.servers.models import Server
-from controlplane.errors import Conflict, NotFound
+from controlplane.errors import Conflict, Invalid, NotFound
 from controlplane.wgkeys import is_valid_key
+
+ServerName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Host = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
+Port = Annotated[int, msgspec.Meta(ge=1, le=65535)]
+Capacity = Annotated[int, msgspec.Meta(ge=1, le=65000)]
+Location = Annotated[str, msgspec.Meta(max_length=64)]
+InterfaceName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,15}$")]
 
 
 class ServerInput(msgspec.Struct, forbid_unknown_fields=True):
-    name: str
-    address: str
-    tunnel_subnet: str
-    port: int = 51820
-    ubication: str = ""
+    name: ServerName
+    address: Host
+    tunnel_subnet: Annotated[str, msgspec.Meta(max_length=43)]
+    port: Port = 51820
+    ubication: Location = ""
     active: bool = True
     allow_partys: bool = False
-    dns: str = "1.1.1.1"
-    capacity: int = 250
-    interface_name: str = "wg0"
+    dns: Host = "1.1.1.1"
+    capacity: Capacity = 250
+    interface_name: InterfaceName = "wg0"
     # Backbone (rooms across servers): the host other nodes dial ("" = address) and the UDP port.
-    backbone_endpoint: str = ""
-    backbone_port: int = 51821
+    backbone_endpoint: Annotated[str, msgspec.Meta(max_length=255)] = ""
+    backbone_port: Port = 51821
+
+
+class ServerPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """What may change on a live server; its subnet and interface stay (every peer's address depends on them)."""
+
+    name: ServerName | None = None
+    address: Host | None = None
+    port: Port | None = None
+    ubication: Location | None = None
+    active: bool | None = None
+    allow_partys: bool | None = None
+    dns: Host | None = None
+    capacity: Capacity | None = None
+    backbone_endpoint: Annotated[str, msgspec.Meta(max_length=255)] | None = None
+    backbone_port: Port | None = None
 
 
 class ServerService:
@@ -40,8 +64,10 @@ class ServerService:
         """A new server and its agent credential, returned this once (only a keyed hash is kept)."""
         if await db.scalar(select(func.count()).select_from(Server).where(Server.name == data.name)):
             raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
+        subnet = validate_subnet(data.tunnel_subnet)
+        await self._check_overlap(db, subnet)
         server = Server(**msgspec.structs.asdict(data))
-        server.tunnel_subnet = validate_subnet(data.tunnel_subnet)
+        server.tunnel_subnet = subnet
         server.backbone_address = await self._free_backbone_address(db)
         db.add(server)
         credential = self._issue(server)
@@ -52,6 +78,47 @@ class ServerService:
         """Every server gets one (used once it allows rooms); a concurrent pick fails on the unique constraint."""
         used = (await db.execute(select(Server.backbone_address).where(Server.backbone_address.is_not(None)))).scalars()
         return allocate(BACKBONE_SUBNET, [a for a in used if a])
+
+    async def update(self, db: AsyncSession, server_id: str, patch: ServerPatch) -> tuple[Server, dict[str, Any]]:
+        """Endpoint, DNS or name changes reach customers when they download their configuration again."""
+        server = await self.get(db, server_id)
+        changes = {
+            k: v.strip() if isinstance(v, str) else v for k, v in msgspec.structs.asdict(patch).items() if v is not None
+        }
+        if "name" in changes:
+            if not changes["name"]:
+                raise Invalid("El nombre es obligatorio.", code="required", fields={"name": "Campo obligatorio."})
+            taken = await db.scalar(
+                select(func.count()).select_from(Server).where(Server.name == changes["name"], Server.id != server.id)
+            )
+            if taken:
+                raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
+        if "address" in changes and not changes["address"]:
+            raise Invalid("La dirección es obligatoria.", code="required", fields={"address": "Campo obligatorio."})
+        for key, value in changes.items():
+            setattr(server, key, value)
+        await db.flush()
+        return server, changes
+
+    async def _check_overlap(self, db: AsyncSession, subnet: str) -> None:
+        """Party-enabled nodes route each other's client subnets, so no two servers may share addresses."""
+        network = ipaddress.ip_network(subnet)
+        for name, other in (await db.execute(select(Server.name, Server.tunnel_subnet))).all():
+            other_net = ipaddress.ip_network(other)
+            if other_net.version == network.version and other_net.overlaps(network):  # type: ignore[arg-type]
+                raise Conflict(
+                    f"La subred se superpone con la del servidor {name}.",
+                    code="subnet_overlap",
+                    fields={"tunnel_subnet": "Subred en uso."},
+                )
+
+    async def revoke_credential(self, db: AsyncSession, server_id: str) -> Server:
+        """No credential at all: the agent is refused from now on (its open stream is ended after the commit)."""
+        server = await self.get(db, server_id)
+        server.credential_hash = None
+        server.credential_issued = None
+        await db.flush()
+        return server
 
     async def reissue_credential(self, db: AsyncSession, server_id: str) -> str:
         """The old credential stops working at once (a connected agent keeps its stream until it reconnects)."""

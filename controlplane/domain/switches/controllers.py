@@ -6,10 +6,10 @@ import msgspec
 from litestar import Controller, get, patch
 from litestar.params import JSONBody
 
-from controlplane.dependencies import DB, STAFF, ServicesDep, Staff, SwitchesDep
-from controlplane.domain.accounts.models import Role
+from controlplane.dependencies import DB, STAFF, ClientIP, ServicesDep, Staff, SwitchesDep
+from controlplane.domain.manager.access import SUPPORT
 from controlplane.domain.switches.service import Switches
-from controlplane.errors import Forbidden
+from controlplane.errors import Invalid
 
 
 class Captcha(msgspec.Struct):
@@ -73,13 +73,18 @@ class AdminSwitchesController(Controller):
     tags = ["admin"]
     dependencies = STAFF
 
-    @get("/", operation_id="adminGetSwitches")
+    @get("/", operation_id="adminGetSwitches", opt=SUPPORT)
     async def read(self, staff: Staff, switches: SwitchesDep) -> Switches:
         return switches
 
     @patch("/", operation_id="adminUpdateSwitches")
-    async def update(self, staff: Staff, services: ServicesDep, db: DB, data: JSONBody[SwitchesPatch]) -> Switches:
-        if staff.role is not Role.ADMIN:
-            raise Forbidden("Solo un administrador puede cambiar los interruptores.", code="admin_only")
+    async def update(
+        self, staff: Staff, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[SwitchesPatch]
+    ) -> Switches:
         changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}
-        return await services.switches.update(db, changes)
+        if not changes:
+            raise Invalid("Indique al menos un interruptor.", code="nothing_to_change")
+        switches = await services.switches.update(db, changes)
+        summary = ", ".join(f"{k}={'sí' if v else 'no'}" for k, v in changes.items())
+        await services.audit.record(db, staff, ip, "switches.update", "switches", None, summary)
+        return switches

@@ -1,0 +1,123 @@
+"""Recording staff actions and searching them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+from sqlalchemy import func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.db import after_commit
+from controlplane.domain.accounts.sessions import Principal
+from controlplane.domain.audit.models import AuditEntry
+from controlplane.realtime.hub import Push, PushHub
+
+
+class AuditView(msgspec.Struct):
+    id: str
+    created: datetime
+    actor_id: str
+    actor_username: str
+    actor_role: str
+    action: str
+    target_type: str
+    target_id: str | None
+    summary: str
+    ip_address: str
+
+
+class AuditPage(msgspec.Struct):
+    items: list[AuditView]
+    total: int
+    page: int
+    page_size: int
+
+
+class AuditFilter(msgspec.Struct, forbid_unknown_fields=True):
+    q: str = ""  # free text over summary, actor and target id
+    action: str = ""
+    actor: str = ""  # username
+    target_type: str = ""
+    target_id: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def view(entry: AuditEntry) -> AuditView:
+    return AuditView(
+        id=entry.id,
+        created=entry.created,
+        actor_id=entry.actor_id,
+        actor_username=entry.actor_username,
+        actor_role=entry.actor_role,
+        action=entry.action,
+        target_type=entry.target_type,
+        target_id=entry.target_id,
+        summary=entry.summary,
+        ip_address=entry.ip_address,
+    )
+
+
+class AuditLog:
+    def __init__(self, hub: PushHub) -> None:
+        self._hub = hub
+
+    async def record(
+        self,
+        db: AsyncSession,
+        staff: Principal,
+        ip: str,
+        action: str,
+        target_type: str,
+        target_id: str | None,
+        summary: str = "",
+    ) -> AuditEntry:
+        """Written in the same transaction as the change: a rolled-back change leaves no entry, and no change
+        is committed without one. Summaries must never carry secrets (credentials, passwords, tokens)."""
+        entry = AuditEntry(
+            actor_id=staff.user_id,
+            actor_username=staff.username,
+            actor_role=str(staff.role),
+            action=action,
+            target_type=target_type,
+            target_id=target_id,
+            summary=summary[:1000],
+            ip_address=ip[:64],
+        )
+        db.add(entry)
+        await db.flush()
+        data = msgspec.to_builtins(view(entry))
+        after_commit(db, lambda: self._hub.push_staff(Push("audit", data=data)))
+        return entry
+
+    async def search(self, db: AsyncSession, where: AuditFilter, page: int, page_size: int) -> AuditPage:
+        query = select(AuditEntry)
+        if where.q.strip():
+            like = f"%{where.q.strip().lower()}%"
+            query = query.where(
+                or_(
+                    func.lower(AuditEntry.summary).like(like),
+                    func.lower(AuditEntry.actor_username).like(like),
+                    func.lower(AuditEntry.target_id).like(like),
+                )
+            )
+        if where.action:
+            query = query.where(AuditEntry.action == where.action)
+        if where.actor:
+            query = query.where(func.lower(AuditEntry.actor_username) == where.actor.strip().lower())
+        if where.target_type:
+            query = query.where(AuditEntry.target_type == where.target_type)
+        if where.target_id:
+            query = query.where(AuditEntry.target_id == where.target_id)
+        if where.since:
+            query = query.where(AuditEntry.created >= where.since)
+        if where.until:
+            query = query.where(AuditEntry.created < where.until)
+        total = await db.scalar(select(func.count()).select_from(query.subquery())) or 0
+        rows = await db.execute(
+            query.order_by(AuditEntry.created.desc(), AuditEntry.id.desc())
+            .offset((page - 1) * page_size)
+            .limit(page_size)
+        )
+        return AuditPage(items=[view(e) for e in rows.scalars()], total=total, page=page, page_size=page_size)

@@ -1,0 +1,211 @@
+"""What the manager pages send and receive (msgspec Structs; no ORM object leaves a service)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+from litestar.params import QueryParameter
+
+# Query parameters shared by the searchable lists.
+Page = Annotated[int, QueryParameter(ge=1, le=100_000)]
+PageSize = Annotated[int, QueryParameter(ge=1, le=200)]
+Search = Annotated[str, QueryParameter(max_length=100)]
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+ShortText = Annotated[str, msgspec.Meta(max_length=64)]
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class Done(msgspec.Struct):
+    success: bool
+    message: str
+
+
+# --- users -------------------------------------------------------------------------------------------------
+
+
+class UserRow(msgspec.Struct):
+    id: str
+    username: str
+    email: str | None
+    email_verified: bool
+    alias: str | None
+    role: str
+    blocked: bool
+    created: datetime
+    last_login: datetime | None
+    peers: int
+
+
+class UserPage(msgspec.Struct):
+    items: list[UserRow]
+    total: int
+    page: int
+    page_size: int
+
+
+class StaffPeer(msgspec.Struct):
+    """A peer as staff see it: whose it is and where it lives (keys and the mirror link stay out)."""
+
+    id: str
+    name: str
+    user_id: str
+    username: str
+    active: bool
+    manual_payment: bool
+    created: datetime
+    expiration_date: datetime | None
+    address: str
+    server_id: str
+    server_name: str
+    processing: bool
+    plans_history: list[PlanHistoryRow]
+
+
+class PlanHistoryRow(msgspec.Struct):
+    plan_name: str
+    plan_price: str
+    created: datetime
+
+
+class UserDetail(msgspec.Struct):
+    user: UserRow
+    peers: list[StaffPeer]
+
+
+class UserPatch(msgspec.Struct, forbid_unknown_fields=True):
+    blocked: bool
+
+
+# --- peers -------------------------------------------------------------------------------------------------
+
+
+class PeerPage(msgspec.Struct):
+    items: list[StaffPeer]
+    total: int
+    page: int
+    page_size: int
+
+
+class PeerPatch(msgspec.Struct, forbid_unknown_fields=True):
+    active: bool | None = None
+    manual_payment: bool | None = None
+
+
+class PeerMove(msgspec.Struct, forbid_unknown_fields=True):
+    server: Id
+
+
+class PeerExtend(msgspec.Struct, forbid_unknown_fields=True):
+    plan: Id
+
+
+# --- plans, announcements, client releases -----------------------------------------------------------------
+
+
+class StaffPlan(msgspec.Struct):
+    id: str
+    name: str
+    description: str
+    validity_hours: int
+    price: str
+    visible: bool
+    sort_order: int
+    created: datetime
+
+
+class PlanInput(msgspec.Struct, forbid_unknown_fields=True):
+    name: Name
+    validity_hours: Annotated[int, msgspec.Meta(ge=1, le=24 * 365 * 10)]
+    price: Annotated[str, msgspec.Meta(max_length=16)]
+    description: Annotated[str, msgspec.Meta(max_length=2000)] = ""
+    visible: bool = True
+    sort_order: Annotated[int, msgspec.Meta(ge=-1000, le=1000)] = 0
+
+
+class PlanPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    name: Name | None = None
+    validity_hours: Annotated[int, msgspec.Meta(ge=1, le=24 * 365 * 10)] | None = None
+    price: Annotated[str, msgspec.Meta(max_length=16)] | None = None
+    description: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+    visible: bool | None = None
+    sort_order: Annotated[int, msgspec.Meta(ge=-1000, le=1000)] | None = None
+
+
+class StaffAnnouncement(msgspec.Struct):
+    id: str
+    name: str
+    message: str
+    visible: bool
+    created: datetime
+
+
+class AnnouncementInput(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(max_length=120)]
+    message: Annotated[str, msgspec.Meta(max_length=5000)]
+    visible: bool = True
+
+
+class AnnouncementPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    name: Annotated[str, msgspec.Meta(max_length=120)] | None = None
+    message: Annotated[str, msgspec.Meta(max_length=5000)] | None = None
+    visible: bool | None = None
+
+
+class StaffRelease(msgspec.Struct):
+    id: str
+    version: str
+    url: str
+    created: datetime
+
+
+class ReleaseInput(msgspec.Struct, forbid_unknown_fields=True):
+    version: Annotated[str, msgspec.Meta(max_length=32)]
+    url: Annotated[str, msgspec.Meta(max_length=500)]
+
+
+# --- overview ----------------------------------------------------------------------------------------------
+
+
+class OperationRow(msgspec.Struct):
+    id: str
+    server_id: str
+    server_name: str
+    kind: str
+    status: str
+    peer_id: str | None
+    error: str | None
+    created: datetime
+    finished: datetime | None
+
+
+class Overview(msgspec.Struct):
+    users: int
+    customers_blocked: int
+    users_new_7d: int
+    peers: int
+    peers_active: int
+    servers: int
+    servers_active: int
+    servers_online: int
+    operations_pending: int
+    operations_failed_24h: int
+    recent_operations: list[OperationRow]
+    # Money is for admins only: null for support (docs/api.md, "Manager roles").
+    revenue: list[RevenueRow] | None
+
+
+class RevenueRow(msgspec.Struct):
+    period: str  # "2026-11" (month) or "2026-11-21" (day)
+    gateway: str
+    invoices: int
+    amount: str
+
+
+class PeerCreate(msgspec.Struct, forbid_unknown_fields=True):
+    username: Annotated[str, msgspec.Meta(max_length=64)]
+    name: Annotated[str, msgspec.Meta(max_length=64)]
+    server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    days: Annotated[int, msgspec.Meta(ge=0, le=3650)] | None = None

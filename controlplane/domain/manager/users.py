@@ -1,0 +1,108 @@
+"""Helping customers: finding accounts, blocking and unblocking them, sending reset and verification links."""
+
+from __future__ import annotations
+
+from sqlalchemy import Select, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.accounts.service import AccountService, Email
+from controlplane.domain.accounts.sessions import SessionService
+from controlplane.domain.manager import schemas
+from controlplane.domain.manager.peers import peers_of
+from controlplane.domain.peers.models import Peer
+from controlplane.errors import Conflict, Forbidden, NotFound
+
+
+class UserNotFound(NotFound):
+    code = "user_not_found"
+    message = "Usuario no encontrado."
+
+
+def _row(user: User, peers: int) -> schemas.UserRow:
+    return schemas.UserRow(
+        id=user.id,
+        username=user.username,
+        email=user.email,
+        email_verified=user.email_verified,
+        alias=user.alias,
+        role=str(user.role),
+        blocked=user.blocked,
+        created=user.created,
+        last_login=user.last_login,
+        peers=peers,
+    )
+
+
+def _with_peer_count(query: Select[tuple[User]]) -> Select[tuple[User, int]]:
+    counts = select(Peer.user_id, func.count().label("n")).group_by(Peer.user_id).subquery()
+    return query.outerjoin(counts, counts.c.user_id == User.id).add_columns(func.coalesce(counts.c.n, 0))
+
+
+class StaffUsers:
+    def __init__(self, accounts: AccountService, sessions: SessionService) -> None:
+        self._accounts = accounts
+        self._sessions = sessions
+
+    async def search(
+        self, db: AsyncSession, q: str, blocked: bool | None, role: str, page: int, page_size: int
+    ) -> schemas.UserPage:
+        query = select(User)
+        if q.strip():
+            like = f"%{q.strip().lower()}%"
+            query = query.where(
+                or_(User.username_key.like(like), func.lower(User.email).like(like), User.alias_key.like(like))
+            )
+        if blocked is not None:
+            query = query.where(User.blocked.is_(blocked))
+        if role:
+            query = query.where(User.role == role)
+        total = await db.scalar(select(func.count()).select_from(query.subquery())) or 0
+        rows = await db.execute(
+            _with_peer_count(query)
+            .order_by(User.created.desc(), User.id)
+            .offset((page - 1) * page_size)
+            .limit(page_size)
+        )
+        return schemas.UserPage(
+            items=[_row(user, n) for user, n in rows.all()], total=total, page=page, page_size=page_size
+        )
+
+    async def get(self, db: AsyncSession, user_id: str) -> User:
+        user = await db.get(User, user_id)
+        if user is None:
+            raise UserNotFound()
+        return user
+
+    async def detail(self, db: AsyncSession, user_id: str) -> schemas.UserDetail:
+        user = await self.get(db, user_id)
+        peers = await peers_of(db, user.id)
+        return schemas.UserDetail(user=_row(user, len(peers)), peers=peers)
+
+    async def set_blocked(self, db: AsyncSession, user_id: str, blocked: bool) -> schemas.UserRow:
+        """A blocked account cannot log in, and every session it has ends now (its next call answers 401)."""
+        user = await self.get(db, user_id)
+        if user.role is not Role.CUSTOMER:
+            raise Forbidden("Las cuentas del personal no se bloquean desde aquí.", code="staff_account")
+        user.blocked = blocked
+        if blocked:
+            await self._sessions.end_all(db, user.id, "blocked")
+        await db.flush()
+        peers = await db.scalar(select(func.count()).select_from(Peer).where(Peer.user_id == user.id)) or 0
+        return _row(user, peers)
+
+    async def password_reset_email(self, db: AsyncSession, user_id: str) -> tuple[User, Email]:
+        user = await self.get(db, user_id)
+        if user.blocked:
+            raise Conflict("La cuenta está bloqueada; desbloquéela antes.", code="account_blocked")
+        if not user.email or not user.email_verified:
+            raise Conflict("El usuario no tiene un email verificado.", code="no_verified_email")
+        return user, await self._accounts.password_reset_email(db, user)
+
+    async def verification_email(self, db: AsyncSession, user_id: str) -> tuple[User, Email]:
+        user = await self.get(db, user_id)
+        if not user.email:
+            raise Conflict("El usuario no tiene email.", code="no_email")
+        if user.email_verified:
+            raise Conflict("El email del usuario ya está verificado.", code="email_already_verified")
+        return user, await self._accounts.verification_email(db, user)

@@ -1,0 +1,145 @@
+"""What staff see of a server (live status included) and the exact steps to install its agent."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import msgspec
+
+from controlplane.db import utcnow
+from controlplane.domain.servers.models import Server
+
+# An agent reports stats every few seconds and keepalives every 20 s: silent for longer means gone.
+ONLINE_WITHIN = timedelta(seconds=45)
+
+
+class ServerStatus(msgspec.Struct):
+    id: str
+    name: str
+    address: str
+    port: int
+    ubication: str
+    active: bool
+    allow_partys: bool
+    interface_name: str
+    tunnel_subnet: str
+    dns: str
+    capacity: int
+    public_key: str | None
+    agent_version: str | None
+    backend: str | None
+    online: bool
+    last_seen: datetime | None
+    serial: int
+    applied_serial: int
+    in_sync: bool
+    has_credential: bool
+    credential_issued: datetime | None
+    peers: int
+    peers_active: int
+    stats_at: datetime | None
+    stats_peers_connected: int
+    stats_rx_bytes: int
+    stats_tx_bytes: int
+    backbone_address: str | None
+    backbone_endpoint: str
+    backbone_port: int
+
+
+class ServerCreated(msgspec.Struct):
+    server: ServerStatus
+    credential: str
+    install: str
+
+
+def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_here: bool = False) -> ServerStatus:
+    """`online` reads last-seen from the database (any process may hold the agent's stream); a stream held by this
+    process counts too."""
+    online = connected_here or (server.last_seen is not None and utcnow() - server.last_seen < ONLINE_WITHIN)
+    return ServerStatus(
+        id=server.id,
+        name=server.name,
+        address=server.address,
+        port=server.port,
+        ubication=server.ubication,
+        active=server.active,
+        allow_partys=server.allow_partys,
+        interface_name=server.interface_name,
+        tunnel_subnet=server.tunnel_subnet,
+        dns=server.dns,
+        capacity=server.capacity,
+        public_key=server.public_key,
+        agent_version=server.agent_version,
+        backend=server.backend,
+        online=online,
+        last_seen=server.last_seen,
+        serial=server.serial,
+        applied_serial=server.applied_serial,
+        in_sync=server.applied_serial >= server.serial,
+        has_credential=server.credential_hash is not None,
+        credential_issued=server.credential_issued,
+        peers=peers,
+        peers_active=peers_active,
+        stats_at=server.stats_at,
+        stats_peers_connected=server.stats_peers_connected or 0,
+        stats_rx_bytes=server.stats_rx_bytes or 0,
+        stats_tx_bytes=server.stats_tx_bytes or 0,
+        backbone_address=server.backbone_address,
+        backbone_endpoint=server.backbone_endpoint,
+        backbone_port=server.backbone_port,
+    )
+
+
+def install_steps(server: Server, credential: str, control_url: str, tls: bool) -> str:
+    """A root shell session for a fresh Debian server, following packaging/vpn-node-agent.service and
+    packaging/agent.toml.example. Only these steps ever show the credential; it is not stored in clear."""
+    toml = [
+        f"control_url = {_toml(control_url)}",
+        f"node_id = {_toml(server.id)}",
+        f"credential = {_toml(credential)}",
+        'backend = "kernel"',
+        f"interface = {_toml(server.interface_name)}",
+        'egress_interface = "eth0"',
+        'state_dir = "/var/lib/vpn-node"',
+    ]
+    if tls:
+        toml.insert(3, 'tls_ca = "/etc/vpn-node/control-ca.pem"')
+    lines = [
+        f"# Servidor {server.name} ({server.address}): como root en un Debian 12 recién instalado.",
+        "# Los mismos pasos que docs/deployment.md ('Adding a VPN node'), con los valores de este servidor.",
+        "apt-get update",
+        "apt-get install -y --no-install-recommends wireguard-tools nftables python3 python3-venv git ca-certificates",
+        '# Solo con backend = "userspace" (contenedores sin el módulo): apt-get install -y wireguard-go',
+        "echo wireguard > /etc/modules-load.d/wireguard.conf && modprobe wireguard",
+        "useradd --system --no-create-home --shell /usr/sbin/nologin vpn-node || true",
+        "",
+        "# El código en /opt/vpn-service, la misma versión que este panel (git clone del repositorio del servicio):",
+        "#   git clone <repositorio> /opt/vpn-service",
+        "python3 -m venv /opt/uv && /opt/uv/bin/pip install --quiet uv",
+        "cd /opt/vpn-service && /opt/uv/bin/uv sync --frozen --no-dev",
+        "",
+        "install -d -m 0750 -g vpn-node /etc/vpn-node",
+        "cat > /etc/vpn-node/agent.toml <<'EOF'",
+        *toml,
+        "EOF",
+        "chown root:vpn-node /etc/vpn-node/agent.toml && chmod 0640 /etc/vpn-node/agent.toml",
+    ]
+    if tls:
+        lines.append("# Copie la CA del certificado del panel a /etc/vpn-node/control-ca.pem (tls_ca).")
+    lines += [
+        "# Si la interfaz hacia internet no es eth0, corrija egress_interface (ip route show default).",
+        "echo 'net.ipv4.ip_forward = 1' > /etc/sysctl.d/90-vpn-node.conf && sysctl --system >/dev/null",
+        "",
+        "install -m 0644 packaging/vpn-node-agent.service /etc/systemd/system/",
+        "systemctl daemon-reload && systemctl enable --now vpn-node-agent",
+        'journalctl -u vpn-node-agent -n 20 --no-pager   # "full state N applied in ... ms"',
+        "wg show",
+        f"# Abra {server.port}/udp en el cortafuegos: los clientes se conectan a {server.address}:{server.port}.",
+        "# En la página Servidores el nodo pasa a 'En línea' en unos segundos.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: str) -> str:
+    """A TOML basic string (credentials and ids are URL-safe, but quote properly anyway)."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

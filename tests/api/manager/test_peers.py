@@ -1,0 +1,110 @@
+"""Peers from the manager: search, enable and disable, manual payment, move, extend by a plan."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+from sqlalchemy import select
+
+from controlplane.db import utcnow
+from controlplane.domain.peers.models import NodeOperation, OperationKind, Peer
+from controlplane.services import Services
+from tests.api.manager.world import audit_count, build_world, last_audit
+
+
+async def test_search_by_owner_name_and_server(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    for q in ("ana", "MOVIL", "10.8.0.2"):
+        found = (await client.get("/api/admin/peers", params={"q": q}, headers=world.support)).json()
+        assert [p["name"] for p in found["items"]] == ["movil"], q
+    other = await client.get("/api/admin/peers", params={"server": world.ids["other_server"]}, headers=world.support)
+    assert other.json() == {"items": [], "total": 0, "page": 1, "page_size": 25}
+    inactive = await client.get("/api/admin/peers", params={"active": "false"}, headers=world.support)
+    assert inactive.json()["total"] == 0
+
+
+async def test_disable_queues_node_removal_and_tells_the_owner(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    answer = await client.patch(f"/api/admin/peers/{world.ids['peer']}", json={"active": False}, headers=world.admin)
+    assert answer.status_code == 200 and answer.json()["active"] is False and answer.json()["processing"] is True
+    async with services.sessionmaker() as db:
+        kinds = [op.kind for op in (await db.execute(select(NodeOperation).order_by(NodeOperation.serial))).scalars()]
+    assert kinds[-1] is OperationKind.DISABLE
+    download = await client.get(f"/api/client/accounts/peers/{world.ids['peer']}", headers=world.customer)
+    assert download.status_code == 409
+    entry = await last_audit(services)
+    assert entry.action == "peer.update" and entry.summary == "movil: active=False"
+
+
+async def test_manual_payment_flag(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    path = f"/api/admin/peers/{world.ids['peer']}"
+    assert (await client.patch(path, json={"manual_payment": True}, headers=world.admin)).json()["manual_payment"]
+    listed = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()
+    assert listed[0]["manual_payment"] is True
+    empty = await client.patch(path, json={}, headers=world.admin)
+    assert empty.status_code == 422 and empty.json()["code"] == "nothing_to_change"
+
+
+async def test_move_uses_the_customer_path(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    path = f"/api/admin/peers/{world.ids['peer']}/move"
+    answer = await client.post(path, json={"server": world.ids["other_server"]}, headers=world.support)
+    assert answer.status_code == 202
+    body = answer.json()
+    assert body["server_name"] == "Madrid 1" and body["address"] == "10.9.0.2" and body["processing"] is True
+    busy = await client.post(path, json={"server": world.ids["server"]}, headers=world.support)
+    assert busy.status_code == 409 and busy.json()["code"] == "peer_busy"
+    assert (await last_audit(services)).summary == "movil: Miami 1 -> Madrid 1"
+    missing = await client.post(path, json={"server": "nada"}, headers=world.support)
+    assert missing.status_code == 409 or missing.status_code == 404
+
+
+async def test_extend_by_plan_from_the_later_of_now_and_expiry(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    future = utcnow() + timedelta(days=10)
+    async with services.sessionmaker.begin() as db:
+        peer = await db.get(Peer, world.ids["peer"])
+        assert peer is not None
+        peer.expiration_date = future
+    answer = await client.post(
+        f"/api/admin/peers/{world.ids['peer']}/plans", json={"plan": world.ids["plan"]}, headers=world.admin
+    )
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["plans_history"][-1]["plan_name"] == "Mensual" and body["plans_history"][-1]["plan_price"] == "5.00"
+    async with services.sessionmaker() as db:
+        stored = await db.get(Peer, world.ids["peer"])
+        assert stored is not None and stored.expiration_date is not None
+        assert abs((stored.expiration_date - (future + timedelta(hours=720))).total_seconds()) < 5
+
+
+async def test_extend_revives_an_expired_peer(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    async with services.sessionmaker.begin() as db:
+        peer = await db.get(Peer, world.ids["peer"])
+        assert peer is not None
+        peer.expiration_date, peer.active = utcnow() - timedelta(days=3), False
+    answer = await client.post(
+        f"/api/admin/peers/{world.ids['peer']}/plans", json={"plan": world.ids["plan"]}, headers=world.admin
+    )
+    assert answer.status_code == 200 and answer.json()["active"] is True
+    async with services.sessionmaker() as db:
+        stored = await db.get(Peer, world.ids["peer"])
+        assert stored is not None and stored.expiration_date is not None
+        assert abs((stored.expiration_date - (utcnow() + timedelta(hours=720))).total_seconds()) < 5
+
+
+async def test_extend_with_unknown_plan_changes_nothing(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    before = await audit_count(services)
+    answer = await client.post(f"/api/admin/peers/{world.ids['peer']}/plans", json={"plan": "x"}, headers=world.admin)
+    assert answer.status_code == 404 and answer.json()["message"] == "Plan no encontrado."
+    peer = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
+    assert peer["plans_history"] == [] and await audit_count(services) == before

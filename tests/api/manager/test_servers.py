@@ -1,0 +1,116 @@
+"""Servers from the manager: create with a one-time credential and install steps, edit, revoke, reissue."""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+from sqlalchemy import func, select
+
+from controlplane.domain.servers.models import Server
+from controlplane.services import Services
+from tests.api.manager.world import audit_count, build_world, last_audit
+
+NEW = {"name": "Bogotá 1", "address": "bog1.vpn.test", "tunnel_subnet": "10.60.0.0/24", "ubication": "Bogotá"}
+
+
+def _agent_toml(install: str) -> dict[str, Any]:
+    start = install.index("cat > /etc/vpn-node/agent.toml <<'EOF'\n") + len("cat > /etc/vpn-node/agent.toml <<'EOF'\n")
+    return tomllib.loads(install[start : install.index("\nEOF\n", start)])
+
+
+async def test_create_shows_credential_once_and_exact_agent_config(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    answer = await client.post("/api/admin/servers", json=NEW, headers=world.admin)
+    assert answer.status_code == 201
+    body = answer.json()
+    server, credential = body["server"], body["credential"]
+    assert server["name"] == "Bogotá 1" and server["online"] is False and server["has_credential"] is True
+    config = _agent_toml(body["install"])
+    assert config["node_id"] == server["id"] and config["credential"] == credential
+    assert config["control_url"] == services.settings.grpc_public_url and config["interface"] == "wg0"
+    assert "systemctl enable --now vpn-node-agent" in body["install"]
+    assert "packaging/vpn-node-agent.service" in body["install"]
+    # Never shown again, never stored in clear, never in the audit log.
+    listed = (await client.get(f"/api/admin/servers/{server['id']}", headers=world.support)).json()
+    assert credential not in str(listed)
+    async with services.sessionmaker() as db:
+        stored = await db.get(Server, server["id"])
+        assert stored is not None and stored.credential_hash != credential
+    entry = await last_audit(services)
+    assert entry.action == "server.create" and credential not in entry.summary
+
+
+async def test_agent_authenticates_only_with_the_current_credential(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    created = (await client.post("/api/admin/servers", json=NEW, headers=world.admin)).json()
+    server_id, first = created["server"]["id"], created["credential"]
+
+    async def accepted(credential: str) -> bool:
+        async with services.sessionmaker() as db:
+            return await services.servers.authenticate_node(db, server_id, credential, "") is not None
+
+    assert await accepted(first)
+    second = (await client.post(f"/api/admin/servers/{server_id}/credential", headers=world.admin)).json()["credential"]
+    assert second != first and await accepted(second) and not await accepted(first)
+    revoked = await client.delete(f"/api/admin/servers/{server_id}/credential", headers=world.admin)
+    assert revoked.status_code == 200 and revoked.json()["has_credential"] is False
+    assert not await accepted(second)
+
+
+async def test_bad_server_input_writes_nothing(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    before = await audit_count(services)
+    cases = [
+        ({**NEW, "tunnel_subnet": "10.60.0.1/24"}, 422, "La subred del túnel no es válida (ejemplo: 10.8.0.0/24)."),
+        ({**NEW, "tunnel_subnet": "10.8.0.0/16"}, 409, "La subred se superpone con la del servidor Miami 1."),
+        ({**NEW, "name": "Miami 1"}, 409, "Ya existe un servidor con ese nombre."),
+        ({**NEW, "port": 70000}, 422, "Valor inválido en 'port': El valor está fuera del rango permitido."),
+        ({**NEW, "secret": 1}, 422, "El campo 'secret' no está permitido."),
+    ]
+    for body, status, message in cases:
+        answer = await client.post("/api/admin/servers", json=body, headers=world.admin)
+        assert (answer.status_code, answer.json()["message"]) == (status, message), body
+    async with services.sessionmaker() as db:
+        assert await db.scalar(select(func.count()).select_from(Server)) == 2
+    assert await audit_count(services) == before
+
+
+async def test_edit_server_and_refuse_taken_name(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    path = f"/api/admin/servers/{world.ids['server']}"
+    answer = await client.patch(
+        path, json={"active": False, "capacity": 10, "address": "m1.vpn.test"}, headers=world.admin
+    )
+    assert answer.status_code == 200
+    body = answer.json()
+    assert (body["active"], body["capacity"], body["address"], body["peers"]) == (False, 10, "m1.vpn.test", 1)
+    taken = await client.patch(path, json={"name": "Madrid 1"}, headers=world.admin)
+    assert taken.status_code == 409 and taken.json()["code"] == "server_name_taken"
+    subnet = await client.patch(path, json={"tunnel_subnet": "10.99.0.0/24"}, headers=world.admin)
+    assert subnet.status_code == 422 and subnet.json()["message"] == "El campo 'tunnel_subnet' no está permitido."
+    assert (await last_audit(services)).summary == "Miami 1: address=m1.vpn.test, active=False, capacity=10"
+
+
+async def test_live_status_reads_last_seen_and_stats(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    from controlplane.db import utcnow
+
+    async with services.sessionmaker.begin() as db:
+        server = await db.get(Server, world.ids["server"])
+        assert server is not None
+        server.last_seen, server.agent_version, server.backend = utcnow(), "0.3.0", "kernel"
+        server.serial, server.applied_serial = 7, 7
+        server.stats_at, server.stats_peers_connected, server.stats_rx_bytes = utcnow(), 1, 1234
+    listed = {s["name"]: s for s in (await client.get("/api/admin/servers", headers=world.support)).json()}
+    miami, madrid = listed["Miami 1"], listed["Madrid 1"]
+    assert miami["online"] is True and miami["agent_version"] == "0.3.0" and miami["in_sync"] is True
+    assert miami["stats_peers_connected"] == 1 and miami["stats_rx_bytes"] == 1234 and miami["peers_active"] == 1
+    assert madrid["online"] is False and madrid["last_seen"] is None
+    overview = (await client.get("/api/admin/overview", headers=world.support)).json()
+    assert overview["servers_online"] == 1 and overview["servers"] == 2

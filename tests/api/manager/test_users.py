@@ -1,0 +1,100 @@
+"""Helping customers from the manager: search, block and unblock, reset links, a user's peers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+
+from controlplane.services import Services
+from tests.api.factories import PASSWORD, make_user
+from tests.api.manager.world import audit_count, build_world, last_audit
+from tests.fakes.smtp import FakeSMTP, link_in
+
+
+async def test_search_finds_by_username_or_email_with_pages(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    for n in range(3):
+        await make_user(services, f"carla{n}", email=f"c{n}@correo.test")
+    answer = await client.get("/api/admin/users", params={"q": "CORREO.test", "page_size": 2}, headers=world.support)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["total"] == 3 and body["page"] == 1 and len(body["items"]) == 2
+    second = await client.get(
+        "/api/admin/users", params={"q": "correo", "page_size": 2, "page": 2}, headers=world.support
+    )
+    names = {u["username"] for u in body["items"]} | {u["username"] for u in second.json()["items"]}
+    assert names == {"carla0", "carla1", "carla2"}
+    by_name = (await client.get("/api/admin/users", params={"q": "ana"}, headers=world.support)).json()
+    assert [u["username"] for u in by_name["items"]] == ["ana"] and by_name["items"][0]["peers"] == 1
+
+
+async def test_user_detail_lists_their_peers(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    detail = (await client.get(f"/api/admin/users/{world.ids['user']}", headers=world.support)).json()
+    assert detail["user"]["username"] == "ana" and detail["user"]["email"] == "ana@example.test"
+    [peer] = detail["peers"]
+    assert peer["name"] == "movil" and peer["server_name"] == "Miami 1" and peer["username"] == "ana"
+    assert "private_key" not in str(peer) and "mirror" not in str(peer)
+
+
+async def test_blocked_customer_is_logged_out_and_cannot_log_in(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    assert (await client.get("/api/client/accounts/peers", headers=world.customer)).status_code == 200
+    answer = await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": True}, headers=world.support)
+    assert answer.status_code == 200 and answer.json()["blocked"] is True
+    assert (await client.get("/api/client/accounts/peers", headers=world.customer)).status_code == 401
+    login = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
+    assert login.status_code == 403 and login.json()["code"] == "account_blocked"
+    entry = await last_audit(services)
+    assert entry.action == "user.block" and entry.target_id == world.ids["user"]
+
+    await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": False}, headers=world.support)
+    login = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
+    assert login.status_code == 200
+    assert (await last_audit(services)).action == "user.unblock"
+
+
+async def test_staff_accounts_cannot_be_blocked_here(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    staff = (await client.get("/api/admin/users", params={"q": "jefa"}, headers=world.admin)).json()["items"][0]
+    before = await audit_count(services)
+    answer = await client.patch(f"/api/admin/users/{staff['id']}", json={"blocked": True}, headers=world.support)
+    assert answer.status_code == 403 and answer.json()["code"] == "staff_account"
+    assert await audit_count(services) == before
+
+
+async def test_password_reset_link_reaches_the_customer_and_works(
+    services: Services, client: AsyncTestClient[Any], smtp: FakeSMTP
+) -> None:
+    world = await build_world(services, client)
+    answer = await client.post(f"/api/admin/users/{world.ids['user']}/password-reset", headers=world.support)
+    assert answer.status_code == 200
+    assert answer.json()["message"] == "Enlace para restablecer la contraseña enviado a ana@example.test."
+    token = link_in(smtp.wait_for("ana@example.test"), "/password-reset")
+    reset = await client.post("/api/client/password-reset", json={"token": token, "password": "otra-clave-larga"})
+    assert reset.status_code == 200
+    entry = await last_audit(services)
+    assert entry.action == "user.password_reset" and token not in entry.summary
+
+
+async def test_password_reset_needs_a_verified_email(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    before = await audit_count(services)
+    answer = await client.post(f"/api/admin/users/{world.ids['unverified']}/password-reset", headers=world.support)
+    assert answer.status_code == 409
+    assert answer.json() == {"message": "El usuario no tiene un email verificado.", "code": "no_verified_email"}
+    assert await audit_count(services) == before
+
+
+async def test_unknown_user_and_bad_filters(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    missing = await client.get("/api/admin/users/nope", headers=world.admin)
+    assert missing.status_code == 404 and missing.json()["message"] == "Usuario no encontrado."
+    bad_page = await client.get("/api/admin/users", params={"page": 0}, headers=world.admin)
+    assert bad_page.status_code == 422 and bad_page.json()["code"] == "invalid"
+    bad_body = await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": "si"}, headers=world.admin)
+    assert bad_body.status_code == 422
+    assert bad_body.json()["fields"] == {"blocked": "El tipo del valor no es válido."}
