@@ -7,6 +7,7 @@ records an audit entry in its own transaction.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Annotated
 
 from litestar import Controller, Response, delete, get, patch, post
@@ -18,14 +19,15 @@ from controlplane.dependencies import DB, STAFF, ClientIP, ServicesDep, Staff
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.accounts.service import Email
 from controlplane.domain.audit.service import AuditFilter, AuditPage
-from controlplane.domain.manager import catalogue, schemas
+from controlplane.domain.manager import catalogue, invoices, schemas
 from controlplane.domain.manager.access import SUPPORT
+from controlplane.domain.manager.invoices import revenue_rows
 from controlplane.domain.manager.overview import overview
 from controlplane.domain.manager.peers import search_peers, staff_peer
-from controlplane.domain.manager.revenue import revenue_rows
 from controlplane.domain.peers.schemas import PeerView
 from controlplane.domain.servers.controllers import AdminServerController
-from controlplane.errors import Invalid, NotFound
+from controlplane.errors import Conflict, Invalid, NotFound
+from controlplane.payments.base import PaymentRecord, PaymentStatus
 from controlplane.services import Services
 
 Page = schemas.Page
@@ -330,7 +332,62 @@ class AdminOverviewController(Controller):
         return await services.audit.search(db, where, page, page_size)
 
 
+class AdminInvoiceController(Controller):
+    path = "/api/admin/invoices"
+    tags = ["admin"]
+    dependencies = STAFF
+
+    @get("/", operation_id="adminSearchInvoices", opt=SUPPORT)
+    async def search(
+        self,
+        db: DB,
+        staff: Staff,
+        q: Search = "",
+        status: Annotated[str, QueryParameter(max_length=16)] = "",
+        gateway: Annotated[str, QueryParameter(max_length=16)] = "",
+        user: Annotated[str, QueryParameter(max_length=64)] = "",
+        page: Page = 1,
+        page_size: PageSize = 25,
+    ) -> invoices.InvoicePage:
+        return await invoices.search_invoices(db, q, status, gateway, user, page, page_size)
+
+    @get("/{invoice_id:str}", operation_id="adminGetInvoice", opt=SUPPORT)
+    async def read(self, db: DB, staff: Staff, invoice_id: FromPath[str]) -> invoices.StaffInvoiceDetail:
+        return await invoices.invoice_detail(db, invoice_id)
+
+    @post("/{invoice_id:str}/manual-payment", status_code=200, operation_id="adminMarkInvoicePaid")
+    async def manual_payment(
+        self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, invoice_id: FromPath[str],
+        data: JSONBody[invoices.ManualPayment],
+    ) -> invoices.StaffInvoiceDetail:  # fmt: skip
+        """Credited through the payments' own settle path (one conditional update), so it happens once even if the
+        gateway's notification arrives at the same moment."""
+        invoice = await invoices.invoice_detail(db, invoice_id)
+        # settle() runs its own transaction: end this one first (SQLite allows one writer at a time).
+        await db.commit()
+        record = PaymentRecord(
+            reference=f"{invoices.MANUAL_PREFIX}{invoice.id}",
+            remote_id=invoice.remote_id,
+            amount=Decimal(invoice.amount),
+            status=PaymentStatus.PAID,
+            raw={"manual": True, "by": staff.username, "note": data.note.strip()},
+        )
+        outcome = await services.invoices.settle(invoice.id, record)
+        if not outcome.credited:
+            raise Conflict(
+                "La factura ya está pagada o no se puede acreditar (estado: " + invoice.status + ").",
+                code="invoice_not_creditable",
+            )
+        await services.audit.record(
+            db, staff, ip, "invoice.manual_payment", "invoice", invoice.id,
+            f"Pago manual de {invoice.amount} USD ({invoice.plan_name}, {invoice.username})"
+            + (f": {data.note.strip()}" if data.note.strip() else ""),
+        )  # fmt: skip
+        return await invoices.invoice_detail(db, invoice_id)
+
+
 MANAGER_CONTROLLERS = [
+    AdminInvoiceController,
     AdminServerController,
     AdminUserController,
     AdminPeerController,

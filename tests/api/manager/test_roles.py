@@ -45,6 +45,9 @@ ENDPOINTS: list[tuple[str, str, dict[str, Any] | None, bool]] = [
     ("GET", "/api/admin/client-releases", None, True),
     ("POST", "/api/admin/client-releases", {"version": "1.1.0", "url": "https://example.test/1.1.apk"}, False),
     ("DELETE", "/api/admin/client-releases/{release}", None, False),
+    ("GET", "/api/admin/invoices", None, True),
+    ("GET", "/api/admin/invoices/{invoice}", None, True),
+    ("POST", "/api/admin/invoices/{invoice}/manual-payment", {"note": "transferencia 42"}, False),
 ]
 
 

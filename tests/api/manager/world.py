@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.models import AuditEntry
+from controlplane.domain.invoices.models import Invoice, InvoiceMode
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.service import add_plan
 from controlplane.services import Services
@@ -44,7 +45,20 @@ async def build_world(services: Services, client: AsyncTestClient[Any]) -> World
         plan = await add_plan(db, "Mensual", 720, Decimal("5.00"))
         announcement = Announcement(name="Bienvenida", message="Hola")
         release = ClientRelease(version="1.0.0", url="https://example.test/app.apk")
-        db.add_all([announcement, release])
+        invoice = Invoice(
+            remote_id=f"inv-{peer.id}",
+            user_id=ana.id,
+            gateway="qvapay",
+            mode=InvoiceMode.ADD_PLAN,
+            plan_id=plan.id,
+            plan_name=plan.name,
+            validity_hours=plan.validity_hours,
+            amount=plan.price,
+            peer_id=peer.id,
+            peer_name=peer.name,
+            gateway_record={"created": {"transaction_uuid": "qp-123", "url": "https://qvapay.example/pay/qp-123"}},
+        )
+        db.add_all([announcement, release, invoice])
         await db.flush()
         ids = {
             "user": ana.id,
@@ -55,6 +69,7 @@ async def build_world(services: Services, client: AsyncTestClient[Any]) -> World
             "plan": plan.id,
             "announcement": announcement.id,
             "release": release.id,
+            "invoice": invoice.id,
         }
     return World(
         admin=bearer(await login(client, "jefa", admin=True)),

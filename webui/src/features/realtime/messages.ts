@@ -17,6 +17,10 @@ export type PushType =
   | 'updated_guest_party'
   | 'deleted_owner_party'
   | 'deleted_guest_party'
+  // Staff sockets only (manager pages, docs/api.md).
+  | 'node_status'
+  | 'node_stats'
+  | 'audit'
   | 'pong';
 
 /** `data` of success / error / info: which peer or room the toast concerns, when it concerns one. */

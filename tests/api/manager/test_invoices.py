@@ -1,0 +1,62 @@
+"""Invoices from the manager: filters, the gateway's record, manual payment credited exactly once, revenue."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+
+from controlplane.db import utcnow
+from controlplane.domain.peers.models import Peer
+from controlplane.services import Services
+from tests.api.manager.world import audit_count, build_world, last_audit
+
+
+async def test_filter_and_read_the_gateway_record(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    pending = (await client.get("/api/admin/invoices", params={"status": "pending"}, headers=world.support)).json()
+    [row] = pending["items"]
+    assert row["username"] == "ana" and row["amount"] == "5.00" and row["gateway"] == "qvapay"
+    none = await client.get("/api/admin/invoices", params={"gateway": "remesita"}, headers=world.support)
+    assert none.json()["total"] == 0
+    by_user = await client.get("/api/admin/invoices", params={"user": world.ids["user"]}, headers=world.support)
+    assert by_user.json()["total"] == 1
+    detail = (await client.get(f"/api/admin/invoices/{world.ids['invoice']}", headers=world.support)).json()
+    assert detail["gateway_record"]["created"]["transaction_uuid"] == "qp-123"
+    missing = await client.get("/api/admin/invoices/nope", headers=world.support)
+    assert missing.status_code == 404 and missing.json()["message"] == "Factura no encontrada."
+
+
+async def test_manual_payment_fulfils_once_and_counts_as_revenue(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    async with services.sessionmaker.begin() as db:
+        peer = await db.get(Peer, world.ids["peer"])
+        assert peer is not None
+        peer.expiration_date = utcnow() + timedelta(days=2)
+    path = f"/api/admin/invoices/{world.ids['invoice']}/manual-payment"
+    answer = await client.post(path, json={"note": "transferencia 42"}, headers=world.admin)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["status"] == "fulfilled" and body["manual"] is True
+    assert body["gateway_record"]["payment"] == {"manual": True, "by": "jefa", "note": "transferencia 42"}
+    entry = await last_audit(services)
+    assert entry.action == "invoice.manual_payment" and "transferencia 42" in entry.summary
+
+    before = await audit_count(services)
+    again = await client.post(path, json={}, headers=world.admin)
+    assert again.status_code == 409 and again.json()["code"] == "invoice_not_creditable"
+    assert await audit_count(services) == before
+    peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
+    assert [h["plan_name"] for h in peer_view["plans_history"]] == ["Mensual"]  # credited once
+
+    overview = (await client.get("/api/admin/overview", headers=world.admin)).json()
+    [revenue] = overview["revenue"]
+    assert revenue["gateway"] == "manual" and revenue["amount"] == "5.00" and revenue["invoices"] == 1
+    assert revenue["period"] == utcnow().strftime("%Y-%m")
+    daily = (await client.get("/api/admin/overview", params={"period": "day"}, headers=world.admin)).json()
+    assert daily["revenue"][0]["period"] == utcnow().strftime("%Y-%m-%d")
+    bad = await client.get("/api/admin/overview", params={"period": "year"}, headers=world.admin)
+    assert bad.status_code == 422

@@ -1,0 +1,169 @@
+/** /manager/dashboard/announcements: what the customer home shows, and the client app versions. */
+import { Badge, Button, Card, Group, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { usePageTitle } from '../../../lib/page-title';
+import { useRequest } from '../../../lib/use-request';
+import { managerApi } from '../api/manager';
+import { dateTime } from '../format';
+import { useAction } from '../hooks/use-action';
+import { useStaff } from '../staff';
+
+function Announcements({ isAdmin }: { isAdmin: boolean }) {
+  const { state, reload, setData } = useRequest((signal) => managerApi.announcements(signal));
+  const [busy, act] = useAction();
+  const [name, setName] = useState('');
+  const [message, setMessage] = useState('');
+  const items = state.status === 'success' ? state.data : [];
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    const created = await act(() => managerApi.createAnnouncement({ name, message, visible: true }), 'Anuncio publicado.');
+    if (created) {
+      setData([created, ...items]);
+      setName('');
+      setMessage('');
+    }
+  };
+  const toggle = async (id: string, visible: boolean) => {
+    const next = await act(() => managerApi.updateAnnouncement(id, { visible }), visible ? 'Anuncio visible.' : 'Anuncio ocultado.');
+    if (next) setData(items.map((a) => (a.id === id ? next : a)));
+  };
+  const remove = async (id: string) => {
+    if (!window.confirm('¿Eliminar el anuncio?')) return;
+    if (await act(() => managerApi.deleteAnnouncement(id), 'Anuncio eliminado.')) setData(items.filter((a) => a.id !== id));
+  };
+
+  return (
+    <Card withBorder>
+      <Title order={4} mb="sm">
+        Anuncios en el inicio de los clientes
+      </Title>
+      {isAdmin && (
+        <form onSubmit={(e) => void create(e)} noValidate>
+          <Stack gap="xs" mb="md">
+            <TextInput label="Título" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+            <Textarea label="Mensaje" autosize minRows={2} value={message} onChange={(e) => setMessage(e.currentTarget.value)} />
+            <Group justify="flex-end">
+              <Button type="submit" loading={busy}>
+                Publicar anuncio
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
+      {state.status === 'success' && items.length === 0 && <Text c="dimmed">No hay anuncios.</Text>}
+      <Stack gap="sm">
+        {items.map((a) => (
+          <Card key={a.id} withBorder padding="sm">
+            <Group justify="space-between" align="flex-start">
+              <div>
+                <Group gap="xs">
+                  <Text fw={700}>{a.name}</Text>
+                  {!a.visible && <Badge color="gray">Oculto</Badge>}
+                </Group>
+                <Text size="xs" c="dimmed">
+                  {dateTime(a.created)}
+                </Text>
+                <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                  {a.message}
+                </Text>
+              </div>
+              {isAdmin && (
+                <Group gap="xs">
+                  <Switch label="Visible" checked={a.visible} onChange={(e) => void toggle(a.id, e.currentTarget.checked)} />
+                  <Button size="xs" color="red" variant="subtle" onClick={() => void remove(a.id)}>
+                    Eliminar
+                  </Button>
+                </Group>
+              )}
+            </Group>
+          </Card>
+        ))}
+      </Stack>
+    </Card>
+  );
+}
+
+function Releases({ isAdmin }: { isAdmin: boolean }) {
+  const { state, reload, setData } = useRequest((signal) => managerApi.releases(signal));
+  const [busy, act] = useAction();
+  const [version, setVersion] = useState('');
+  const [url, setUrl] = useState('');
+  const items = state.status === 'success' ? state.data : [];
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    const created = await act(() => managerApi.createRelease({ version, url }), 'Versión publicada.');
+    if (created) {
+      setData([created, ...items]);
+      setVersion('');
+      setUrl('');
+    }
+  };
+  const remove = async (id: string) => {
+    if (await act(() => managerApi.deleteRelease(id), 'Versión eliminada.')) setData(items.filter((r) => r.id !== id));
+  };
+
+  return (
+    <Card withBorder>
+      <Title order={4} mb="xs">
+        Versiones del cliente
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        La más reciente es la que anuncia el aviso de nueva versión en el inicio de los clientes.
+      </Text>
+      {isAdmin && (
+        <form onSubmit={(e) => void create(e)} noValidate>
+          <Group align="flex-end" mb="md">
+            <TextInput label="Versión" placeholder="1.2.0" value={version} onChange={(e) => setVersion(e.currentTarget.value)} />
+            <TextInput label="Enlace de descarga" placeholder="https://..." value={url} onChange={(e) => setUrl(e.currentTarget.value)} style={{ flex: 1 }} />
+            <Button type="submit" loading={busy}>
+              Publicar versión
+            </Button>
+          </Group>
+        </form>
+      )}
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
+      {state.status === 'success' && (
+        <Table>
+          <Table.Tbody>
+            {items.map((r, index) => (
+              <Table.Tr key={r.id}>
+                <Table.Td>
+                  {r.version} {index === 0 && <Badge ml="xs">Actual</Badge>}
+                </Table.Td>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{r.url}</Table.Td>
+                <Table.Td>{dateTime(r.created)}</Table.Td>
+                <Table.Td>
+                  {isAdmin && (
+                    <Button size="xs" color="red" variant="subtle" onClick={() => void remove(r.id)}>
+                      Eliminar
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Card>
+  );
+}
+
+export function AnnouncementsPage() {
+  usePageTitle('Anuncios y versiones');
+  const { isAdmin } = useStaff();
+  return (
+    <Stack>
+      <Title order={2}>Anuncios y versiones</Title>
+      <Announcements isAdmin={isAdmin} />
+      <Releases isAdmin={isAdmin} />
+    </Stack>
+  );
+}

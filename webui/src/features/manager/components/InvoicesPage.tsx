@@ -1,0 +1,169 @@
+/** /manager/dashboard/invoices: filter by status and gateway, read the gateway's record, mark a manual payment. */
+import { Badge, Button, Code, Drawer, Group, ScrollArea, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useState } from 'react';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { usePageTitle } from '../../../lib/page-title';
+import { useRequest } from '../../../lib/use-request';
+import { managerApi, type StaffInvoice } from '../api/manager';
+import { dateTime } from '../format';
+import { useAction } from '../hooks/use-action';
+import { useKeyedRequest } from '../hooks/use-keyed-request';
+import { useStaff } from '../staff';
+import { Paginator } from './Paginator';
+
+export const INVOICE_STATUS: Record<string, { label: string; color: string }> = {
+  pending: { label: 'Pendiente', color: 'yellow' },
+  paid: { label: 'Pagada', color: 'blue' },
+  fulfilled: { label: 'Completada', color: 'green' },
+  canceled: { label: 'Cancelada', color: 'gray' },
+  expired: { label: 'Vencida', color: 'gray' },
+  failed: { label: 'Fallida', color: 'red' },
+};
+const CREDITABLE = ['pending', 'expired', 'canceled'];
+
+export function InvoiceStatusBadge({ status }: { status: string }) {
+  const known = INVOICE_STATUS[status];
+  return <Badge color={known?.color ?? 'gray'}>{known?.label ?? status}</Badge>;
+}
+
+function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => void; onChanged: (invoice: StaffInvoice) => void }) {
+  const { isAdmin } = useStaff();
+  const { state, reload, setData } = useRequest((signal) => managerApi.invoice(id, signal));
+  const [note, setNote] = useState('');
+  const [busy, act] = useAction();
+  const invoice = state.status === 'success' ? state.data : null;
+  const markPaid = async () => {
+    if (!invoice || !window.confirm(`¿Marcar como pagada la factura de ${invoice.amount} USD de ${invoice.username}?`)) return;
+    const next = await act(() => managerApi.markPaid(invoice.id, note), 'Pago manual registrado.');
+    if (next) {
+      setData(next);
+      onChanged(next);
+    }
+  };
+  return (
+    <Drawer opened onClose={onClose} position="right" size="lg" title="Factura">
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
+      {invoice && (
+        <Stack>
+          <Group>
+            <InvoiceStatusBadge status={invoice.status} />
+            {invoice.manual && <Badge color="grape">Pago manual</Badge>}
+          </Group>
+          <Text>
+            <b>{invoice.username}</b> · {invoice.plan_name} · {invoice.amount} USD · {invoice.gateway}
+          </Text>
+          <Text size="sm">
+            {invoice.mode === 'new_peer' ? 'Peer nuevo' : 'Añadir plan'}: {invoice.peer_name}
+          </Text>
+          <Text size="sm">Creada: {dateTime(invoice.created)} · Pagada: {dateTime(invoice.paid_at, '—')}</Text>
+          <Text size="sm">Referencia: {invoice.remote_id} · Transacción: {invoice.transaction_id ?? '—'}</Text>
+          {invoice.problem && <Text c="red">{invoice.problem}</Text>}
+          <Title order={5}>Registro de la pasarela</Title>
+          <ScrollArea.Autosize mah={300}>
+            <Code block>{JSON.stringify(invoice.gateway_record ?? null, null, 2)}</Code>
+          </ScrollArea.Autosize>
+          {isAdmin && CREDITABLE.includes(invoice.status) && (
+            <Stack gap="xs">
+              <TextInput label="Nota del pago manual" placeholder="p. ej. transferencia 1234" value={note} onChange={(e) => setNote(e.currentTarget.value)} />
+              <Button loading={busy} onClick={() => void markPaid()}>
+                Marcar como pagada
+              </Button>
+            </Stack>
+          )}
+        </Stack>
+      )}
+    </Drawer>
+  );
+}
+
+export function InvoicesPage() {
+  usePageTitle('Facturas');
+  const [search, setSearch] = useState('');
+  const [q] = useDebouncedValue(search, 300);
+  const [status, setStatus] = useState<string | null>(null);
+  const [gateway, setGateway] = useState<string | null>(null);
+  const [page, setPage] = useState(1);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const { state, reload, setData } = useKeyedRequest(`${q}|${status}|${gateway}|${page}`, (signal) =>
+    managerApi.invoices({ q, status: status ?? '', gateway: gateway ?? '', page }, signal),
+  );
+  const replace = (invoice: StaffInvoice) => {
+    if (state.status === 'success') setData({ ...state.data, items: state.data.items.map((i) => (i.id === invoice.id ? invoice : i)) });
+  };
+  return (
+    <Stack>
+      <Title order={2}>Facturas</Title>
+      <Group>
+        <TextInput aria-label="Buscar facturas" placeholder="Cliente, peer o referencia" value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); }} />
+        <Select
+          aria-label="Estado"
+          placeholder="Estado"
+          clearable
+          data={Object.entries(INVOICE_STATUS).map(([value, { label }]) => ({ value, label }))}
+          value={status}
+          onChange={(v) => { setStatus(v); setPage(1); }}
+        />
+        <Select
+          aria-label="Pasarela"
+          placeholder="Pasarela"
+          clearable
+          data={[{ value: 'qvapay', label: 'QvaPay' }, { value: 'remesita', label: 'Remesita' }]}
+          value={gateway}
+          onChange={(v) => { setGateway(v); setPage(1); }}
+        />
+      </Group>
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
+      {state.status === 'success' && (
+        <>
+          {state.data.items.length === 0 ? (
+            <Text c="dimmed">Sin facturas.</Text>
+          ) : (
+            <Table.ScrollContainer minWidth={800}>
+              <Table striped highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Fecha</Table.Th>
+                    <Table.Th>Cliente</Table.Th>
+                    <Table.Th>Plan</Table.Th>
+                    <Table.Th>Importe</Table.Th>
+                    <Table.Th>Pasarela</Table.Th>
+                    <Table.Th>Estado</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {state.data.items.map((invoice) => (
+                    <Table.Tr key={invoice.id}>
+                      <Table.Td>{dateTime(invoice.created)}</Table.Td>
+                      <Table.Td>{invoice.username}</Table.Td>
+                      <Table.Td>
+                        {invoice.plan_name} · {invoice.peer_name}
+                      </Table.Td>
+                      <Table.Td>{invoice.amount} USD</Table.Td>
+                      <Table.Td>{invoice.manual ? 'manual' : invoice.gateway}</Table.Td>
+                      <Table.Td>
+                        <InvoiceStatusBadge status={invoice.status} />
+                      </Table.Td>
+                      <Table.Td>
+                        <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)}>
+                          Ver
+                        </Button>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+          <Paginator total={state.data.total} page={page} pageSize={state.data.page_size} onChange={setPage} />
+        </>
+      )}
+      {openId && <InvoiceDrawer id={openId} onClose={() => setOpenId(null)} onChanged={replace} />}
+    </Stack>
+  );
+}

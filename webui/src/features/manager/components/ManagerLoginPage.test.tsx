@@ -1,0 +1,60 @@
+import { notifications } from '@mantine/notifications';
+import { act, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api';
+import { getAccessToken } from '../../../lib/tokens';
+import { renderWithProviders } from '../../../testing/render';
+import * as manager from '../api/manager';
+import { ManagerLoginPage } from './ManagerLoginPage';
+
+vi.mock('../api/manager', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../api/manager')>();
+  return { ...original, managerApi: { ...original.managerApi, login: vi.fn() } };
+});
+const api = vi.mocked(manager.managerApi);
+
+afterEach(() => {
+  act(() => notifications.clean());
+  window.localStorage.clear();
+  vi.clearAllMocks();
+});
+
+function renderLogin() {
+  return renderWithProviders(<ManagerLoginPage />, {
+    route: '/manager/login',
+    otherRoutes: [{ path: '/manager/dashboard', element: <p>Panel</p> }],
+  });
+}
+
+describe('manager login', () => {
+  it('signs staff in with the admin audience and opens the panel', async () => {
+    api.login.mockResolvedValue({ access: 'acc', refresh: 'ref', message: 'Sesión iniciada correctamente.' });
+    const actor = userEvent.setup({ delay: null });
+    renderLogin();
+    await actor.type(screen.getByLabelText('Usuario'), 'jefa');
+    await actor.type(screen.getByLabelText('Contraseña'), 'clave-larga');
+    await actor.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(api.login).toHaveBeenCalledWith({ username: 'jefa', password: 'clave-larga', remember: false });
+    expect(await screen.findByText('Panel')).toBeInTheDocument();
+    expect(getAccessToken()).toBe('acc');
+  });
+
+  it('shows the server message for a customer account or a wrong password', async () => {
+    api.login.mockRejectedValue(new ApiError(401, 'Usuario o contraseña incorrectos.', 'invalid_credentials'));
+    const actor = userEvent.setup({ delay: null });
+    renderLogin();
+    await actor.type(screen.getByLabelText('Usuario'), 'ana');
+    await actor.type(screen.getByLabelText('Contraseña'), 'x');
+    await actor.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Usuario o contraseña incorrectos.');
+    expect(getAccessToken()).toBeNull();
+  });
+
+  it('asks for both fields before calling the server', async () => {
+    renderLogin();
+    await userEvent.setup({ delay: null }).click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('El usuario y la contraseña son obligatorios.');
+    expect(api.login).not.toHaveBeenCalled();
+  });
+});

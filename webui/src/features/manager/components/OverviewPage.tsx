@@ -1,0 +1,131 @@
+/** /manager/dashboard: users, peers, nodes, operations pending or failed, and revenue (admins). */
+import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { usePageTitle } from '../../../lib/page-title';
+import { useRequest } from '../../../lib/use-request';
+import { managerApi, type Overview } from '../api/manager';
+import { dateTime, OPERATION_KIND } from '../format';
+import { useStaffEvents } from '../hooks/use-staff-events';
+
+function Stat({ label, value, detail }: { label: string; value: number | string; detail?: string }) {
+  return (
+    <Card withBorder padding="md">
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={700} fz={28} aria-label={label}>
+        {value}
+      </Text>
+      {detail && (
+        <Text size="xs" c="dimmed">
+          {detail}
+        </Text>
+      )}
+    </Card>
+  );
+}
+
+const STATUS_COLOR: Record<string, string> = { pending: 'yellow', failed: 'red', ok: 'green' };
+const STATUS_LABEL: Record<string, string> = { pending: 'Pendiente', failed: 'Fallida', ok: 'Hecha' };
+
+export function OverviewView({ data }: { data: Overview }) {
+  return (
+    <Stack>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+        <Stat label="Clientes" value={data.users} detail={`${data.users_new_7d} nuevos en 7 días · ${data.customers_blocked} bloqueados`} />
+        <Stat label="Peers activos" value={data.peers_active} detail={`${data.peers} en total`} />
+        <Stat label="Servidores en línea" value={`${data.servers_online} / ${data.servers}`} detail={`${data.servers_active} habilitados`} />
+        <Stat
+          label="Operaciones pendientes"
+          value={data.operations_pending}
+          detail={`${data.operations_failed_24h} fallidas en 24 h`}
+        />
+      </SimpleGrid>
+      {data.revenue !== null && (
+        <Card withBorder>
+          <Title order={4} mb="sm">
+            Ingresos por período y pasarela
+          </Title>
+          {data.revenue.length === 0 ? (
+            <Text c="dimmed">Todavía no hay pagos registrados.</Text>
+          ) : (
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Período</Table.Th>
+                  <Table.Th>Pasarela</Table.Th>
+                  <Table.Th>Facturas</Table.Th>
+                  <Table.Th>Importe (USD)</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {data.revenue.map((row) => (
+                  <Table.Tr key={`${row.period}-${row.gateway}`}>
+                    <Table.Td>{row.period}</Table.Td>
+                    <Table.Td>{row.gateway}</Table.Td>
+                    <Table.Td>{row.invoices}</Table.Td>
+                    <Table.Td>{row.amount}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )}
+        </Card>
+      )}
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          Operaciones pendientes o fallidas
+        </Title>
+        {data.recent_operations.length === 0 ? (
+          <Text c="dimmed">Ninguna: todos los servidores están al día.</Text>
+        ) : (
+          <Table.ScrollContainer minWidth={600}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Fecha</Table.Th>
+                  <Table.Th>Servidor</Table.Th>
+                  <Table.Th>Operación</Table.Th>
+                  <Table.Th>Estado</Table.Th>
+                  <Table.Th>Error</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {data.recent_operations.map((op) => (
+                  <Table.Tr key={op.id}>
+                    <Table.Td>{dateTime(op.created)}</Table.Td>
+                    <Table.Td>{op.server_name}</Table.Td>
+                    <Table.Td>{OPERATION_KIND[op.kind] ?? op.kind}</Table.Td>
+                    <Table.Td>
+                      <Badge color={STATUS_COLOR[op.status]}>{STATUS_LABEL[op.status] ?? op.status}</Badge>
+                    </Table.Td>
+                    <Table.Td>{op.error ?? ''}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Card>
+    </Stack>
+  );
+}
+
+export function OverviewPage() {
+  usePageTitle('Resumen');
+  const { state, reload } = useRequest((signal) => managerApi.overview(signal));
+  // Nodes coming and going and every staff action can change the figures: reload quietly.
+  useStaffEvents(['node_status', 'audit'], reload);
+  return (
+    <Stack>
+      <Title order={2}>Resumen</Title>
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && (
+        <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />
+      )}
+      {state.status === 'success' && <OverviewView data={state.data} />}
+    </Stack>
+  );
+}

@@ -1,0 +1,129 @@
+/** /manager/dashboard/plans: the catalogue, hidden plans included; create, edit, hide or show. */
+import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Table, TextInput, Textarea, Title } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { usePageTitle } from '../../../lib/page-title';
+import { useRequest } from '../../../lib/use-request';
+import { managerApi, type PlanInput, type StaffPlan } from '../api/manager';
+import { validity } from '../format';
+import { useAction } from '../hooks/use-action';
+import { useStaff } from '../staff';
+
+const EMPTY: PlanInput = { name: '', description: '', validity_hours: 720, price: '', visible: true, sort_order: 0 };
+
+export function PlanForm({ initial, busy, onSubmit, onCancel }: { initial: PlanInput; busy: boolean; onSubmit: (v: PlanInput) => void; onCancel: () => void }) {
+  const [values, setValues] = useState(initial);
+  const [days, setDays] = useState<number>(initial.validity_hours / 24);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSubmit({ ...values, validity_hours: Math.round(days * 24) });
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="sm">
+        <TextInput label="Nombre" required value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} />
+        <Group grow>
+          <NumberInput label="Validez (días)" min={1} decimalScale={2} value={days} onChange={(v) => setDays(Number(v))} />
+          <TextInput label="Precio (USD)" placeholder="5.00" required value={values.price} onChange={(e) => setValues({ ...values, price: e.currentTarget.value })} />
+        </Group>
+        <Textarea label="Descripción" autosize minRows={2} value={values.description} onChange={(e) => setValues({ ...values, description: e.currentTarget.value })} />
+        <Group grow>
+          <NumberInput label="Orden" value={values.sort_order} onChange={(v) => setValues({ ...values, sort_order: Number(v) })} />
+          <Switch label="Visible para los clientes" checked={values.visible} onChange={(e) => setValues({ ...values, visible: e.currentTarget.checked })} mt="lg" />
+        </Group>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancelar
+          </Button>
+          <Button type="submit" loading={busy}>
+            Guardar
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+export function PlansPage() {
+  usePageTitle('Planes');
+  const { isAdmin } = useStaff();
+  const { state, reload, setData } = useRequest((signal) => managerApi.plans(signal));
+  const [editing, setEditing] = useState<StaffPlan | 'new' | null>(null);
+  const [busy, act] = useAction();
+  const plans = state.status === 'success' ? state.data : [];
+
+  const save = async (values: PlanInput) => {
+    const answer =
+      editing === 'new'
+        ? await act(() => managerApi.createPlan(values), 'Plan creado.')
+        : editing
+          ? await act(() => managerApi.updatePlan(editing.id, values), 'Plan actualizado.')
+          : undefined;
+    if (answer) {
+      setData(editing === 'new' ? [...plans, answer] : plans.map((p) => (p.id === answer.id ? answer : p)));
+      setEditing(null);
+    }
+  };
+  const toggle = async (plan: StaffPlan) => {
+    const answer = await act(() => managerApi.updatePlan(plan.id, { visible: !plan.visible }), plan.visible ? 'Plan ocultado.' : 'Plan visible.');
+    if (answer) setData(plans.map((p) => (p.id === answer.id ? answer : p)));
+  };
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>Planes</Title>
+        {isAdmin && <Button onClick={() => setEditing('new')}>Nuevo plan</Button>}
+      </Group>
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
+      {state.status === 'success' && (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Plan</Table.Th>
+              <Table.Th>Validez</Table.Th>
+              <Table.Th>Precio</Table.Th>
+              <Table.Th>Estado</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {plans.map((plan) => (
+              <Table.Tr key={plan.id}>
+                <Table.Td>{plan.name}</Table.Td>
+                <Table.Td>{validity(plan.validity_hours)}</Table.Td>
+                <Table.Td>${plan.price} USD</Table.Td>
+                <Table.Td>{plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}</Table.Td>
+                <Table.Td>
+                  {isAdmin && (
+                    <Group gap="xs" justify="flex-end">
+                      <Button size="xs" variant="light" onClick={() => setEditing(plan)}>
+                        Editar
+                      </Button>
+                      <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)}>
+                        {plan.visible ? 'Ocultar' : 'Mostrar'}
+                      </Button>
+                    </Group>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {editing !== null && (
+        <Modal opened onClose={() => setEditing(null)} title={editing === 'new' ? 'Nuevo plan' : `Editar ${editing.name}`}>
+          <PlanForm
+            initial={editing === 'new' ? EMPTY : { name: editing.name, description: editing.description, validity_hours: editing.validity_hours, price: editing.price, visible: editing.visible, sort_order: editing.sort_order }}
+            busy={busy}
+            onSubmit={(v) => void save(v)}
+            onCancel={() => setEditing(null)}
+          />
+        </Modal>
+      )}
+    </Stack>
+  );
+}

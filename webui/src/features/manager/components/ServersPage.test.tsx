@@ -1,0 +1,96 @@
+import { notifications } from '@mantine/notifications';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api';
+import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
+import * as manager from '../api/manager';
+import { renderManagerPage, SUPPORT, testServerStatus } from '../testing/manager-factory';
+import { ServersPage } from './ServersPage';
+
+vi.mock('../api/manager', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../api/manager')>();
+  return {
+    ...original,
+    managerApi: { ...original.managerApi, servers: vi.fn(), createServer: vi.fn(), updateServer: vi.fn(), reissueCredential: vi.fn() },
+  };
+});
+const api = vi.mocked(manager.managerApi);
+
+beforeEach(() => {
+  FakeWebSocket.reset();
+  vi.stubGlobal('WebSocket', FakeWebSocket);
+  window.localStorage.setItem('access_token', 'acc');
+});
+
+afterEach(() => {
+  act(() => notifications.clean());
+  vi.unstubAllGlobals();
+  vi.clearAllMocks();
+});
+
+const INSTALL = "cat > /etc/vpn-node/agent.toml <<'EOF'\ncontrol_url = \"cp.example:50051\"\nEOF\nsystemctl enable --now vpn-node-agent\n";
+
+describe('servers page', () => {
+  it('creates a server and shows its one-time credential and install steps', async () => {
+    api.servers.mockResolvedValue([]);
+    const created = testServerStatus({ id: 's2', name: 'Bogotá 1' });
+    api.createServer.mockResolvedValue({ server: created, credential: 'secreto-123', install: INSTALL });
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    expect(await screen.findByText('Todavía no hay servidores.')).toBeInTheDocument();
+
+    await actor.click(screen.getByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(screen.getByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(screen.getByLabelText(/^Dirección pública/), 'bog1.vpn.test');
+    await actor.type(screen.getByLabelText(/^Subred del túnel/), '10.60.0.0/24');
+    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+
+    expect(api.createServer).toHaveBeenCalledWith(
+      expect.objectContaining({ name: 'Bogotá 1', address: 'bog1.vpn.test', tunnel_subnet: '10.60.0.0/24', port: 51820 }),
+    );
+    expect(await screen.findByText('La credencial se muestra una sola vez')).toBeInTheDocument();
+    expect(screen.getByTestId('credential')).toHaveTextContent('secreto-123');
+    expect(screen.getByTestId('install-steps')).toHaveTextContent('systemctl enable --now vpn-node-agent');
+    expect(screen.getByText('Bogotá 1')).toBeInTheDocument();
+  }, 20_000);
+
+  it('shows the server refusal and keeps the form open', async () => {
+    api.servers.mockResolvedValue([testServerStatus()]);
+    api.createServer.mockRejectedValue(new ApiError(409, 'La subred se superpone con la del servidor Miami 1.', 'subnet_overlap'));
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(screen.getByLabelText(/^Nombre/), 'Otro');
+    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    expect(await screen.findByText('La subred se superpone con la del servidor Miami 1.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Crear servidor' })).toBeInTheDocument();
+  });
+
+  it('updates a node live when its agent connects and reports stats', async () => {
+    api.servers.mockResolvedValue([testServerStatus()]);
+    renderManagerPage(<ServersPage />);
+    const row = (await screen.findByText('Miami 1')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('Desconectado')).toBeInTheDocument();
+    const socket = FakeWebSocket.latest();
+    act(() => socket.open());
+    act(() =>
+      socket.receive({
+        type: 'node_stats',
+        data: { id: 's1', stats_at: '2026-11-21T06:00:00Z', stats_peers_connected: 3, stats_rx_bytes: 2048, stats_tx_bytes: 1048576 },
+      }),
+    );
+    await waitFor(() => expect(within(row).getByText('En línea')).toBeInTheDocument());
+    expect(within(row).getByText(/3 conectados/)).toHaveTextContent('3 conectados · ↓1.0 MB ↑2.0 KB');
+    act(() => socket.receive({ type: 'node_status', data: { id: 's1', online: false } }));
+    await waitFor(() => expect(within(row).getByText('Desconectado')).toBeInTheDocument());
+  });
+
+  it('offers support no server changes', async () => {
+    api.servers.mockResolvedValue([testServerStatus()]);
+    renderManagerPage(<ServersPage />, SUPPORT);
+    expect(await screen.findByText('Miami 1')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Nuevo servidor' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Acciones' })).not.toBeInTheDocument();
+  });
+});

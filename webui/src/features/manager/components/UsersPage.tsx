@@ -1,0 +1,208 @@
+/** /manager/dashboard/users: find a customer, block or unblock, send reset or verification links, see their peers. */
+import { Badge, Button, Drawer, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useState } from 'react';
+import { LoadingState } from '../../../components/LoadingState';
+import { SectionError } from '../../../components/SectionError';
+import { errorMessage } from '../../../lib/api';
+import { usePageTitle } from '../../../lib/page-title';
+import { toast } from '../../../lib/toasts';
+import { useRequest } from '../../../lib/use-request';
+import { managerApi, type UserRow } from '../api/manager';
+import { dateTime } from '../format';
+import { useAction } from '../hooks/use-action';
+import { useKeyedRequest } from '../hooks/use-keyed-request';
+import { Paginator } from './Paginator';
+import { InvoiceStatusBadge } from './InvoicesPage';
+import { PeerList } from './PeerList';
+
+function UserInvoices({ userId }: { userId: string }) {
+  const { state } = useRequest((signal) => managerApi.invoices({ user: userId }, signal));
+  if (state.status === 'loading') return <LoadingState />;
+  if (state.status === 'error') return <Text c="red">{errorMessage(state.error, 'Hubo un error al cargar los datos.')}</Text>;
+  if (state.data.items.length === 0) return <Text c="dimmed">Sin facturas.</Text>;
+  return (
+    <Table>
+      <Table.Tbody>
+        {state.data.items.map((invoice) => (
+          <Table.Tr key={invoice.id}>
+            <Table.Td>{dateTime(invoice.created)}</Table.Td>
+            <Table.Td>
+              {invoice.plan_name} · {invoice.peer_name}
+            </Table.Td>
+            <Table.Td>{invoice.amount} USD</Table.Td>
+            <Table.Td>{invoice.manual ? 'manual' : invoice.gateway}</Table.Td>
+            <Table.Td>
+              <InvoiceStatusBadge status={invoice.status} />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: string; onClose: () => void; onChanged: (user: UserRow) => void }) {
+  const { state, reload } = useRequest((signal) => managerApi.user(userId, signal));
+  const [busy, act] = useAction();
+  const user = state.status === 'success' ? state.data.user : null;
+
+  const setBlocked = async (blocked: boolean) => {
+    if (!user) return;
+    if (blocked && !window.confirm(`¿Bloquear a ${user.username}? Se cerrarán todas sus sesiones.`)) return;
+    const next = await act(() => managerApi.setBlocked(user.id, blocked), blocked ? 'Usuario bloqueado.' : 'Usuario desbloqueado.');
+    if (next) {
+      onChanged(next);
+      reload();
+    }
+  };
+  const send = async (run: () => Promise<{ message: string }>) => {
+    const answer = await act(run);
+    if (answer) toast.success(answer.message);
+  };
+
+  return (
+    <Drawer opened onClose={onClose} position="right" size="xl" title={user ? `Usuario ${user.username}` : 'Usuario'}>
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && (
+        <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />
+      )}
+      {state.status === 'success' && user && (
+        <Stack>
+          <Stack gap={4}>
+            <Text>
+              <b>Email:</b> {user.email ?? 'sin email'} {user.email && (user.email_verified ? '(verificado)' : '(sin verificar)')}
+            </Text>
+            <Text>
+              <b>Alias:</b> {user.alias ?? '—'}
+            </Text>
+            <Text>
+              <b>Alta:</b> {dateTime(user.created)} · <b>Último acceso:</b> {dateTime(user.last_login, 'nunca')}
+            </Text>
+            <Group gap="xs">
+              <Text fw={700}>Estado:</Text>
+              {user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>}
+            </Group>
+          </Stack>
+          {user.role === 'customer' && (
+            <Group>
+              {user.blocked ? (
+                <Button loading={busy} onClick={() => void setBlocked(false)}>
+                  Desbloquear
+                </Button>
+              ) : (
+                <Button color="red" variant="light" loading={busy} onClick={() => void setBlocked(true)}>
+                  Bloquear
+                </Button>
+              )}
+              <Button
+                variant="light"
+                disabled={!user.email || !user.email_verified || user.blocked}
+                loading={busy}
+                onClick={() => void send(() => managerApi.sendPasswordReset(user.id))}
+              >
+                Enviar enlace para restablecer contraseña
+              </Button>
+              {user.email && !user.email_verified && (
+                <Button variant="light" loading={busy} onClick={() => void send(() => managerApi.resendVerification(user.id))}>
+                  Reenviar verificación de email
+                </Button>
+              )}
+            </Group>
+          )}
+          <Title order={4}>Peers</Title>
+          <PeerList peers={state.data.peers} />
+          <Title order={4}>Facturas</Title>
+          <UserInvoices userId={user.id} />
+        </Stack>
+      )}
+    </Drawer>
+  );
+}
+
+export function UsersPage() {
+  usePageTitle('Usuarios');
+  const [search, setSearch] = useState('');
+  const [q] = useDebouncedValue(search, 300);
+  const [blocked, setBlocked] = useState<'all' | 'yes' | 'no'>('all');
+  const [page, setPage] = useState(1);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const filter = blocked === 'all' ? null : blocked === 'yes';
+  const { state, reload, setData } = useKeyedRequest(`${q}|${blocked}|${page}`, (signal) =>
+    managerApi.users({ q, blocked: filter, page }, signal),
+  );
+
+  const replace = (user: UserRow) => {
+    if (state.status === 'success') setData({ ...state.data, items: state.data.items.map((u) => (u.id === user.id ? user : u)) });
+  };
+
+  return (
+    <Stack>
+      <Title order={2}>Usuarios</Title>
+      <Group>
+        <TextInput
+          placeholder="Buscar por usuario, email o alias"
+          aria-label="Buscar usuarios"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.currentTarget.value);
+            setPage(1);
+          }}
+          w={320}
+        />
+        <SegmentedControl
+          value={blocked}
+          onChange={(value) => {
+            setBlocked(value as 'all' | 'yes' | 'no');
+            setPage(1);
+          }}
+          data={[
+            { label: 'Todos', value: 'all' },
+            { label: 'Activos', value: 'no' },
+            { label: 'Bloqueados', value: 'yes' },
+          ]}
+        />
+      </Group>
+      {state.status === 'loading' && <LoadingState />}
+      {state.status === 'error' && (
+        <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />
+      )}
+      {state.status === 'success' && (
+        <>
+          <Table.ScrollContainer minWidth={700}>
+            <Table striped highlightOnHover>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Usuario</Table.Th>
+                  <Table.Th>Email</Table.Th>
+                  <Table.Th>Rol</Table.Th>
+                  <Table.Th>Peers</Table.Th>
+                  <Table.Th>Estado</Table.Th>
+                  <Table.Th>Alta</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {state.data.items.map((user) => (
+                  <Table.Tr key={user.id} onClick={() => setOpenId(user.id)} style={{ cursor: 'pointer' }}>
+                    <Table.Td>
+                      <Button variant="subtle" size="compact-sm" onClick={() => setOpenId(user.id)}>
+                        {user.username}
+                      </Button>
+                    </Table.Td>
+                    <Table.Td>{user.email ?? '—'}</Table.Td>
+                    <Table.Td>{user.role === 'customer' ? 'Cliente' : user.role === 'admin' ? 'Administrador' : 'Soporte'}</Table.Td>
+                    <Table.Td>{user.peers}</Table.Td>
+                    <Table.Td>{user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>}</Table.Td>
+                    <Table.Td>{dateTime(user.created)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          <Paginator total={state.data.total} page={page} pageSize={state.data.page_size} onChange={setPage} />
+        </>
+      )}
+      {openId && <UserDetailDrawer userId={openId} onClose={() => setOpenId(null)} onChanged={replace} />}
+    </Stack>
+  );
+}
