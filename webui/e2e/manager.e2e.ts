@@ -1,0 +1,119 @@
+/**
+ * A new admin runs the service from the manager pages: overview, servers (live status, create with install steps),
+ * a customer helped (blocked, unblocked), peers, a plan and an announcement published, invoices, maintenance
+ * flipped, and the audit log of all of it.
+ */
+import { describe, expect, test } from 'vitest';
+import { harness } from './harness';
+import { api, newPage, screenshot, toastWith, unique, useBrowser, visible } from './browser';
+
+const browser = useBrowser();
+
+describe('the manager pages', () => {
+  test('an admin walks every manager page against the real control plane', async () => {
+    const { admin, customers, servers } = harness();
+    const { page, context } = await newPage(browser());
+    page.on('dialog', (dialog) => void dialog.accept());
+
+    await page.goto('/manager/dashboard');
+    await page.waitForURL('**/manager/login');
+    await page.getByLabel('Usuario').fill(admin.username);
+    await page.getByLabel('Contraseña', { exact: true }).fill(admin.password);
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await page.waitForURL('**/manager/dashboard');
+    await visible(page.getByRole('heading', { name: 'Resumen' }));
+    await visible(page.getByLabel('Servidores en línea').filter({ hasText: `${servers.length} / ${servers.length}` }));
+    await visible(page.getByText('Ingresos por período y pasarela'));
+    await screenshot(page, 'manager-overview');
+
+    const nav = page.getByRole('navigation', { name: 'Navegación' });
+    const go = async (label: string, heading: string) => {
+      await nav.getByRole('link', { name: label, exact: true }).click();
+      await visible(page.getByRole('heading', { name: heading, level: 2 }));
+    };
+
+    // Servers: the seeded nodes are connected (scripted agents); a new one shows its credential and install steps.
+    await go('Servidores', 'Servidores');
+    for (const server of servers) {
+      await visible(page.getByRole('row').filter({ hasText: server.name }).getByText('En línea'));
+    }
+    const name = unique('Nodo');
+    await page.getByRole('button', { name: 'Nuevo servidor' }).click();
+    await page.getByLabel(/^Nombre/).fill(name);
+    await page.getByLabel(/^Dirección pública/).fill('nodo.vpn.test');
+    await page.getByLabel(/^Subred del túnel/).fill('10.77.0.0/24');
+    await page.getByRole('button', { name: 'Crear servidor' }).click();
+    await visible(page.getByText('La credencial se muestra una sola vez'));
+    const install = (await page.getByTestId('install-steps').textContent()) ?? '';
+    const credential = ((await page.getByTestId('credential').textContent()) ?? '').trim();
+    expect(install).toContain(`credential = "${credential}"`);
+    expect(install).toContain('systemctl daemon-reload && systemctl enable --now vpn-node-agent');
+    await screenshot(page, 'manager-server-install');
+    await page.getByRole('button', { name: 'Listo' }).click();
+    await visible(page.getByRole('row').filter({ hasText: name }).getByText('Desconectado'));
+
+    // Users: help a customer: block (their login is refused), then unblock.
+    await go('Usuarios', 'Usuarios');
+    await page.getByLabel('Buscar usuarios').fill(customers.dani.username);
+    await page.getByRole('button', { name: customers.dani.username, exact: true }).click();
+    await page.getByRole('button', { name: 'Bloquear' }).click();
+    await visible(toastWith(page, 'Usuario bloqueado.'));
+    await expect(api('GET', '/api/client/settings', { account: customers.dani })).rejects.toThrow(/403/);
+    await page.getByRole('button', { name: 'Desbloquear' }).click();
+    await visible(toastWith(page, 'Usuario desbloqueado.'));
+    await screenshot(page, 'manager-user');
+    await page.keyboard.press('Escape');
+
+    // Peers: every customer's peers, searchable.
+    await go('Peers', 'Peers');
+    const ana = customers.ana;
+    await page.getByLabel('Buscar peers').fill(ana.username);
+    for (const peer of ana.peers) await visible(page.getByRole('row').filter({ hasText: peer }));
+    await screenshot(page, 'manager-peers');
+
+    // Plans: a new plan reaches the public catalogue.
+    await go('Planes', 'Planes');
+    const plan = unique('Trimestral');
+    await page.getByRole('button', { name: 'Nuevo plan' }).click();
+    await page.getByLabel(/^Nombre/).fill(plan);
+    await page.getByLabel('Validez (días)').fill('90');
+    await page.getByLabel(/^Precio/).fill('12');
+    await page.getByRole('button', { name: 'Guardar' }).click();
+    await visible(page.getByRole('row').filter({ hasText: plan }).getByText('$12.00 USD'));
+    const catalogue = (await (await fetch(`${harness().url}/api/client/plans`)).json()) as { name: string }[];
+    expect(catalogue.map((p) => p.name)).toContain(plan);
+
+    await go('Facturas', 'Facturas');
+    await screenshot(page, 'manager-invoices');
+
+    // Announcements: published here, read by a customer's home.
+    await go('Anuncios y versiones', 'Anuncios y versiones');
+    const headline = unique('Aviso');
+    await page.getByLabel('Título').fill(headline);
+    await page.getByLabel('Mensaje').fill('Mantenimiento programado el lunes.');
+    await page.getByRole('button', { name: 'Publicar anuncio' }).click();
+    await visible(toastWith(page, 'Anuncio publicado.'));
+    const home = (await api('GET', '/api/client/advertisements', { account: ana })) as { name: string }[];
+    expect(home.map((a) => a.name)).toContain(headline);
+    await screenshot(page, 'manager-announcements');
+
+    // Maintenance on and off again from the switches page.
+    await go('Interruptores', 'Interruptores');
+    await page.getByRole('switch', { name: /Modo mantenimiento/ }).click();
+    await visible(toastWith(page, 'Modo mantenimiento: activado.'));
+    const status = async () => ((await (await fetch(`${harness().url}/api/client/status`)).json()) as { maintenance: boolean }).maintenance;
+    await expect.poll(status, { timeout: 5000 }).toBe(true);
+    await screenshot(page, 'manager-switches');
+    await page.getByRole('switch', { name: /Modo mantenimiento/ }).click();
+    await visible(toastWith(page, 'Modo mantenimiento: desactivado.'));
+    await expect.poll(status, { timeout: 5000 }).toBe(false);
+
+    // Audit: every one of those actions, newest first.
+    await go('Auditoría', 'Auditoría');
+    for (const action of ['server.create', 'user.block', 'user.unblock', 'plan.create', 'announcement.create', 'switches.update']) {
+      await visible(page.getByRole('row').filter({ hasText: action }).first());
+    }
+    await screenshot(page, 'manager-audit');
+    await context.close();
+  });
+});
