@@ -31,6 +31,7 @@ class RateLimits(msgspec.Struct, frozen=True):
     recovery_per_account: RateLimit = RateLimit(3, 3600)
     recovery_per_address: RateLimit = RateLimit(20, 3600)
     mirror_per_token: RateLimit = RateLimit(30, 60)
+    invoices_per_user: RateLimit = RateLimit(20, 3600)  # payment pages opened at the gateways
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,6 +1,6 @@
 """Both fake gateways on fixed local ports, for trying purchases by hand with `make run` (docs/payments.md).
 
-    uv run python -m tests.fakes.run_gateways      # then start the control plane with the variables it prints
+uv run python -m tests.fakes.run_gateways      # then start the control plane with the variables it prints
 """
 
 from __future__ import annotations

@@ -31,6 +31,8 @@ class InvoiceController(Controller):
     ) -> schemas.InvoiceCreated:
         invoices = services.invoices
         invoice = await invoices.open(db, customer.user_id, data, switches)
+        # Each invoice opens a payment at a gateway: a customer (or a stolen session) must not flood them.
+        await services.limiter.hit(f"invoices:user:{customer.user_id}", services.settings.rate_limits.invoices_per_user)
         invoice = await invoices.start_payment(db, invoice)
         label = invoices.gateways[invoice.gateway].label
         return schemas.InvoiceCreated(

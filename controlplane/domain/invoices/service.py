@@ -46,6 +46,7 @@ PEER_REQUIRED = "Por favor, seleccione un peer existente o ingrese un nombre par
 # Statuses a confirmed payment still credits: money that arrived after expiry or a cancel is not lost.
 CREDITABLE = (InvoiceStatus.PENDING, InvoiceStatus.EXPIRED, InvoiceStatus.CANCELED)
 RECONCILE_BATCH = 200
+RECHECK_OLD = timedelta(minutes=15)
 GATEWAY_ORDER = ("qvapay", "remesita")  # which gateway a purchase uses when both are on and none is named
 
 
@@ -280,6 +281,8 @@ class InvoiceService:
                 )
                 return Outcome(False, "other_payment")
             if record.status is PaymentStatus.PENDING:
+                # Marks when it was last asked: the reconciliation job asks old invoices less often.
+                await db.execute(update(Invoice).where(Invoice.id == invoice_id).values(updated=utcnow()))
                 return Outcome(False, "pending")
             if record.status is not PaymentStatus.PAID:
                 final = InvoiceStatus.CANCELED if record.status is PaymentStatus.CANCELED else InvoiceStatus.FAILED
@@ -419,7 +422,11 @@ class InvoiceService:
         """Job: read back every pending invoice's payment (finds payments whose notification never came) and retry
         paid invoices not fulfilled yet. It ignores the job's session and opens short ones of its own, so that no
         database lock is held while gateways answer."""
-        recent = utcnow() - timedelta(hours=2 * self._settings.invoice_ttl_hours)
+        now = utcnow()
+        recent = now - timedelta(hours=2 * self._settings.invoice_ttl_hours)
+        # Fresh invoices are asked about every run; after an hour unpaid, every RECHECK_OLD (abandoned carts are
+        # the common case, and each question is a call to the gateway).
+        due = (Invoice.created > now - timedelta(hours=1)) | (Invoice.updated < now - RECHECK_OLD)
         async with self._sessionmaker() as db:
             rows = (
                 await db.execute(
@@ -428,6 +435,7 @@ class InvoiceService:
                         Invoice.transaction_id.is_not(None),
                         (Invoice.status == InvoiceStatus.PENDING)
                         | ((Invoice.status == InvoiceStatus.EXPIRED) & (Invoice.created > recent)),
+                        due,
                     )
                     .order_by(Invoice.created)
                     .limit(RECONCILE_BATCH)
