@@ -7,11 +7,28 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.domain.accounts.models import User
 from controlplane.domain.manager import schemas
+from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 
 
-def staff_view(peer: Peer, username: str) -> schemas.StaffPeer:
+async def _rooms_of(db: AsyncSession, peer_ids: list[str]) -> dict[str, schemas.RoomRef]:
+    if not peer_ids:
+        return {}
+    rows = await db.execute(
+        select(PartyMember.peer_id, Party.id, Party.name)
+        .join(Party, Party.id == PartyMember.party_id)
+        .where(PartyMember.peer_id.in_(peer_ids))
+    )
+    return {peer_id: schemas.RoomRef(id=pid, name=name) for peer_id, pid, name in rows.all()}
+
+
+async def _views(db: AsyncSession, rows: list[tuple[Peer, str]]) -> list[schemas.StaffPeer]:
+    rooms = await _rooms_of(db, [p.id for p, _ in rows])
+    return [staff_view(p, u, rooms.get(p.id)) for p, u in rows]
+
+
+def staff_view(peer: Peer, username: str, party: schemas.RoomRef | None = None) -> schemas.StaffPeer:
     return schemas.StaffPeer(
         id=peer.id,
         name=peer.name,
@@ -29,6 +46,7 @@ def staff_view(peer: Peer, username: str) -> schemas.StaffPeer:
             schemas.PlanHistoryRow(plan_name=h.plan_name, plan_price=f"{h.plan_price:.2f}", created=h.created)
             for h in peer.plans_history
         ],
+        party=party,
     )
 
 
@@ -38,13 +56,13 @@ def _peers_with_owner() -> Select[tuple[Peer, str]]:
 
 async def peers_of(db: AsyncSession, user_id: str) -> list[schemas.StaffPeer]:
     rows = await db.execute(_peers_with_owner().where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
-    return [staff_view(p, u) for p, u in rows.all()]
+    return await _views(db, [(p, u) for p, u in rows.all()])
 
 
 async def staff_peer(db: AsyncSession, peer: Peer) -> schemas.StaffPeer:
     await db.refresh(peer, ["plans_history"])
     username = await db.scalar(select(User.username).where(User.id == peer.user_id))
-    return staff_view(peer, username or "")
+    return (await _views(db, [(peer, username or "")]))[0]
 
 
 async def search_peers(
@@ -73,6 +91,5 @@ async def search_peers(
         .offset((page - 1) * page_size)
         .limit(page_size)
     )
-    return schemas.PeerPage(
-        items=[staff_view(p, u) for p, u in rows.all()], total=total, page=page, page_size=page_size
-    )
+    items = await _views(db, [(p, u) for p, u in rows.all()])
+    return schemas.PeerPage(items=items, total=total, page=page, page_size=page_size)

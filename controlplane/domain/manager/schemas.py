@@ -62,6 +62,12 @@ class StaffPeer(msgspec.Struct):
     server_name: str
     processing: bool
     plans_history: list[PlanHistoryRow]
+    party: RoomRef | None = None
+
+
+class RoomRef(msgspec.Struct):
+    id: str
+    name: str
 
 
 class PlanHistoryRow(msgspec.Struct):
@@ -70,9 +76,21 @@ class PlanHistoryRow(msgspec.Struct):
     created: datetime
 
 
+class StaffRoom(msgspec.Struct):
+    """A room the user owns ("owner") or has a peer in ("guest"); the password stays with the owner."""
+
+    id: str
+    name: str
+    owner: str
+    relation: str
+    members: int
+    created: datetime
+
+
 class UserDetail(msgspec.Struct):
     user: UserRow
     peers: list[StaffPeer]
+    rooms: list[StaffRoom] = msgspec.field(default_factory=list)
 
 
 class UserPatch(msgspec.Struct, forbid_unknown_fields=True):

@@ -10,6 +10,7 @@ from controlplane.domain.accounts.service import AccountService, Email
 from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.manager import schemas
 from controlplane.domain.manager.peers import peers_of
+from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer
 from controlplane.errors import Conflict, Forbidden, NotFound
 
@@ -37,6 +38,31 @@ def _row(user: User, peers: int) -> schemas.UserRow:
 def _with_peer_count(query: Select[tuple[User]]) -> Select[tuple[User, int]]:
     counts = select(Peer.user_id, func.count().label("n")).group_by(Peer.user_id).subquery()
     return query.outerjoin(counts, counts.c.user_id == User.id).add_columns(func.coalesce(counts.c.n, 0))
+
+
+async def rooms_of(db: AsyncSession, user_id: str) -> list[schemas.StaffRoom]:
+    """Rooms the user owns, then rooms where one of their peers is a guest."""
+    members = select(PartyMember.party_id, func.count().label("n")).group_by(PartyMember.party_id).subquery()
+    guest_in = select(PartyMember.party_id).join(Peer, Peer.id == PartyMember.peer_id).where(Peer.user_id == user_id)
+    rows = await db.execute(
+        select(Party, User.username, func.coalesce(members.c.n, 0))
+        .join(User, User.id == Party.owner_id)
+        .outerjoin(members, members.c.party_id == Party.id)
+        .where(or_(Party.owner_id == user_id, Party.id.in_(guest_in)))
+        .order_by(Party.created)
+    )
+    rooms = [
+        schemas.StaffRoom(
+            id=party.id,
+            name=party.name,
+            owner=owner,
+            relation="owner" if party.owner_id == user_id else "guest",
+            members=n,
+            created=party.created,
+        )
+        for party, owner, n in rows.all()
+    ]
+    return sorted(rooms, key=lambda r: r.relation != "owner")
 
 
 class StaffUsers:
@@ -77,7 +103,7 @@ class StaffUsers:
     async def detail(self, db: AsyncSession, user_id: str) -> schemas.UserDetail:
         user = await self.get(db, user_id)
         peers = await peers_of(db, user.id)
-        return schemas.UserDetail(user=_row(user, len(peers)), peers=peers)
+        return schemas.UserDetail(user=_row(user, len(peers)), peers=peers, rooms=await rooms_of(db, user.id))
 
     async def set_blocked(self, db: AsyncSession, user_id: str, blocked: bool) -> schemas.UserRow:
         """A blocked account cannot log in, and every session it has ends now (its next call answers 401)."""

@@ -83,11 +83,22 @@ export interface StaffPeer {
   server_name: string;
   processing: boolean;
   plans_history: { plan_name: string; plan_price: string; created: string }[];
+  party?: { id: string; name: string } | null;
+}
+
+export interface StaffRoom {
+  id: string;
+  name: string;
+  owner: string;
+  relation: 'owner' | 'guest';
+  members: number;
+  created: string;
 }
 
 export interface UserDetail {
   user: UserRow;
   peers: StaffPeer[];
+  rooms?: StaffRoom[];
 }
 
 export interface ServerStatus {

@@ -38,7 +38,7 @@ describe('manager login', () => {
     expect(api.login).toHaveBeenCalledWith({ username: 'jefa', password: 'clave-larga', remember: false });
     expect(await screen.findByText('Panel')).toBeInTheDocument();
     expect(getAccessToken()).toBe('acc');
-  });
+  }, 20_000);
 
   it('shows the server message for a customer account or a wrong password', async () => {
     api.login.mockRejectedValue(new ApiError(401, 'Usuario o contraseña incorrectos.', 'invalid_credentials'));
@@ -49,12 +49,12 @@ describe('manager login', () => {
     await actor.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Usuario o contraseña incorrectos.');
     expect(getAccessToken()).toBeNull();
-  });
+  }, 20_000);
 
   it('asks for both fields before calling the server', async () => {
     renderLogin();
     await userEvent.setup({ delay: null }).click(screen.getByRole('button', { name: 'Iniciar sesión' }));
     expect(screen.getByRole('alert')).toHaveTextContent('El usuario y la contraseña son obligatorios.');
     expect(api.login).not.toHaveBeenCalled();
-  });
+  }, 20_000);
 });

@@ -46,6 +46,7 @@ export function PeerList({ peers, actions }: { peers: StaffPeer[]; actions?: (pe
                 <Text fw={600}>{peer.name}</Text>
                 <Text size="xs" c="dimmed">
                   {peer.address}
+                  {peer.party ? ` · Sala ${peer.party.name}` : ''}
                 </Text>
               </Table.Td>
               <Table.Td>{peer.username}</Table.Td>

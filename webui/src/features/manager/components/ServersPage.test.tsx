@@ -65,7 +65,7 @@ describe('servers page', () => {
     await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
     expect(await screen.findByText('La subred se superpone con la del servidor Miami 1.')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Crear servidor' })).toBeInTheDocument();
-  });
+  }, 20_000);
 
   it('updates a node live when its agent connects and reports stats', async () => {
     api.servers.mockResolvedValue([testServerStatus()]);
@@ -84,7 +84,7 @@ describe('servers page', () => {
     expect(within(row).getByText(/3 conectados/)).toHaveTextContent('3 conectados · ↓1.0 MB ↑2.0 KB');
     act(() => socket.receive({ type: 'node_status', data: { id: 's1', online: false } }));
     await waitFor(() => expect(within(row).getByText('Desconectado')).toBeInTheDocument());
-  });
+  }, 20_000);
 
   it('offers support no server changes', async () => {
     api.servers.mockResolvedValue([testServerStatus()]);
@@ -92,5 +92,5 @@ describe('servers page', () => {
     expect(await screen.findByText('Miami 1')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Nuevo servidor' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Acciones' })).not.toBeInTheDocument();
-  });
+  }, 20_000);
 });

@@ -47,7 +47,7 @@ describe('switches page', () => {
     await waitFor(() => expect(screen.getByRole('switch', { name: /Modo mantenimiento/ })).toBeChecked());
     expect(await screen.findByText('Modo mantenimiento: activado.')).toBeInTheDocument();
     expect(screen.getByRole('switch', { name: /Pagos con Remesita/ })).not.toBeChecked();
-  });
+  }, 20_000);
 
   it('shows support every switch but lets them flip none', async () => {
     api.switches.mockResolvedValue(SWITCHES);
@@ -56,5 +56,5 @@ describe('switches page', () => {
     const all = screen.getAllByRole('switch');
     expect(all).toHaveLength(8);
     for (const item of all) expect(item).toBeDisabled();
-  });
+  }, 20_000);
 });

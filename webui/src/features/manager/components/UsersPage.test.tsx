@@ -29,6 +29,23 @@ const ANA: manager.UserRow = {
   peers: 1,
 };
 
+const PEER: manager.StaffPeer = {
+  id: 'p1',
+  name: 'movil',
+  user_id: 'u1',
+  username: 'ana',
+  active: true,
+  manual_payment: false,
+  created: '2026-11-20T10:00:00Z',
+  expiration_date: null,
+  address: '10.8.0.2',
+  server_id: 's1',
+  server_name: 'Miami 1',
+  processing: false,
+  plans_history: [],
+  party: { id: 'r1', name: 'amigos' },
+};
+
 beforeEach(() => {
   FakeWebSocket.reset();
   vi.stubGlobal('WebSocket', FakeWebSocket);
@@ -46,7 +63,11 @@ afterEach(() => {
 describe('users page', () => {
   it('searches, opens a customer and blocks them', async () => {
     api.users.mockResolvedValue({ items: [ANA], total: 1, page: 1, page_size: 25 });
-    api.user.mockResolvedValue({ user: ANA, peers: [] });
+    api.user.mockResolvedValue({
+      user: ANA,
+      peers: [PEER],
+      rooms: [{ id: 'r1', name: 'amigos', owner: 'ana', relation: 'owner', members: 2, created: '2026-11-21T05:00:00Z' }],
+    });
     api.setBlocked.mockResolvedValue({ ...ANA, blocked: true });
     const actor = userEvent.setup({ delay: null });
     renderManagerPage(<UsersPage />, SUPPORT);
@@ -54,6 +75,8 @@ describe('users page', () => {
     await waitFor(() => expect(api.users).toHaveBeenLastCalledWith({ q: 'ana', blocked: null, page: 1 }, expect.anything()));
 
     await actor.click(await screen.findByRole('button', { name: 'ana' }));
+    expect(await screen.findByText('Administrador')).toBeInTheDocument(); // the room ana owns
+    expect(screen.getByText(/Sala amigos/)).toBeInTheDocument();
     await actor.click(await screen.findByRole('button', { name: 'Bloquear' }));
     expect(api.setBlocked).toHaveBeenCalledWith('u1', true);
     expect(await screen.findByText('Usuario bloqueado.')).toBeInTheDocument();

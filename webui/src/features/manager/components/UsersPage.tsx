@@ -112,6 +112,23 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
           )}
           <Title order={4}>Peers</Title>
           <PeerList peers={state.data.peers} />
+          <Title order={4}>Salas</Title>
+          {(state.data.rooms ?? []).length === 0 ? (
+            <Text c="dimmed">Sin salas.</Text>
+          ) : (
+            <Table>
+              <Table.Tbody>
+                {(state.data.rooms ?? []).map((room) => (
+                  <Table.Tr key={room.id}>
+                    <Table.Td>{room.name}</Table.Td>
+                    <Table.Td>{room.relation === 'owner' ? 'Administrador' : `Invitado (de ${room.owner})`}</Table.Td>
+                    <Table.Td>{room.members === 1 ? '1 peer' : `${room.members} peers`}</Table.Td>
+                    <Table.Td>{dateTime(room.created)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )}
           <Title order={4}>Facturas</Title>
           <UserInvoices userId={user.id} />
         </Stack>
