@@ -220,7 +220,8 @@ class PartyService:
     async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None:
         """A peer changed server: to a server without rooms it leaves its room; otherwise every node of the room
         learns its new address (and the old node drops the room if nothing else keeps it there)."""
-        party = await self._party_of_peer(db, peer.id)
+        # Locked like every other change to the room, so concurrent changes see each other (e.g. who empties it).
+        party = await self._party_of_peer(db, peer.id, lock=True)
         if party is None:
             return
         target = await db.get(Server, peer.server_id)
@@ -234,7 +235,7 @@ class PartyService:
 
     async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None:
         """Call before deleting a peer: it leaves its room first, so nodes and users hear of it."""
-        party = await self._party_of_peer(db, peer.id)
+        party = await self._party_of_peer(db, peer.id, lock=True)
         if party is not None:
             await self._remove(db, party, [peer.id])
 
@@ -386,12 +387,9 @@ class PartyService:
             raise Conflict("El peer ya está en una sala.", code="peer_in_party")
         return peer
 
-    async def _party_of_peer(self, db: AsyncSession, peer_id: str) -> Party | None:
-        return (
-            await db.execute(
-                select(Party).join(PartyMember, PartyMember.party_id == Party.id).where(PartyMember.peer_id == peer_id)
-            )
-        ).scalar_one_or_none()
+    async def _party_of_peer(self, db: AsyncSession, peer_id: str, *, lock: bool = False) -> Party | None:
+        query = select(Party).join(PartyMember, PartyMember.party_id == Party.id).where(PartyMember.peer_id == peer_id)
+        return (await db.execute(query.with_for_update(of=Party) if lock else query)).scalar_one_or_none()
 
     async def _member(self, db: AsyncSession, party_id: str, peer_id: str) -> tuple[str, str] | None:
         """(peer id, its owner's user id) if that peer is in the room."""
