@@ -302,11 +302,15 @@ class PeerService:
             await self.set_active(db, peer, True)
 
     async def expire_due(self, db: AsyncSession) -> int:
-        """Disable every active peer whose expiration passed (the expiry job)."""
+        """Disable every active peer whose expiration passed (the expiry job).
+
+        The job lease keeps runs apart only while a run is shorter than the lease; on a slow machine two processes
+        can overlap, so the rows are locked (PostgreSQL; SQLite writers are serialized anyway) and a row another
+        run holds is skipped: it is that run's to disable."""
         due = await db.execute(
-            select(Peer).where(
-                Peer.active.is_(True), Peer.expiration_date.is_not(None), Peer.expiration_date <= utcnow()
-            )
+            select(Peer)
+            .where(Peer.active.is_(True), Peer.expiration_date.is_not(None), Peer.expiration_date <= utcnow())
+            .with_for_update(skip_locked=True, of=Peer)
         )
         peers = list(due.scalars())
         for peer in peers:
