@@ -464,10 +464,12 @@ async def test_a_gateway_down_or_slow_at_purchase_gives_a_clear_error(shop: Shop
     if trouble == "down":
         fake.down = True
     else:
-        fake.delay = 3.0  # the control plane waits 2 s in these tests
+        fake.delay = 60.0  # the control plane gives up after 2 s in these tests
     started = time.monotonic()
     answer = await shop.buy("new_peer", "portatil")
-    assert time.monotonic() - started < 2.9
+    # The customer is not kept waiting for the gateway: the answer comes long before the gateway's would have
+    # (a wide margin, so a loaded machine cannot make this fail).
+    assert time.monotonic() - started < 30
     assert answer.status_code == 502
     assert answer.json() == {
         "message": "La pasarela de pago no responde en este momento. Intente de nuevo en unos minutos.",
