@@ -19,6 +19,7 @@ request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
 # anything else (long, odd characters) is replaced rather than copied into every log line.
 _GOOD_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 access_log = logging.getLogger("controlplane.access")
+UNMATCHED = "<unmatched>"
 
 # Attributes every LogRecord has; whatever else a call passed through `extra=` goes into the JSON object.
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "request_id"}
@@ -81,11 +82,13 @@ def request_id_scope(scope: Scope) -> Iterator[str]:
 
 
 def log_request(method: str, route: str, path: str, status: int, seconds: float) -> None:
-    # The path without its query string: tokens travel in query strings (/ws?token=...) and must not be logged.
+    # The route template, not the path: secrets travel in paths (/mirror/{token}, the reset and verification links
+    # the web client serves) and in query strings (/ws?token=...); the request id ties a line to the rest.
+    # Only a path that matched no route is shown as it came, so that probes and broken links stay visible.
     access_log.info(
         "%s %s %d %.1f ms",
         method,
-        path,
+        path if route == UNMATCHED else route,
         status,
         seconds * 1000,
         extra={"method": method, "route": route, "status": status, "duration_ms": round(seconds * 1000, 2)},

@@ -23,7 +23,7 @@ from controlplane.db import transaction
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.domain.peers.models import NodeOperation
 from controlplane.errors import NotFound, Unauthorized
-from controlplane.observability.logs import log_request, request_id_scope
+from controlplane.observability.logs import UNMATCHED, log_request, request_id_scope
 
 if TYPE_CHECKING:
     from controlplane.services import Services
@@ -160,7 +160,7 @@ def http_observer(app: ASGIApp) -> ASGIApp:
                 await app(scope, receive, send_with_id)
             finally:
                 seconds = time.perf_counter() - started
-                route = scope.get("path_template") or "<unmatched>"
+                route = scope.get("path_template") or UNMATCHED
                 services = Litestar.from_scope(scope).state.get("services")
                 if services is not None:
                     services.metrics.record_request(method, route, status, seconds)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,22 @@ async def test_latency_is_recorded_by_route_template_not_by_raw_path(
     assert sample(text, "vpn_http_request_duration_seconds_count", method="GET", route=route, status="200") == 1
     assert sample(text, "vpn_http_request_duration_seconds_count", method="GET", route=route, status="404") == 1
     assert peer.id not in text
+
+
+async def test_the_access_log_never_carries_a_mirror_token(
+    services: Services, client: AsyncTestClient[Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    user = await make_user(services)
+    await make_peer(services, user, server=await make_server(services))
+    headers = bearer(await login(client))
+    [item] = (await client.get("/api/client/accounts/peers", headers=headers)).json()
+    token = item["mirror_link"].rsplit("/", 1)[1]
+    with caplog.at_level(logging.INFO, logger="controlplane.access"):
+        assert (await client.get(f"/mirror/{token}")).status_code == 200
+        assert (await client.get("/password-recovery/un-token-secreto-de-reset")).status_code == 200
+    lines = [record.getMessage() for record in caplog.records if record.name == "controlplane.access"]
+    assert any(line.startswith("GET /mirror/{token} 200") for line in lines), lines
+    assert not [line for line in lines if token in line or "un-token-secreto" in line]
 
 
 async def test_metrics_show_pending_operations_sockets_nodes_and_payments(
