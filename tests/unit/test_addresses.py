@@ -34,3 +34,12 @@ def test_ipv6_subnets_work_too() -> None:
 def test_bad_subnets_are_refused(subnet: str) -> None:
     with pytest.raises(Invalid):
         validate_subnet(subnet)
+
+
+def test_a_subnet_inside_the_backbone_network_is_refused() -> None:
+    with pytest.raises(Invalid) as refused:
+        validate_subnet("10.255.3.0/24")
+    assert refused.value.message == (
+        "La subred del túnel se superpone con la red del backbone entre servidores (10.255.0.0/16)."
+    )
+    assert validate_subnet("10.254.0.0/24") == "10.254.0.0/24"

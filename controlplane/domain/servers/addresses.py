@@ -47,4 +47,11 @@ def validate_subnet(subnet: str) -> str:
         raise Invalid("La subred del túnel no es válida (ejemplo: 10.8.0.0/24).", code="invalid_subnet") from exc
     if network.num_addresses < 4:
         raise Invalid("La subred del túnel es demasiado pequeña.", code="invalid_subnet")
+    backbone = ipaddress.ip_network(BACKBONE_SUBNET)
+    if network.version == backbone.version and network.overlaps(backbone):  # type: ignore[arg-type]
+        # Party-enabled nodes route client subnets over the backbone: the two may not share addresses.
+        raise Invalid(
+            f"La subred del túnel se superpone con la red del backbone entre servidores ({BACKBONE_SUBNET}).",
+            code="invalid_subnet",
+        )
     return str(network)
