@@ -20,6 +20,12 @@ log = logging.getLogger(__name__)
 
 Job = Callable[[AsyncSession], Awaitable[int]]
 
+# The lease must outlast a run: with a lease shorter than the job, a slow run (a busy database, thousands of
+# expired peers) lets a second process take the lease and run the same job at the same time. The holder renews
+# the lease every time its job fires, so it keeps the job; another process takes over once the holder has
+# stopped renewing for this long.
+MIN_LEASE_SECONDS = 60.0
+
 
 class Jobs:
     def __init__(self, services: Services) -> None:
@@ -44,7 +50,8 @@ class Jobs:
 
     async def run_once(self, name: str, job: Job, lease_seconds: float) -> int | None:
         """Run `job` if this process holds its lease; None when another process does."""
-        if not await acquire(self._services.sessionmaker, name, self._holder, lease_seconds * 0.9):
+        lease = max(lease_seconds * 0.9, MIN_LEASE_SECONDS)
+        if not await acquire(self._services.sessionmaker, name, self._holder, lease):
             return None
         try:
             async with transaction(self._services.sessionmaker) as db:

@@ -74,3 +74,36 @@ async def test_a_job_runs_in_one_process_at_a_time(services: Services) -> None:
     winner, loser = (first, second) if results[0] is not None else (second, first)
     assert await winner.run_once("demo", job, 30) == 0
     assert await loser.run_once("demo", job, 30) is None
+
+
+async def test_overlapping_expiry_runs_disable_each_peer_once(services: Services) -> None:
+    """Should a run outlast its lease and a second process start the same job, each peer is still disabled (and
+    its removal queued) once."""
+    from controlplane.db import transaction
+
+    user = await make_user(services, "ana")
+    server = await make_server(services)
+    peers = [await make_peer(services, user, f"equipo{n}", server) for n in range(8)]
+    async with services.sessionmaker.begin() as db:
+        await db.execute(update(Peer).values(expiration_date=utcnow() - timedelta(minutes=1)))
+
+    async def one_run() -> int:
+        async with transaction(services.sessionmaker) as db:
+            return await services.peers.expire_due(db)
+
+    assert sum(await asyncio.gather(one_run(), one_run())) == len(peers)
+    async with services.sessionmaker() as db:
+        disables = (await db.execute(select(NodeOperation.peer_id).where(NodeOperation.kind == "disable"))).all()
+    assert sorted(row.peer_id for row in disables) == sorted(p.id for p in peers)
+
+
+async def test_the_lease_outlasts_a_short_interval_so_a_slow_run_is_not_doubled(services: Services) -> None:
+    first, second = Jobs(services), Jobs(services)
+
+    async def job(_db: Any) -> int:
+        return 0
+
+    assert await first.run_once("short", job, 0.5) == 0
+    await asyncio.sleep(1.0)  # twice the interval: a lease of 0.9 x interval would have run out
+    assert await second.run_once("short", job, 0.5) is None
+    assert await first.run_once("short", job, 0.5) == 0  # the holder renews it
