@@ -29,6 +29,9 @@ class AgentRegistry:
     def __len__(self) -> int:
         return len(self._links)
 
+    def connected_ids(self) -> set[str]:
+        return set(self._links)
+
     def connected(self, server_id: str) -> bool:
         return server_id in self._links
 

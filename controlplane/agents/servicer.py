@@ -137,6 +137,8 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                     await self._on_result(link, message.result)
                 elif kind == "stats":
                     await self._on_stats(link, message.stats)
+                elif kind == "keepalive":
+                    await self._seen(link)
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         except Exception:
@@ -145,6 +147,10 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             link.close()
             async with transaction(self._sessionmaker) as db:
                 await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=utcnow()))
+
+    async def _seen(self, link: AgentLink) -> None:
+        async with transaction(self._sessionmaker) as db:
+            await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=utcnow()))
 
     async def _on_result(self, link: AgentLink, result: agent_pb2.OperationResult) -> None:
         error = None if result.ok else (result.error or "el agente no pudo aplicar el cambio")
@@ -161,6 +167,8 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         """Live handshake and traffic figures, pushed to each owner in one message."""
         by_key = {s.public_key: s for s in report.peers}
         if not by_key:
+            # A node without peers still reports: it is alive (the manager's "online" reads last_seen).
+            await self._seen(link)
             return
         async with transaction(self._sessionmaker) as db:
             rows = (

@@ -54,21 +54,52 @@ describe('the manager pages', () => {
 
     // Users: help a customer: block (their login is refused), then unblock.
     await go('Usuarios', 'Usuarios');
-    await page.getByLabel('Buscar usuarios').fill(customers.dani.username);
-    await page.getByRole('button', { name: customers.dani.username, exact: true }).click();
+    await page.getByLabel('Buscar usuarios').fill(customers.beto.username);
+    await page.getByRole('button', { name: customers.beto.username, exact: true }).click();
     await page.getByRole('button', { name: 'Bloquear' }).click();
     await visible(toastWith(page, 'Usuario bloqueado.'));
-    await expect(api('GET', '/api/client/settings', { account: customers.dani })).rejects.toThrow(/403/);
+    const refused = await fetch(`${harness().url}/api/client/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: customers.beto.username, password: customers.beto.password }),
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { code: string }).code).toBe('account_blocked');
     await page.getByRole('button', { name: 'Desbloquear' }).click();
     await visible(toastWith(page, 'Usuario desbloqueado.'));
     await screenshot(page, 'manager-user');
     await page.keyboard.press('Escape');
 
-    // Peers: every customer's peers, searchable.
+    // Peers: every customer's peers, searchable; beto's 'consola' moved to the other server (its agent confirms)
+    // and extended by a plan.
     await go('Peers', 'Peers');
     const ana = customers.ana;
     await page.getByLabel('Buscar peers').fill(ana.username);
     for (const peer of ana.peers) await visible(page.getByRole('row').filter({ hasText: peer }));
+    const [from, to] = servers;
+    if (!from || !to) throw new Error('the harness seeds two servers');
+    await page.getByLabel('Buscar peers').fill(customers.beto.username);
+    const consola = page.getByRole('row').filter({ hasText: 'consola' });
+    await visible(consola.getByText(from.name));
+    await consola.getByRole('button', { name: 'Acciones de consola' }).click();
+    await page.getByRole('menuitem', { name: 'Mover a otro servidor' }).click();
+    await page.getByPlaceholder('Elija uno').click();
+    await page.getByRole('option', { name: new RegExp(to.name) }).click();
+    await page.getByRole('button', { name: 'Mover', exact: true }).click();
+    await visible(toastWith(page, 'Moviendo el peer consola...'));
+    await visible(consola.getByText(to.name));
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Actualizar' }).click();
+        return consola.getByText('En curso').count();
+      }, { timeout: 15_000 })
+      .toBe(0);
+    await consola.getByRole('button', { name: 'Acciones de consola' }).click();
+    await page.getByRole('menuitem', { name: 'Extender con un plan' }).click();
+    await page.getByPlaceholder('Elija uno').click();
+    await page.getByRole('option', { name: /^Mensual/ }).click();
+    await page.getByRole('button', { name: 'Añadir plan' }).click();
+    await visible(toastWith(page, 'Plan añadido al peer consola.'));
     await screenshot(page, 'manager-peers');
 
     // Plans: a new plan reaches the public catalogue.
@@ -110,10 +141,34 @@ describe('the manager pages', () => {
 
     // Audit: every one of those actions, newest first.
     await go('Auditoría', 'Auditoría');
-    for (const action of ['server.create', 'user.block', 'user.unblock', 'plan.create', 'announcement.create', 'switches.update']) {
+    const actions = ['server.create', 'user.block', 'user.unblock', 'peer.move', 'peer.extend', 'plan.create'];
+    for (const action of [...actions, 'announcement.create', 'switches.update']) {
       await visible(page.getByRole('row').filter({ hasText: action }).first());
     }
     await screenshot(page, 'manager-audit');
+
+    // Leave the shared control plane as the other scenarios expect it: no announcement (the home shows the
+    // welcome card), the new plan hidden, the new server (never connected) disabled. Through this page's own
+    // session: every extra login counts against the per-address login limit the other scenarios share.
+    const call = (method: string, path: string, body?: unknown) =>
+      page.evaluate(
+        async ({ method, path, body }) => {
+          const answer = await fetch(path, {
+            method,
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('access_token')}` },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status}`);
+          return (await answer.json()) as unknown;
+        },
+        { method, path, body },
+      );
+    const announcements = (await call('GET', '/api/admin/announcements')) as { id: string; name: string }[];
+    for (const a of announcements.filter((x) => x.name === headline)) await call('DELETE', `/api/admin/announcements/${a.id}`);
+    const plans = (await call('GET', '/api/admin/plans')) as { id: string; name: string }[];
+    for (const p of plans.filter((x) => x.name === plan)) await call('PATCH', `/api/admin/plans/${p.id}`, { visible: false });
+    const all = (await call('GET', '/api/admin/servers')) as { id: string; name: string }[];
+    for (const sv of all.filter((x) => x.name === name)) await call('PATCH', `/api/admin/servers/${sv.id}`, { active: false });
     await context.close();
   });
 });

@@ -303,12 +303,13 @@ class AdminOverviewController(Controller):
     @get("/overview", operation_id="adminOverview", opt=SUPPORT)
     async def read(
         self,
+        services: ServicesDep,
         db: DB,
         staff: Staff,
         period: Annotated[str, QueryParameter(pattern="^(day|month)$")] = "month",
     ) -> schemas.Overview:
         money = await revenue_rows(db, period) if staff.role is Role.ADMIN else None
-        return await overview(db, money)
+        return await overview(db, money, services.agents.connected_ids())
 
     @get("/audit", operation_id="adminAuditLog", opt=SUPPORT)
     async def audit(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -51,7 +51,17 @@ def operation_row(op: NodeOperation, server_name: str) -> schemas.OperationRow:
     )
 
 
-async def overview(db: AsyncSession, revenue: list[schemas.RevenueRow] | None) -> schemas.Overview:
+async def _online(db: AsyncSession, now: datetime, connected_here: set[str]) -> int:
+    """Seen lately (any process may hold the agent's stream), or connected to this process right now."""
+    rows = await db.execute(select(Server.id, Server.last_seen))
+    recent = now - ONLINE_WITHIN
+    return sum(1 for sid, seen in rows.all() if sid in connected_here or (seen is not None and seen >= recent))
+
+
+async def overview(
+    db: AsyncSession, revenue: list[schemas.RevenueRow] | None, connected_here: set[str] | None = None
+) -> schemas.Overview:
+    connected_here = connected_here or set()
     now = utcnow()
     return schemas.Overview(
         users=await _count(db, User, User.role == Role.CUSTOMER),
@@ -62,7 +72,7 @@ async def overview(db: AsyncSession, revenue: list[schemas.RevenueRow] | None) -
         servers=await _count(db, Server),
         servers_active=await _count(db, Server, Server.active.is_(True)),
         # Last-seen from the database, so every process behind a load balancer gives the same answer.
-        servers_online=await _count(db, Server, Server.last_seen >= now - ONLINE_WITHIN),
+        servers_online=await _online(db, now, connected_here),
         operations_pending=await _count(db, NodeOperation, NodeOperation.status == OperationStatus.PENDING),
         operations_failed_24h=await _count(
             db,

@@ -114,3 +114,22 @@ async def test_live_status_reads_last_seen_and_stats(services: Services, client:
     assert madrid["online"] is False and madrid["last_seen"] is None
     overview = (await client.get("/api/admin/overview", headers=world.support)).json()
     assert overview["servers_online"] == 1 and overview["servers"] == 2
+
+
+async def test_a_node_connected_here_counts_online_even_before_it_reports(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    from controlplane.agents.registry import AgentLink
+
+    world = await build_world(services, client)
+    link = AgentLink(world.ids["server"])
+    services.agents.add(link)
+    try:
+        overview = (await client.get("/api/admin/overview", headers=world.support)).json()
+        assert overview["servers_online"] == 1
+        servers = (await client.get("/api/admin/servers", headers=world.support)).json()
+        listed = {s["name"]: s["online"] for s in servers}
+        assert listed == {"Miami 1": True, "Madrid 1": False}
+    finally:
+        services.agents.remove(link)
+    assert (await client.get("/api/admin/overview", headers=world.support)).json()["servers_online"] == 0
