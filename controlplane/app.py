@@ -31,7 +31,9 @@ from controlplane.errors import EXCEPTION_HANDLERS
 from controlplane.jobs.scheduler import Jobs
 from controlplane.observability.health import healthz, readyz
 from controlplane.observability.metrics import http_observer, metrics_endpoint
+from controlplane.openapi_errors import document_errors
 from controlplane.realtime.socket import live_socket
+from controlplane.security_headers import security_headers_hook
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
 from controlplane.webui import webui_router
@@ -98,6 +100,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         lifespan=[lifespan],
         middleware=[http_observer],
         request_max_body_size=settings.max_body_bytes,
+        before_send=[security_headers_hook(settings)],
         openapi_config=OpenAPIConfig(
             title=f"{settings.product_name} API",
             version="1",
@@ -105,4 +108,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             render_plugins=[SwaggerRenderPlugin()],
         ),
     )
-    return Litestar.from_config(config)
+    app = Litestar.from_config(config)
+    document_errors(app)
+    return app

@@ -167,7 +167,13 @@ _HTTP_MESSAGES = {
 }
 
 
+_UNDECODABLE = ("json", "malformed", "truncated", "utf-8", "decode")
+
+
 def http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    # Litestar turns a body it cannot decode into a bare 400; for the client that is invalid input like any other.
+    if exc.status_code == 400 and any(word in str(exc.detail).lower() for word in _UNDECODABLE):
+        return _json(422, error_body("El cuerpo de la solicitud no es JSON válido.", "invalid_json"))
     code, message = _HTTP_MESSAGES.get(exc.status_code, ("error", "Hubo un error al realizar la solicitud"))
     return _json(exc.status_code, error_body(message, code), getattr(exc, "headers", None))
 

@@ -33,14 +33,14 @@ class ClientAuthController(Controller):
     tags = ["accounts"]
     guards = [not_in_maintenance]
 
-    @post("/login", status_code=200, operation_id="clientLogin")
+    @post("/login", status_code=200, operation_id="clientLogin", opt={"errors": (401, 403, 429)})
     async def login(
         self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
         access, refresh = await services.accounts.login(db, data, CLIENT, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
-    @put("/register", status_code=201, operation_id="clientRegister")
+    @put("/register", status_code=201, operation_id="clientRegister", opt={"errors": (403, 409, 429)})
     async def register(
         self,
         services: ServicesDep,
@@ -65,7 +65,7 @@ class ClientAuthController(Controller):
     ) -> schemas.CurrentUser:
         return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
 
-    @post("/password-recovery", status_code=200, operation_id="clientPasswordRecovery")
+    @post("/password-recovery", status_code=200, operation_id="clientPasswordRecovery", opt={"errors": (403, 429)})
     async def password_recovery(
         self,
         services: ServicesDep,
@@ -80,14 +80,14 @@ class ClientAuthController(Controller):
             background=_mail_task(services, mail),
         )
 
-    @post("/password-reset", status_code=200, operation_id="clientPasswordReset")
+    @post("/password-reset", status_code=200, operation_id="clientPasswordReset", opt={"errors": (400, 429)})
     async def password_reset(
         self, services: ServicesDep, db: DB, data: JSONBody[schemas.PasswordResetRequest]
     ) -> schemas.SuccessResponse:
         await services.accounts.reset_password(db, data.token, data.password)
         return schemas.SuccessResponse(success=True, message="Contraseña restablecida. Ya puede iniciar sesión.")
 
-    @post("/verify-email", status_code=200, operation_id="clientVerifyEmail")
+    @post("/verify-email", status_code=200, operation_id="clientVerifyEmail", opt={"errors": (400, 429)})
     async def verify_email(
         self, services: ServicesDep, db: DB, data: JSONBody[schemas.VerifyEmailRequest]
     ) -> schemas.SuccessResponse:
@@ -101,7 +101,7 @@ class SessionController(Controller):
     path = "/api"
     tags = ["accounts"]
 
-    @post("/refresh-token", status_code=200, operation_id="refreshToken")
+    @post("/refresh-token", status_code=200, operation_id="refreshToken", opt={"errors": (401, 403, 429)})
     async def refresh(self, services: ServicesDep, db: DB, data: JSONBody[schemas.RefreshRequest]) -> schemas.TokenPair:
         access, refresh = await services.sessions.refresh(db, data.refresh)
         return schemas.TokenPair(access=access, refresh=refresh)
@@ -126,7 +126,7 @@ class SettingsController(Controller):
     ) -> schemas.CurrentUser:
         return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
 
-    @patch("/", operation_id="updateSettings")
+    @patch("/", operation_id="updateSettings", opt={"errors": (400, 409)})
     async def update(
         self,
         services: ServicesDep,
@@ -153,7 +153,7 @@ class AdminAuthController(Controller):
     path = "/api/admin"
     tags = ["admin"]
 
-    @post("/login", status_code=200, operation_id="adminLogin")
+    @post("/login", status_code=200, operation_id="adminLogin", opt={"errors": (401, 403, 429)})
     async def login(
         self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:

@@ -38,7 +38,7 @@ class HomeController(Controller):
         )
         return [AnnouncementView(id=a.id, name=a.name, created=a.created, message=a.message) for a in rows.scalars()]
 
-    @get("/agent", operation_id="latestClientRelease")
+    @get("/agent", operation_id="latestClientRelease", opt={"errors": (404,)})
     async def latest_release(self, db: DB, customer: Customer) -> ReleaseView:
         release = (
             await db.execute(select(ClientRelease).order_by(ClientRelease.created.desc()).limit(1))

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, MediaType, Request, Response, get, patch
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, not_in_maintenance
@@ -24,7 +25,12 @@ class PeerController(Controller):
     async def list_peers(self, services: ServicesDep, db: DB, customer: Customer) -> list[schemas.PeerView]:
         return await services.peers.list_for(db, customer.user_id)
 
-    @get("/accounts/peers/{peer_id:str}", operation_id="downloadPeerConfig", media_type=MediaType.TEXT)
+    @get(
+        "/accounts/peers/{peer_id:str}",
+        operation_id="downloadPeerConfig",
+        media_type=MediaType.TEXT,
+        opt={"errors": (409,)},
+    )
     async def download(
         self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str]
     ) -> Response[str]:
@@ -36,7 +42,7 @@ class PeerController(Controller):
             headers={"Content-Disposition": f'attachment; filename="{peer.name}.conf"', "Cache-Control": "no-store"},
         )
 
-    @patch("/accounts/peers/{peer_id:str}", operation_id="operatePeer")
+    @patch("/accounts/peers/{peer_id:str}", operation_id="operatePeer", opt={"errors": (409,)})
     async def operate(
         self,
         services: ServicesDep,
@@ -77,7 +83,13 @@ class MirrorController(Controller):
     path = "/mirror"
     tags = ["mirror"]
 
-    @get("/{token:str}", operation_id="mirrorConfig", media_type=MediaType.TEXT, opt={"maintenance_exempt": True})
+    @get(
+        "/{token:str}",
+        operation_id="mirrorConfig",
+        media_type=MediaType.TEXT,
+        opt={"maintenance_exempt": True, "errors": (409, 429)},
+        responses={304: ResponseSpec(None, description="Sin cambios desde el ETag enviado en If-None-Match")},
+    )
     async def mirror(
         self, request: Request[Any, Any, Any], services: ServicesDep, db: DB, token: FromPath[str]
     ) -> Response[str]:

@@ -1,0 +1,100 @@
+"""Security headers on every HTTP answer: CSP suited to the built web client, no framing, no referrer, nosniff, HSTS.
+
+One `before_send` hook at the application level, so error answers, static files and the SPA fallback get them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+
+from litestar.types import Message, Scope
+
+from controlplane.settings import Settings
+
+# What each captcha provider's widget loads (their documented CSP needs): script, iframe, styles, API calls.
+CAPTCHA_SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
+    "hcaptcha": {
+        "script-src": ("https://hcaptcha.com", "https://*.hcaptcha.com"),
+        "frame-src": ("https://hcaptcha.com", "https://*.hcaptcha.com"),
+        "style-src": ("https://hcaptcha.com", "https://*.hcaptcha.com"),
+        "connect-src": ("https://hcaptcha.com", "https://*.hcaptcha.com"),
+    },
+    "turnstile": {
+        "script-src": ("https://challenges.cloudflare.com",),
+        "frame-src": ("https://challenges.cloudflare.com",),
+        "connect-src": ("https://challenges.cloudflare.com",),
+    },
+    "recaptcha": {
+        "script-src": ("https://www.google.com/recaptcha/", "https://www.gstatic.com/recaptcha/"),
+        "frame-src": ("https://www.google.com/recaptcha/", "https://recaptcha.google.com/recaptcha/"),
+        "connect-src": ("https://www.google.com/recaptcha/",),
+    },
+}
+
+# Swagger UI (/api/schema/swagger) loads its bundle from jsDelivr and starts it with an inline script.
+DOCS_PREFIX = "/api/schema"
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://cdn.jsdelivr.net; "
+    "frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+)
+
+
+def content_security_policy(settings: Settings) -> str:
+    """The web client's policy: own scripts only; inline styles (Mantine writes CSS variables and style props
+    inline); QR codes as data:/blob: images; the live socket on the client URL's host; the captcha provider."""
+    directives: dict[str, list[str]] = {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "frame-src": ["'none'"],
+        "frame-ancestors": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "object-src": ["'none'"],
+    }
+    client = urlsplit(settings.client_url)
+    if client.netloc:
+        # 'self' covers same-origin ws:/wss: in current browsers; older Safari needs the socket origin spelt out.
+        directives["connect-src"].append(f"{'wss' if client.scheme == 'https' else 'ws'}://{client.netloc}")
+    if settings.captcha_enabled:
+        for directive, sources in CAPTCHA_SOURCES.get(settings.captcha_provider, {}).items():
+            if directives[directive] == ["'none'"]:
+                directives[directive] = []
+            directives[directive].extend(sources)
+    return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
+
+
+def security_headers(settings: Settings) -> list[tuple[bytes, bytes]]:
+    headers = {
+        "content-security-policy": content_security_policy(settings),
+        "x-content-type-options": "nosniff",
+        # Mirror links and reset links carry secrets in their URL: never send them on as a Referer.
+        "referrer-policy": "no-referrer",
+        "x-frame-options": "DENY",
+        "cross-origin-opener-policy": "same-origin",
+        "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
+    }
+    if settings.client_url.startswith("https://"):
+        headers["strict-transport-security"] = "max-age=31536000; includeSubDomains"
+    return [(k.encode(), v.encode()) for k, v in headers.items()]
+
+
+def security_headers_hook(settings: Settings) -> Callable[[Message, Scope], Awaitable[None]]:
+    """A Litestar `before_send` hook: it sees every answer, errors and static files included."""
+    common = security_headers(settings)
+    docs = [(k, DOCS_CSP.encode() if k == b"content-security-policy" else v) for k, v in common]
+
+    async def add_headers(message: Message, scope: Scope) -> None:
+        if message["type"] != "http.response.start":
+            return
+        extra = docs if scope["path"].startswith(DOCS_PREFIX) else common
+        headers = list(message.get("headers") or [])
+        present = {bytes(k).lower() for k, _ in headers}
+        message["headers"] = [*headers, *(h for h in extra if h[0] not in present)]
+
+    return add_headers

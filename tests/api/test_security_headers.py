@@ -1,0 +1,93 @@
+"""Security headers on every HTTP answer: JSON, errors, the mirror link, the web client; HSTS only over https."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from controlplane.app import create_app
+from controlplane.security_headers import content_security_policy
+from controlplane.services import Services
+from controlplane.settings import Settings
+from tests.api.factories import logged_in, make_peer, make_server, make_user
+
+
+def _directives(csp: str) -> dict[str, list[str]]:
+    return {part.split()[0]: part.split()[1:] for part in csp.split(";") if part.strip()}
+
+
+def assert_hardened(headers: Any, path: str) -> None:
+    csp = _directives(headers["content-security-policy"])
+    assert csp["frame-ancestors"] == ["'none'"], path
+    assert csp["object-src"] == ["'none'"], path
+    assert headers["x-content-type-options"] == "nosniff", path
+    assert headers["referrer-policy"] == "no-referrer", path
+    assert headers["x-frame-options"] == "DENY", path
+
+
+async def test_every_kind_of_answer_carries_the_headers(services: Services, client: AsyncTestClient[Any]) -> None:
+    auth = await logged_in(services, client, "ana")
+    server = await make_server(services)
+    owner = await make_user(services, "bea")
+    peer = await make_peer(services, owner, "movil", server)
+    mirror = services.peers.mirror_link(peer).split("testserver.local", 1)[1]
+    answers = {
+        "/api/client": await client.get("/api/client"),
+        "/api/client/accounts/peers": await client.get("/api/client/accounts/peers", headers=auth),
+        "401": await client.get("/api/client/accounts/peers"),
+        "404 api": await client.get("/api/client/nada"),
+        "422": await client.post("/api/client/login", content=b"{", headers={"content-type": "application/json"}),
+        "mirror": await client.get(mirror),
+        "spa": await client.get("/dashboard/peers"),
+        "asset 404": await client.get("/assets/nada.js"),
+    }
+    for name, answer in answers.items():
+        assert_hardened(answer.headers, name)
+        assert "strict-transport-security" not in answer.headers, name  # plain http: HSTS would be a lie
+
+
+async def test_the_web_client_policy_allows_what_it_needs_and_nothing_more(settings: Settings) -> None:
+    csp = _directives(content_security_policy(settings))
+    assert csp["script-src"] == ["'self'", "https://hcaptcha.com", "https://*.hcaptcha.com"]  # no inline scripts
+    assert "'unsafe-eval'" not in " ".join(" ".join(v) for v in csp.values())
+    assert csp["style-src"][:2] == ["'self'", "'unsafe-inline'"]  # Mantine's CSS variables and style props
+    assert "https://*.hcaptcha.com" in csp["frame-src"]  # the captcha challenge iframe
+    assert "ws://testserver.local" in csp["connect-src"]  # the live socket
+    assert csp["img-src"] == ["'self'", "data:", "blob:"]  # QR codes of the configuration
+
+
+@pytest.mark.parametrize(
+    ("provider", "host"),
+    [("turnstile", "https://challenges.cloudflare.com"), ("recaptcha", "https://www.google.com/recaptcha/")],
+)
+def test_each_captcha_provider_gets_its_own_hosts(settings: Settings, provider: str, host: str) -> None:
+    csp = _directives(content_security_policy(msgspec.structs.replace(settings, captcha_provider=provider)))
+    assert host in csp["script-src"]
+    assert host in csp["frame-src"]
+    assert "https://hcaptcha.com" not in csp["script-src"]
+
+
+def test_without_captcha_no_third_party_is_allowed(settings: Settings) -> None:
+    csp = content_security_policy(msgspec.structs.replace(settings, captcha_secret=""))
+    assert "https://" not in csp
+    assert _directives(csp)["frame-src"] == ["'none'"]
+
+
+async def test_https_deployments_send_hsts_and_a_wss_socket_source(services: Services) -> None:
+    https = msgspec.structs.replace(services.settings, client_url="https://vpn.example.org")
+    services.settings = https
+    async with AsyncTestClient(app=create_app(services=services), base_url="https://vpn.example.org") as client:
+        answer = await client.get("/api/client/status")
+    assert answer.headers["strict-transport-security"].startswith("max-age=31536000")
+    assert "wss://vpn.example.org" in _directives(answer.headers["content-security-policy"])["connect-src"]
+
+
+async def test_the_api_viewer_keeps_working_with_its_own_policy(client: AsyncTestClient[Any]) -> None:
+    answer = await client.get("/api/schema/swagger")
+    assert answer.status_code == 200
+    csp = _directives(answer.headers["content-security-policy"])
+    assert "https://cdn.jsdelivr.net" in csp["script-src"]
+    assert csp["frame-ancestors"] == ["'none'"]
