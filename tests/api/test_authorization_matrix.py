@@ -104,6 +104,11 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("POST", "/api/refresh-token"): everyone(401, lambda w, r: {"refresh": "x" * 43}),
     ("POST", "/api/logout"): everyone(200, lambda w, r: {}),
     ("GET", "/mirror/{token}"): everyone(200, public_data=True),
+    # Operations: liveness and readiness for load balancers; metrics only from loopback or with the metrics token
+    # (the test client is not loopback and no token is set: the same 404 for everyone, bearer tokens change nothing).
+    ("GET", "/healthz"): everyone(200),
+    ("GET", "/readyz"): everyone(200),
+    ("GET", "/metrics"): everyone(404),
     # The customer area: staff accounts are turned away (403 customer_only), other customers see nothing of ours.
     ("GET", "/api/client/verify-token"): customer_only(200),
     ("GET", "/api/client/settings"): customer_only(200),
