@@ -17,6 +17,9 @@ class RateLimiter(Protocol):
 
     async def reset(self, key: str) -> None: ...
 
+    async def check(self, key: str, limit: RateLimit) -> None:
+        """Raise TooManyRequests when the window is full, without counting this request."""
+
 
 class MemoryRateLimiter:
     def __init__(self) -> None:
@@ -35,6 +38,12 @@ class MemoryRateLimiter:
 
     async def reset(self, key: str) -> None:
         self._windows.pop(key, None)
+
+    async def check(self, key: str, limit: RateLimit) -> None:
+        now = time.monotonic()
+        started, count = self._windows.get(key, (now, 0))
+        if now - started < limit.window_seconds and count >= limit.attempts:
+            raise TooManyRequests(int(limit.window_seconds - (now - started)) + 1)
 
     def _forget_expired(self, now: float, window: int) -> None:
         for key in [k for k, (started, _) in self._windows.items() if now - started >= window]:
@@ -58,3 +67,12 @@ class RedisRateLimiter:
 
     async def reset(self, key: str) -> None:
         await self._redis.delete(self._prefix + key)
+
+    async def check(self, key: str, limit: RateLimit) -> None:
+        name = self._prefix + key
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.get(name)
+            pipe.ttl(name)
+            count, ttl = await pipe.execute()
+        if count is not None and int(count) >= limit.attempts:
+            raise TooManyRequests(int(ttl) if ttl and ttl > 0 else limit.window_seconds)

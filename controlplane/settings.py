@@ -32,6 +32,12 @@ class RateLimits(msgspec.Struct, frozen=True):
     recovery_per_address: RateLimit = RateLimit(20, 3600)
     mirror_per_token: RateLimit = RateLimit(30, 60)
     invoices_per_user: RateLimit = RateLimit(20, 3600)  # payment pages opened at the gateways
+    # Guessing: unknown mirror tokens from one address (a scraper), then every mirror request from it is refused.
+    mirror_misses_per_address: RateLimit = RateLimit(20, 600)
+    # Single-use links (password reset, email verification) and refresh tokens presented from one address.
+    tokens_per_address: RateLimit = RateLimit(120, 600)
+    # WebSocket handshakes from one address (each checks a token against the database).
+    socket_handshakes_per_address: RateLimit = RateLimit(120, 60)
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +68,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     max_body_bytes: int = 64 * 1024
     password_hashing: PasswordHashing = PasswordHashing()
     rate_limits: RateLimits = RateLimits()
+    # Live sockets: open at once from one address (per process; CGNAT puts many customers behind one address),
+    # and messages a socket may send a minute (the client only pings).
+    socket_connections_per_address: int = 50
+    socket_messages_per_minute: int = 60
     run_jobs: bool = True
     run_grpc: bool = True
     operation_timeout_seconds: float = 60.0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections import Counter
 from typing import Any
 
 import msgspec
@@ -10,14 +12,26 @@ from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
 from controlplane.db import transaction
-from controlplane.dependencies import services_of
-from controlplane.errors import DomainError
+from controlplane.dependencies import client_ip, services_of
+from controlplane.errors import DomainError, TooManyRequests
 from controlplane.realtime.hub import Push
 
 log = logging.getLogger(__name__)
 
 UNAUTHORIZED_CLOSE = 4401
 FORBIDDEN_ORIGIN_CLOSE = 4403
+TOO_MANY_CLOSE = 4429
+TOO_MANY_CONNECTIONS = "Demasiadas conexiones desde su dirección. Intente más tarde."
+TOO_MANY_MESSAGES = "Demasiados mensajes. La conexión se cerró; se reconectará sola."
+MAX_MESSAGE_CHARS = 1024  # the client only sends pings; anything longer is not ours
+
+# Sockets open now, by address (this process): one address must not take every file descriptor.
+_open_by_address: Counter[str] = Counter()
+
+
+async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
+    await socket.send_text(msgspec.json.encode(Push("error", message)).decode())
+    await socket.close(code=TOO_MANY_CLOSE)
 
 
 @websocket("/ws", opt={"maintenance_exempt": True})
@@ -29,6 +43,16 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         await socket.close(code=FORBIDDEN_ORIGIN_CLOSE, reason="origin not allowed")
         return
     await socket.accept()
+    ip = client_ip(socket)
+    settings = services.settings
+    if _open_by_address[ip] >= settings.socket_connections_per_address:
+        await _refuse(socket, TOO_MANY_CONNECTIONS)
+        return
+    try:
+        await services.limiter.hit(f"ws:ip:{ip}", settings.rate_limits.socket_handshakes_per_address)
+    except TooManyRequests:
+        await _refuse(socket, TOO_MANY_CONNECTIONS)
+        return
     token = socket.query_params.get("token", "")
     try:
         async with transaction(services.sessionmaker) as db:
@@ -37,16 +61,28 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         await socket.send_text(msgspec.json.encode(Push("auth", "Sesión inválida o expirada.")).decode())
         await socket.close(code=UNAUTHORIZED_CLOSE)
         return
+    _open_by_address[ip] += 1
     services.hub.attach(principal.user_id, socket)
     if principal.role.is_staff:
         services.hub.attach_staff(socket)
     try:
         await socket.send_text(msgspec.json.encode(Push("auth", data={"username": principal.username})).decode())
+        window_start, received = time.monotonic(), 0
         while True:
             text = await socket.receive_text()
-            if len(text) < 256 and '"ping"' in text:
+            now = time.monotonic()
+            if now - window_start >= 60:
+                window_start, received = now, 0
+            received += 1
+            if received > settings.socket_messages_per_minute or len(text) > MAX_MESSAGE_CHARS:
+                await _refuse(socket, TOO_MANY_MESSAGES)
+                return
+            if '"ping"' in text:
                 await socket.send_text('{"type":"pong"}')
     except WebSocketDisconnect:
         pass
     finally:
         services.hub.detach(principal.user_id, socket)
+        _open_by_address[ip] -= 1
+        if _open_by_address[ip] <= 0:
+            del _open_by_address[ip]

@@ -28,6 +28,11 @@ def _mail_task(services: ServicesDep, mail: Email | None) -> BackgroundTask | No
     return BackgroundTask(services.mailer.send, mail.to, mail.subject, mail.body) if mail else None
 
 
+async def _count_token_attempt(services: ServicesDep, ip: str) -> None:
+    """Secret tokens (reset and verification links, refresh tokens) presented from one address are counted."""
+    await services.limiter.hit(f"tokens:ip:{ip}", services.settings.rate_limits.tokens_per_address)
+
+
 class ClientAuthController(Controller):
     path = "/api/client"
     tags = ["accounts"]
@@ -82,15 +87,17 @@ class ClientAuthController(Controller):
 
     @post("/password-reset", status_code=200, operation_id="clientPasswordReset", opt={"errors": (400, 429)})
     async def password_reset(
-        self, services: ServicesDep, db: DB, data: JSONBody[schemas.PasswordResetRequest]
+        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.PasswordResetRequest]
     ) -> schemas.SuccessResponse:
+        await _count_token_attempt(services, ip)
         await services.accounts.reset_password(db, data.token, data.password)
         return schemas.SuccessResponse(success=True, message="Contraseña restablecida. Ya puede iniciar sesión.")
 
     @post("/verify-email", status_code=200, operation_id="clientVerifyEmail", opt={"errors": (400, 429)})
     async def verify_email(
-        self, services: ServicesDep, db: DB, data: JSONBody[schemas.VerifyEmailRequest]
+        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.VerifyEmailRequest]
     ) -> schemas.SuccessResponse:
+        await _count_token_attempt(services, ip)
         await services.accounts.verify_email(db, data.token)
         return schemas.SuccessResponse(success=True, message="Email verificado correctamente.")
 
@@ -102,7 +109,10 @@ class SessionController(Controller):
     tags = ["accounts"]
 
     @post("/refresh-token", status_code=200, operation_id="refreshToken", opt={"errors": (401, 403, 429)})
-    async def refresh(self, services: ServicesDep, db: DB, data: JSONBody[schemas.RefreshRequest]) -> schemas.TokenPair:
+    async def refresh(
+        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.RefreshRequest]
+    ) -> schemas.TokenPair:
+        await _count_token_attempt(services, ip)
         access, refresh = await services.sessions.refresh(db, data.refresh)
         return schemas.TokenPair(access=access, refresh=refresh)
 

@@ -10,7 +10,7 @@ from litestar import Controller, MediaType, Request, Response, get, patch
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, ClientIP, Customer, ServicesDep, not_in_maintenance
 from controlplane.domain.peers import schemas
 from controlplane.errors import Invalid, NotFound
 
@@ -91,15 +91,17 @@ class MirrorController(Controller):
         responses={304: ResponseSpec(None, description="Sin cambios desde el ETag enviado en If-None-Match")},
     )
     async def mirror(
-        self, request: Request[Any, Any, Any], services: ServicesDep, db: DB, token: FromPath[str]
+        self, request: Request[Any, Any, Any], services: ServicesDep, db: DB, ip: ClientIP, token: FromPath[str]
     ) -> Response[str]:
-        if len(token) > 128:
-            raise NotFound()
-        await services.limiter.hit(
-            f"mirror:{services.box.lookup_hash(token)}", services.settings.rate_limits.mirror_per_token
-        )
-        peer = await services.peers.by_mirror_token(db, token)
+        limits = services.settings.rate_limits
+        # An address that keeps guessing tokens is refused outright, so a lucky guess cannot be told apart.
+        await services.limiter.check(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
+        peer = None
+        if len(token) <= 128:
+            await services.limiter.hit(f"mirror:{services.box.lookup_hash(token)}", limits.mirror_per_token)
+            peer = await services.peers.by_mirror_token(db, token)
         if peer is None:
+            await services.limiter.hit(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
             raise NotFound("Enlace no encontrado.", code="mirror_not_found")
         text = services.peers.config_text(peer)
         etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
