@@ -43,6 +43,7 @@ DESCRIPTIONS = {
     413: "Cuerpo demasiado grande",
     422: "Datos inválidos; `fields` dice qué campo",
     429: "Demasiados intentos; ver `Retry-After`",
+    502: "La pasarela de pago no responde; se reintentará",
     503: "Mantenimiento (`code: maintenance`) o servicio no disponible",
 }
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from sqlalchemy import select
 
 from controlplane.app import create_app
 from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.invoices.models import Invoice, InvoiceMode
 from controlplane.domain.peers.models import Peer
 from controlplane.services import Services
 from controlplane.settings import Settings
@@ -43,6 +45,7 @@ class World:
     second_server_id: str
     mirror_token: str
     owner_public_key: str
+    invoice_remote_id: str
 
     def secrets_of_owner(self) -> list[str]:
         return [self.peer_id, self.mirror_token, self.owner_public_key, OWNER]
@@ -53,6 +56,7 @@ PATH_PARAMS: dict[str, Callable[[World], str]] = {
     "peer_id": lambda w: w.peer_id,
     "server_id": lambda w: w.server_id,
     "token": lambda w: w.mirror_token,
+    "remote_id": lambda w: w.invoice_remote_id,
 }
 
 Body = Callable[[World, str], Any] | None
@@ -104,6 +108,15 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("POST", "/api/refresh-token"): everyone(401, lambda w, r: {"refresh": "x" * 43}),
     ("POST", "/api/logout"): everyone(200, lambda w, r: {}),
     ("GET", "/mirror/{token}"): everyone(200, public_data=True),
+    # Payments: buying is the customer's; an invoice is its owner's (404 to others). Gateways call without a session
+    # and are believed only with a valid signature or secret URL (401 otherwise, whatever token is sent).
+    ("PUT", "/api/client/invoices"): customer_only(
+        409, lambda w, r: {"plan": "x", "mode": "new_peer", "peer": "nuevo"}
+    ),
+    ("GET", "/api/client/invoices/{remote_id}"): customer_only(200, object_of_owner=True),
+    ("GET", "/api/payments/return/{remote_id}"): everyone(302),
+    ("POST", "/api/payments/qvapay/webhook"): everyone(401, lambda w, r: {"transaction_uuid": "x", "remote_id": "y"}),
+    ("POST", "/api/payments/remesita/{remote_id}"): everyone(401, lambda w, r: {"reference": "x"}),
     # Operations: liveness and readiness for load balancers; metrics only from loopback or with the metrics token
     # (the test client is not loopback and no token is set: the same 404 for everyone, bearer tokens change nothing).
     ("GET", "/healthz"): everyone(200),
@@ -189,6 +202,18 @@ async def _world(services: Services, client: AsyncTestClient[Any]) -> World:
     other_peer = await make_peer(services, other, "portatil", server)
     async with services.sessionmaker() as db:
         mirror = services.peers.mirror_link(await services.peers.by_id(db, peer.id)).rsplit("/", 1)[1]
+    async with services.sessionmaker.begin() as db:
+        invoice = Invoice(
+            remote_id="factura-de-la-propietaria",
+            user_id=owner.id,
+            gateway="qvapay",
+            mode=InvoiceMode.NEW_PEER,
+            plan_name="Mensual",
+            validity_hours=720,
+            amount=Decimal("5.00"),
+            peer_name="tablet",
+        )
+        db.add(invoice)
     headers = {
         "anonymous": {},
         "owner": bearer(await login(client, OWNER)),
@@ -196,7 +221,7 @@ async def _world(services: Services, client: AsyncTestClient[Any]) -> World:
         "support": bearer(await login(client, "soporte", admin=True)),
         "admin": bearer(await login(client, "jefa", admin=True)),
     }
-    return World(headers, peer.id, other_peer.id, server.id, second.id, mirror, peer.public_key)
+    return World(headers, peer.id, other_peer.id, server.id, second.id, mirror, peer.public_key, invoice.remote_id)
 
 
 async def _owner_rows(services: Services) -> list[dict[str, Any]]:
@@ -222,7 +247,7 @@ async def test_route_answers_each_role_as_declared(
     assert "{" not in path, f"no filler for a path parameter of {template}: add it to PATH_PARAMS"
     before = await _owner_rows(services)
     for role in ROLES:
-        kwargs: dict[str, Any] = {"headers": world.headers[role]}
+        kwargs: dict[str, Any] = {"headers": world.headers[role], "follow_redirects": False}
         if rule.body is not None:
             kwargs["json"] = rule.body(world, role)
         answer = await client.request(method, path, **kwargs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,16 @@ from controlplane.app import create_app
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.accounts.schemas import LoginRequest
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
+from controlplane.domain.invoices.schemas import InvoiceRequest
+from controlplane.domain.plans.service import add_plan
 from controlplane.services import build_services
 from controlplane.settings import Settings
 from tests.api.conftest import _empty_database, make_settings
 from tests.api.factories import PASSWORD
+from tests.fakes import qvapay as qvapay_fake
+from tests.fakes import remesita as remesita_fake
+from tests.fakes.qvapay import FakeQvaPay
+from tests.fakes.remesita import FakeRemesita
 
 EXAMPLES = int(os.environ.get("VPN_FUZZ_EXAMPLES", "25"))
 
@@ -43,6 +50,7 @@ class World:
     admin: dict[str, str]
     peer_id: str
     server_id: str
+    remote_id: str
 
 
 async def _seed(settings: Settings) -> World:
@@ -59,6 +67,15 @@ async def _seed(settings: Settings) -> World:
         await make_server(services, "Fuzz 2", "10.78.0.0/24")
         peer = await make_peer(services, customer, "fuzzpeer", server)
         world.peer_id, world.server_id = peer.id, server.id
+        async with services.sessionmaker.begin() as db:
+            await services.switches.update(db, {"allow_payments_qvapay": True, "allow_payments_remesita": True})
+        async with services.sessionmaker.begin() as db:
+            plan = await add_plan(db, "Mensual", 720, Decimal("5.00"), "Un dispositivo")
+        async with services.sessionmaker() as db:
+            request = InvoiceRequest(plan=plan.id, mode="new_peer", peer="fuzzpeer2")
+            invoice = await services.invoices.open(db, customer.id, request, await services.switches.current())
+            invoice = await services.invoices.start_payment(db, invoice)
+            world.remote_id = invoice.remote_id
         for username, audience, attr in (("fuzz_cliente", CLIENT, "customer"), ("fuzz_admin", ADMIN, "admin")):
             async with services.sessionmaker.begin() as db:
                 access, _ = await services.accounts.login(
@@ -73,9 +90,22 @@ async def _seed(settings: Settings) -> World:
 @pytest.fixture(scope="module")
 def fuzz_target(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Litestar, World]]:
     # The app owns its services: schemathesis starts its lifespan once on its own event-loop thread.
-    cfg = make_settings(database_url, tmp_path_factory.mktemp("fuzz"))
-    world = asyncio.run(_seed(cfg))
-    yield create_app(settings=cfg), world
+    # Payments go to local fake gateways (their documented contracts), so purchases and notifications run for real.
+    with FakeQvaPay() as qvapay, FakeRemesita() as remesita:
+        cfg = make_settings(
+            database_url,
+            tmp_path_factory.mktemp("fuzz"),
+            qvapay_app_id=qvapay_fake.APP_ID,
+            qvapay_app_secret=qvapay_fake.APP_SECRET,
+            qvapay_base_url=qvapay.base_url,
+            remesita_api_key=remesita_fake.API_KEY,
+            remesita_api_secret=remesita_fake.API_SECRET,
+            remesita_business_unit_id=remesita_fake.BUSINESS_UNIT,
+            remesita_base_url=remesita.base_url,
+            payments_timeout_seconds=2.0,
+        )
+        world = asyncio.run(_seed(cfg))
+        yield create_app(settings=cfg), world
 
 
 def _document() -> dict[str, Any]:
@@ -97,6 +127,8 @@ OPEN_SWITCHES = {
     "allow_password_recovery": True,
     "allow_email": True,
     "allow_partys": True,
+    "allow_payments_qvapay": True,
+    "allow_payments_remesita": True,
 }
 
 
@@ -118,7 +150,7 @@ def _reset_switches(app: Litestar, world: World) -> None:
 def test_api_answers_match_its_document(case: Any, fuzz_target: tuple[Litestar, World]) -> None:
     app, world = fuzz_target
     # Half the generated ids are swapped for real objects, so bodies are also tried against things that exist.
-    for name, real in (("peer_id", world.peer_id), ("server_id", world.server_id)):
+    for name, real in (("peer_id", world.peer_id), ("server_id", world.server_id), ("remote_id", world.remote_id)):
         value = (case.path_parameters or {}).get(name)
         if isinstance(value, str) and len(value) % 2 == 0:
             case.path_parameters[name] = real

@@ -20,7 +20,7 @@ class InvoiceController(Controller):
     guards = [not_in_maintenance]
     dependencies = CUSTOMER
 
-    @put("/", operation_id="createInvoice")
+    @put("/", operation_id="createInvoice", opt={"errors": (404, 409, 502)})
     async def create(
         self,
         services: ServicesDep,
@@ -67,7 +67,7 @@ class PaymentGatewayController(Controller):
     path = "/api/payments"
     tags = ["payments"]
 
-    @post("/qvapay/webhook", operation_id="qvapayNotification", status_code=200)
+    @post("/qvapay/webhook", operation_id="qvapayNotification", status_code=200, opt={"errors": (401, 404, 502)})
     async def qvapay(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[dict[str, Any]]:
         body = await request.body()
         try:
@@ -76,7 +76,12 @@ class PaymentGatewayController(Controller):
             return _gateway_down()
         return _answer(outcome)
 
-    @post("/remesita/{remote_id:str}", operation_id="remesitaNotification", status_code=200)
+    @post(
+        "/remesita/{remote_id:str}",
+        operation_id="remesitaNotification",
+        status_code=200,
+        opt={"errors": (401, 502)},
+    )
     async def remesita(
         self, request: Request[Any, Any, Any], services: ServicesDep, remote_id: FromPath[str], key: FromQuery[str] = ""
     ) -> Response[dict[str, Any]]:
