@@ -14,6 +14,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from sqlalchemy import exc as sa_exc
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,23 @@ def http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Respons
     return _json(exc.status_code, error_body(message, code), getattr(exc, "headers", None))
 
 
+# The database (or its network) went away: the request could not be served, nothing was half-written (the
+# transaction never committed). Tell the person to retry, not that we broke.
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    sa_exc.OperationalError,
+    sa_exc.InterfaceError,
+    sa_exc.DisconnectionError,
+    sa_exc.TimeoutError,
+    ConnectionError,
+    TimeoutError,
+)
+
+
+def unreachable_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.warning("database unreachable on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    return _json(503, error_body(Unavailable.message, Unavailable.code), {"Retry-After": "5"})
+
+
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return _json(
@@ -192,5 +210,6 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     NotFoundException: http_error_handler,
     MethodNotAllowedException: http_error_handler,
     HTTPException: http_error_handler,
+    **dict.fromkeys(UNREACHABLE, unreachable_handler),
     Exception: internal_error_handler,
 }

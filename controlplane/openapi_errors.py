@@ -76,6 +76,8 @@ def error_statuses(handler: HTTPRouteHandler, path_has_params: bool) -> set[int]
         statuses |= {413, 422}
     if path_has_params:
         statuses.add(404)
+    if "db" in params:
+        statuses.add(503)  # the database unreachable for a while (errors.unreachable_handler)
     return statuses
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from typing import Protocol
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from controlplane.errors import TooManyRequests
 from controlplane.settings import RateLimit
+
+log = logging.getLogger(__name__)
 
 
 class RateLimiter(Protocol):
@@ -51,11 +56,32 @@ class MemoryRateLimiter:
 
 
 class RedisRateLimiter:
+    """Shared counters; while Redis is unreachable each process counts on its own (limits hold, per process)
+    rather than failing every login."""
+
     def __init__(self, redis: Redis, prefix: str = "vpn:") -> None:
         self._redis = redis
         self._prefix = f"{prefix}rl:"
+        self._fallback = MemoryRateLimiter()
 
     async def hit(self, key: str, limit: RateLimit) -> None:
+        try:
+            await self._hit(key, limit)
+        except RedisError as exc:
+            log.warning("rate limiter: redis unreachable (%s); counting in this process", type(exc).__name__)
+            await self._fallback.hit(key, limit)
+
+    async def reset(self, key: str) -> None:
+        await self._fallback.reset(key)
+        with contextlib.suppress(RedisError):
+            await self._redis.delete(self._prefix + key)
+
+    async def check(self, key: str, limit: RateLimit) -> None:
+        await self._fallback.check(key, limit)
+        with contextlib.suppress(RedisError):
+            await self._check(key, limit)
+
+    async def _hit(self, key: str, limit: RateLimit) -> None:
         name = self._prefix + key
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.incr(name)
@@ -65,10 +91,7 @@ class RedisRateLimiter:
         if count > limit.attempts:
             raise TooManyRequests(int(ttl) if ttl and ttl > 0 else limit.window_seconds)
 
-    async def reset(self, key: str) -> None:
-        await self._redis.delete(self._prefix + key)
-
-    async def check(self, key: str, limit: RateLimit) -> None:
+    async def _check(self, key: str, limit: RateLimit) -> None:
         name = self._prefix + key
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.get(name)

@@ -72,7 +72,8 @@ def build_services(settings: Settings) -> Services:
     box = SecretBox.from_file(settings.secret_key_file)
     engine = create_engine(settings.database_url, pooled=settings.database_pool)
     sessionmaker = create_sessionmaker(engine)
-    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+    # A Redis that does not answer must not hang requests (limiter, publish): give up connecting after 3 s.
+    redis = Redis.from_url(settings.redis_url, socket_connect_timeout=3) if settings.redis_url else None
     http = httpx.AsyncClient(headers={"User-Agent": f"{settings.product_name} control plane"})
     limiter: RateLimiter = RedisRateLimiter(redis, settings.redis_prefix) if redis is not None else MemoryRateLimiter()
     passwords = Passwords(settings.password_hashing)

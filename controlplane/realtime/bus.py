@@ -39,6 +39,11 @@ class EventBus:
         except Exception as exc:
             log.warning("redis publish failed (%s); delivering in this process only", exc)
             await self._dispatch(topic, payload)
+            return
+        if not self._ready.is_set():
+            # Our own subscription is down (Redis just came back, the reader is re-subscribing): Redis carried
+            # the event to the other processes but not to this one, so deliver it here directly.
+            await self._dispatch(topic, payload)
 
     async def _dispatch(self, topic: str, payload: dict[str, Any]) -> None:
         for handler in self._handlers.get(topic, ()):
