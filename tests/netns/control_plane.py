@@ -54,6 +54,16 @@ class ControlPlane:
     def start(self) -> None:
         self._cli("migrate")
         self._cli("create-admin", ADMIN[0])
+        self.serve()
+
+    def crash_and_restart(self) -> None:
+        """SIGKILL (no cleanup, as a power cut or an OOM kill), then serve again on the same database and port."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+        self.serve()
+
+    def serve(self) -> None:
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controlplane", "serve"],
