@@ -65,8 +65,12 @@ def _error_schema() -> Schema:
     )
 
 
-def error_statuses(handler: HTTPRouteHandler, path_has_params: bool) -> set[int]:
+MUTATING = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def error_statuses(handler: HTTPRouteHandler, path_params: set[str]) -> set[int]:
     params = set(handler.parsed_fn_signature.parameters)
+    path_has_params = bool(path_params)
     statuses: set[int] = set(handler.opt.get("errors", ()))
     if params & {"customer", "staff"}:
         statuses |= {401, 403}
@@ -76,6 +80,10 @@ def error_statuses(handler: HTTPRouteHandler, path_has_params: bool) -> set[int]
         statuses |= {413, 422}
     if path_has_params:
         statuses.add(404)
+    if params - {"data", "request", "socket"} - set(handler.resolve_dependencies()) - path_params:
+        statuses.add(422)  # query parameters are decoded and checked too
+    if handler.http_methods & MUTATING:
+        statuses |= {404, 409}  # a change may name something that is gone, or clash with the current state
     if "db" in params:
         statuses.add(503)  # the database unreachable for a while (errors.unreachable_handler)
     return statuses
@@ -104,7 +112,7 @@ def document_errors(app: Litestar) -> None:
                 operation: Operation | None = getattr(path_item, method.lower(), None)
                 if operation is None:
                     continue
-                statuses = error_statuses(handler, bool(route.path_parameters))
+                statuses = error_statuses(handler, set(route.path_parameters))
                 responses: dict[str, Any] = dict(operation.responses or {})
                 if 400 not in statuses:
                     responses.pop("400", None)  # Litestar's own validation body, which we never send
