@@ -196,6 +196,17 @@ def unreachable_handler(request: Request[Any, Any, Any], exc: Exception) -> Resp
     return _json(503, error_body(Unavailable.message, Unavailable.code), {"Retry-After": "5"})
 
 
+_REFUSED_VALUE = ("CharacterNotInRepertoire", "UntranslatableCharacter", "NumericValueOutOfRange")
+
+
+def unstorable_input_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The database refused a value the request carried (PostgreSQL: a NUL character, an out-of-range number)."""
+    if not isinstance(exc, sa_exc.DataError) and not any(name in str(exc) for name in _REFUSED_VALUE):
+        return internal_error_handler(request, exc)
+    log.info("database refused input on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    return _json(422, error_body("Datos inválidos: el valor contiene caracteres no permitidos.", "invalid"))
+
+
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return _json(
@@ -211,5 +222,6 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     MethodNotAllowedException: http_error_handler,
     HTTPException: http_error_handler,
     **dict.fromkeys(UNREACHABLE, unreachable_handler),
+    sa_exc.DBAPIError: unstorable_input_handler,
     Exception: internal_error_handler,
 }

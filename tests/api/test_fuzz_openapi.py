@@ -160,3 +160,17 @@ def test_api_answers_match_its_document(case: Any, fuzz_target: tuple[Litestar, 
     if case.operation.path == "/api/admin/switches" and case.method == "PATCH":
         # Maintenance (503 everywhere) or closed registration would hide every later case: switch back.
         _reset_switches(app, world)
+
+
+def test_a_nul_character_is_invalid_input_not_a_crash(fuzz_target: tuple[Litestar, World]) -> None:
+    """Found by the fuzzer on PostgreSQL, which refuses NUL in text: it answered 500 from the audit search."""
+    from schemathesis.python import asgi
+
+    app, world = fuzz_target
+    with asgi.get_client(app) as client:
+        audit = client.get("http://testserver/api/admin/audit", params={"actor": "a\x00b"}, headers=world.admin)
+        login = client.post("http://testserver/api/client/login", json={"username": "a\x00b", "password": "x"})
+    for answer in (audit, login):
+        assert answer.status_code < 500, answer.text
+        if answer.status_code == 422:
+            assert answer.json()["code"] == "invalid"
