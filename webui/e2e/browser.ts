@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type Account, harness } from './harness';
 
 export const CHROMIUM = process.env.VPN_CHROMIUM ?? '/usr/bin/chromium';
@@ -45,6 +45,11 @@ export const NARROW = { width: 390, height: 844 };
  */
 export function useBrowser(): () => Browser {
   let browser: Browser | null = null;
+  // An uncaught exception in any page of a test fails that test, whatever the page showed.
+  afterEach(() => {
+    const seen = uncaught.splice(0);
+    expect(seen, 'uncaught exceptions in the page').toEqual([]);
+  });
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -68,6 +73,8 @@ export function useBrowser(): () => Browser {
     return browser;
   };
 }
+
+const uncaught: string[] = [];
 
 /**
  * The captcha provider's script, served in place of https://js.hcaptcha.com/1/api.js: the explicit-render API the
@@ -122,6 +129,7 @@ export async function newPage(
     },
   );
   context.setDefaultTimeout(PATIENCE);
+  context.on('page', (opened) => opened.on('pageerror', (error) => uncaught.push(`${opened.url()}: ${error.message}`)));
   const page = await context.newPage();
   return { context, page };
 }
@@ -156,29 +164,46 @@ export function toastWith(page: Page, text: string | RegExp) {
   return page.locator('.mantine-Notification-root').filter({ hasText: text });
 }
 
-/** A call to the real API outside the browser (the harness's admin account by default). */
-export async function api(
-  method: string,
-  path: string,
-  options: { body?: unknown; account?: Account; admin?: boolean } = {},
-): Promise<unknown> {
-  const { url, admin } = harness();
-  const asAdmin = options.admin ?? !options.account;
-  const account = options.account ?? admin;
-  const login = await fetch(`${url}${asAdmin ? '/api/admin/login' : '/api/client/login'}`, {
+const tokens = new Map<string, string>();
+
+async function accessToken(account: Account, asAdmin: boolean, fresh: boolean): Promise<string> {
+  const key = `${asAdmin ? 'admin' : 'client'}:${account.username}`;
+  const known = tokens.get(key);
+  if (known && !fresh) return known;
+  const login = await fetch(`${harness().url}${asAdmin ? '/api/admin/login' : '/api/client/login'}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ username: account.username, password: account.password }),
   });
   if (!login.ok) throw new Error(`login of ${account.username} failed: ${login.status} ${await login.text()}`);
   const { access } = (await login.json()) as { access: string };
-  const answer = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${access}` },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await answer.text();
-  if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${text}`);
+  tokens.set(key, access);
+  return access;
+}
+
+/**
+ * A call to the real API outside the browser (the harness's admin account by default). The access token is kept
+ * between calls (a login costs an argon2 hash) and renewed once when refused.
+ */
+export async function api(
+  method: string,
+  path: string,
+  options: { body?: unknown; account?: Account; admin?: boolean } = {},
+): Promise<unknown> {
+  const asAdmin = options.admin ?? !options.account;
+  const account = options.account ?? harness().admin;
+  let answer: Response | null = null;
+  for (const fresh of [false, true]) {
+    const access = await accessToken(account, asAdmin, fresh);
+    answer = await fetch(`${harness().url}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${access}` },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    if (answer.status !== 401) break;
+  }
+  const text = await answer!.text();
+  if (!answer!.ok) throw new Error(`${method} ${path}: ${answer!.status} ${text}`);
   return text ? (JSON.parse(text) as unknown) : null;
 }
 

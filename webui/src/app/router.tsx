@@ -1,5 +1,6 @@
 /** The one route table of the web client. Only the landing page is in the first bundle; the rest loads lazily. */
 import { Navigate, createBrowserRouter, type RouteObject } from 'react-router';
+import { LoadingState } from '../components/LoadingState';
 import { LandingPage } from '../features/landing/components/LandingPage';
 import { RootLayout } from './RootLayout';
 import { RouteErrorPage } from './RouteErrorPage';
@@ -18,6 +19,8 @@ export const routes: RouteObject[] = [
   {
     element: <RootLayout />,
     errorElement: <RouteErrorPage />,
+    // Shown while the first page's lazy module loads (without it the screen stays blank and React Router warns).
+    hydrateFallbackElement: <LoadingState />,
     children: [
       { path: '/', element: <LandingPage /> },
       { path: '/plans', ...page(() => import('../features/plans/components/PublicPlansPage'), 'PublicPlansPage') },
