@@ -34,7 +34,7 @@ describe('the gate', () => {
     const { page, context } = await newPage(browser());
     await logIn(page, harness().customers.ana);
     // The home page's own calls must be answered first, or they would meet the 503 before the click does.
-    await visible(page.getByText('¡Bienvenido!'));
+    await visible(page.getByRole('button', { name: 'Contactar Soporte' }));
     restore = await setSwitches({ maintenance: true });
     await page.getByRole('navigation', { name: 'Navegación' }).getByRole('link', { name: 'Peers' }).click();
     await page.waitForURL('**/maintenance');

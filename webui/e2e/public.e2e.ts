@@ -26,7 +26,7 @@ describe('a visitor', () => {
     await page.goto('/plans');
     await title(page, 'Planes - VPN Pruebas');
     for (const plan of harness().plans) {
-      await visible(page.getByRole('heading', { name: plan.name, level: 3 }));
+      await visible(page.getByRole('heading', { name: plan.name, level: 3, exact: true }));
       await visible(page.getByText(`$${plan.price} USD`));
     }
     // 720 hours make a month, 8760 a year.

@@ -32,7 +32,7 @@ afterAll(async () => {
 /** Opens the purchase dialog of a plan on /dashboard/plans. */
 async function choosePlan(page: Page, plan: string) {
   await page.goto('/dashboard/plans');
-  const card = page.locator('.mantine-Card-root').filter({ has: page.getByRole('heading', { name: plan, level: 3 }) });
+  const card = page.locator('.mantine-Card-root').filter({ has: page.getByRole('heading', { name: plan, level: 3, exact: true }) });
   await card.getByRole('button', { name: 'Seleccionar Plan' }).click();
   const dialog = page.getByRole('dialog', { name: 'Adquirir plan' });
   await visible(dialog);
