@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 from typing import Any
 
 import wgconfig
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
+from controlplane.db import utcnow
 from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
 from controlplane.domain.servers.models import Server
 from controlplane.services import Services
@@ -200,3 +202,22 @@ async def test_freed_addresses_are_reused_and_a_full_subnet_says_so(services: Se
         await db.delete(await db.get(Peer, peers[1].id))
     again = await make_peer(services, user, "nuevo", server)
     assert again.address == "10.20.0.3"
+
+
+async def test_new_peers_go_to_a_server_whose_agent_is_connected(services: Services) -> None:
+    """Found by the browser tests: a just-created server (agent not installed yet) is the emptiest and took every
+    new peer, which then waited for an agent that was not there. A connected server with room comes first."""
+    user = await make_user(services, "rosa")
+    connected = await make_server(services, "Conectado", "10.8.0.0/24")
+    await make_server(services, "Nuevo", "10.9.0.0/24")  # no agent ever: empty, but not where a customer should go
+    async with services.sessionmaker.begin() as db:
+        (await db.get(Server, connected.id)).last_seen = utcnow()  # type: ignore[union-attr]
+    await make_peer(services, user, "uno", server=connected)  # the connected one is now the fuller one
+    async with services.sessionmaker.begin() as db:
+        chosen = await services.peers.roomiest_server(db)
+    assert chosen.id == connected.id
+    # When no agent has been seen recently, the roomiest active server still takes the peer (queued for its agent).
+    async with services.sessionmaker.begin() as db:
+        (await db.get(Server, connected.id)).last_seen = utcnow() - timedelta(minutes=5)  # type: ignore[union-attr]
+    async with services.sessionmaker.begin() as db:
+        assert (await services.peers.roomiest_server(db)).name == "Nuevo"

@@ -42,9 +42,26 @@ async def _one_stream(target: str, node_id: str, credential: str, public_key: st
             while True:
                 yield await outbox.get()
 
-        async for message in stub.Connect(requests()):
-            kind = message.WhichOneof("payload")
-            if kind in ("full_state", "delta"):
-                body = getattr(message, kind)
-                result = agent_pb2.OperationResult(operation_id=body.operation_id, serial=body.serial, ok=True)
-                outbox.put_nowait(agent_pb2.AgentMessage(result=result))
+        async def reports() -> None:
+            # Like the real agent, a stats report every 5 s (no handshakes here): it keeps the server's last-seen
+            # fresh, and servers silent for 45 s count as down.
+            while True:
+                await asyncio.sleep(5)
+                outbox.put_nowait(agent_pb2.AgentMessage(stats=agent_pb2.StatsReport()))
+
+        ticker = asyncio.create_task(reports())
+        try:
+            await _answer(stub.Connect(requests()), outbox)
+        finally:
+            ticker.cancel()
+
+
+async def _answer(
+    stream: AsyncIterator[agent_pb2.ControlMessage], outbox: asyncio.Queue[agent_pb2.AgentMessage]
+) -> None:
+    async for message in stream:
+        kind = message.WhichOneof("payload")
+        if kind in ("full_state", "delta"):
+            body = getattr(message, kind)
+            result = agent_pb2.OperationResult(operation_id=body.operation_id, serial=body.serial, ok=True)
+            outbox.put_nowait(agent_pb2.AgentMessage(result=result))

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Protocol
 
 import msgspec
-from sqlalchemy import func, inspect, select
+from sqlalchemy import case, func, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,6 +21,7 @@ from controlplane.domain.peers.models import NodeOperation, OperationKind, Opera
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
+from controlplane.domain.servers.status import ONLINE_WITHIN
 from controlplane.errors import Conflict, Invalid, NotFound
 from controlplane.realtime.hub import Push, PushHub
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
@@ -264,12 +265,15 @@ class PeerService:
             select(Peer.server_id, func.count().label("n")).where(Peer.active.is_(True)).group_by(Peer.server_id)
         ).subquery()
         free = Server.capacity - func.coalesce(counts.c.n, 0)
+        # A server whose agent is not connected (a new one not installed yet, one that went down) would leave the
+        # customer's new peer waiting: servers seen recently come first, the others only when none is.
+        seen_recently = case((Server.last_seen >= utcnow() - ONLINE_WITHIN, 0), else_=1)
         row = (
             await db.execute(
                 select(Server)
                 .outerjoin(counts, counts.c.server_id == Server.id)
                 .where(Server.active.is_(True), free > 0)
-                .order_by(free.desc(), Server.name)
+                .order_by(seen_recently, free.desc(), Server.name)
                 .limit(1)
             )
         ).scalar_one_or_none()

@@ -337,6 +337,26 @@ describe('room detail', () => {
     await waitFor(() => expect(screen.queryByText('pc-luis')).not.toBeInTheDocument());
   });
 
+  it('keeps what the pushes said when they arrive before the answer of the change (fast agents)', async () => {
+    // Found in the browser: the remove answer, carrying the room still processing, came after the pushes that
+    // ended the operation, and 'Operación en curso' stayed for good.
+    let answer: (value: roomsApi.RoomAnswer) => void = () => undefined;
+    api.removeRoomPeer.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    const { push } = await openRoom({ rooms: { owned_partys: [twoPeerRoom] } }, 'LAN Party');
+    const actor = userEvent.setup();
+    await actor.click(within(peerRow('pc-luis')).getByRole('button', { name: 'Expulsar' }));
+    await actor.click(within(await screen.findByRole('dialog', { name: 'Confirmar Acción' })).getByRole('button', { name: 'Confirmar' }));
+    const after = testRoom({ peers: [roomPeer()], processing: false });
+    push({ type: 'new_party_operation', data: { id: 'r1' } });
+    push({ type: 'updated_owner_party', data: { ...after, processing: true } });
+    push({ type: 'stop_party_operation', data: { id: 'r1' } });
+    push({ type: 'updated_owner_party', data: after });
+    await act(async () => answer({ success: true, data: { ...after, processing: true } }));
+    await waitFor(() => expect(screen.queryByText('pc-luis')).not.toBeInTheDocument());
+    expect(screen.queryByText('Operación en curso')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Eliminar Sala' })).toBeEnabled();
+  });
+
   it.each([
     ['Salir', 'movil', 'leaveRoom', 'Error al abandonar la sala'],
     ['Expulsar', 'pc-luis', 'removeRoomPeer', 'Error al remover el peer de la sala'],

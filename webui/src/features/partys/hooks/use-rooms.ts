@@ -55,6 +55,17 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
     listsRef.current = change(listsRef.current);
     setLists(listsRef.current);
   }, []);
+  /**
+   * The pushes of a change can arrive before its HTTP answer (found in the browser tests: an agent answering at once
+   * made 'stop_party_operation' come first, then the answer's room, still `processing: true`, brought back
+   * 'Operación en curso' for good). Each room push is numbered; an answer whose room had a push after the request
+   * started is older than what the pushes said, and is not applied.
+   */
+  const pushCount = useRef(0);
+  const lastPushFor = useRef(new Map<string, number>());
+  const pushedAbout = useCallback((id: string | undefined) => {
+    if (id) lastPushFor.current.set(id, ++pushCount.current);
+  }, []);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -80,8 +91,12 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
     roomsApi.fetchOwnPeers().then(setOwnPeers, () => undefined);
   }, []);
   const refreshAfter = useCallback(
-    (answer: RoomAnswer, role: RoomRole | null) => {
+    (answer: RoomAnswer, role: RoomRole | null, started: number) => {
       const room = roomsApi.roomIn(answer);
+      if (room && (lastPushFor.current.get(room.id) ?? 0) > started) {
+        refreshPeers();
+        return;
+      }
       // A listed room keeps its list (an owner may use 'Unirse a una sala' on their own room); a new one goes to `role`.
       const known = room && (findRoom(listsRef.current, room.id)?.role ?? role);
       if (room && known) update((current) => upsertRoom(current, known, room));
@@ -97,6 +112,7 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   );
 
   usePushMessage<{ id?: string }>(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
+    pushedAbout(data?.id);
     if (data?.id) update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
   });
 
@@ -104,12 +120,14 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
     const room = roomsApi.roomIn(data);
     if (!room) return;
     const role: RoomRole = type === 'updated_owner_party' ? 'owner' : 'guest';
+    pushedAbout(room.id);
     update((current) => upsertRoom(current, role, room));
     refreshPeers();
   });
 
   usePushMessage<{ id?: string }>(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
     if (!data?.id) return;
+    pushedAbout(data.id);
     // The page may have removed the room already when its own DELETE answered; toast each deletion once.
     if (hasRoom(listsRef.current, data.id)) toast.success(type === 'deleted_owner_party' ? ROOM_DELETED : LEFT_ROOM);
     update((current) => removeRoom(current, data.id as string));
@@ -117,16 +135,18 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   });
 
   usePushMessage<NoticeData>(['error', 'info'], ({ data }) => {
+    pushedAbout(data?.party_id);
     if (data?.party_id) update((current) => markProcessing(current, data.party_id, false));
     onReset();
   });
 
   const create = useCallback(
     async (name: string, peer: string | null) => {
+      const started = pushCount.current;
       try {
         const answer = await call(() => roomsApi.createRoom(name.trim(), peer ?? ''));
         toast.success('Sala creada correctamente');
-        refreshAfter(answer, 'owner');
+        refreshAfter(answer, 'owner', started);
         return true;
       } catch (error) {
         // A refusal inside a 2xx answer and a failed call get the spec's two different texts.
@@ -141,10 +161,11 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   /** Join and add-peer share the call; they differ in the room list that gets the answer and the failure text. */
   const joinAs = useCallback(
     async (role: RoomRole, name: string, password: string, peer: string, failure: string) => {
+      const started = pushCount.current;
       try {
         const answer = await call(() => roomsApi.joinRoom(name.trim(), password, peer));
         toast.success(answer.message || DONE);
-        refreshAfter(answer, role);
+        refreshAfter(answer, role, started);
         return true;
       } catch (error) {
         toast.error(failureText(error, failure));
@@ -181,10 +202,11 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
 
   const changeMembers = useCallback(
     async (request: () => Promise<RoomAnswer>, failure: string) => {
+      const started = pushCount.current;
       try {
         const answer = await call(request);
         toast.success(answer.message || DONE);
-        refreshAfter(answer, null);
+        refreshAfter(answer, null, started);
       } catch (error) {
         toast.error(failureText(error, failure));
       }

@@ -1,0 +1,101 @@
+/**
+ * Rooms (salas): ana creates one, beto joins it from a second browser context with the password ana reads, ana sees
+ * beto's peer arrive by push and removes it, then deletes the room. Both sides are asserted as each user sees them.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { harness } from './harness';
+import { logIn, newPage, screenshot, toastWith, unique, useBrowser, visible, gone } from './browser';
+
+const browser = useBrowser();
+
+async function openRooms(page: Page): Promise<void> {
+  await page.getByRole('navigation', { name: 'Navegación' }).getByRole('link', { name: 'Salas', exact: true }).click();
+  await page.waitForURL('**/dashboard/partys');
+  await visible(page.getByRole('button', { name: 'Crear Nueva Sala' }));
+}
+
+async function pickPeer(page: Page, dialog: ReturnType<Page['getByRole']>, label: string, peer: string) {
+  await dialog.getByRole('combobox', { name: label }).click();
+  await page.getByRole('option', { name: peer, exact: true }).click();
+}
+
+describe('rooms', () => {
+  test('create, join from a second user, see the guest arrive, remove the guest, delete the room', async () => {
+    const { ana, beto } = harness().customers;
+    const owner = await newPage(browser());
+    const guest = await newPage(browser());
+    const room = unique('Sala');
+
+    // ana creates the room with her peer 'movil'.
+    await logIn(owner.page, ana);
+    await openRooms(owner.page);
+    await owner.page.getByRole('button', { name: 'Crear Nueva Sala' }).click();
+    let dialog = owner.page.getByRole('dialog', { name: 'Crear Nueva Sala' });
+    await dialog.getByRole('button', { name: 'Crear' }).click();
+    await visible(toastWith(owner.page, 'Por favor, ingrese un nombre para la sala'));
+    await dialog.getByLabel('Nombre de la sala').fill(room);
+    await pickPeer(owner.page, dialog, 'Peer inicial', 'movil');
+    await dialog.getByRole('button', { name: 'Crear' }).click();
+    await visible(toastWith(owner.page, 'Sala creada correctamente'));
+    const ownedRow = owner.page.getByRole('row').filter({ hasText: room });
+    await visible(ownedRow.getByText('Administrador'));
+    await gone(ownedRow.getByText('Operación en curso'));
+    await screenshot(owner.page, 'rooms-created');
+
+    // The detail view: owner, the masked password and its reveal toggle.
+    await ownedRow.getByRole('button', { name: 'Ver' }).click();
+    await visible(owner.page.getByRole('button', { name: 'Volver a Salas' }));
+    await visible(owner.page.getByText('Propietario: Ana'));
+    const password = owner.page.getByTestId('room-password');
+    expect(await password.textContent()).toBe('•'.repeat(10));
+    await owner.page.getByRole('button', { name: 'Mostrar contraseña' }).click();
+    await expect.poll(async () => (await password.textContent()) ?? '').not.toBe('•'.repeat(10));
+    const secret = ((await password.textContent()) ?? '').trim();
+    await screenshot(owner.page, 'rooms-detail-owner');
+
+    // beto joins from his own browser context, with the name and the password ana gave him.
+    await logIn(guest.page, beto);
+    await openRooms(guest.page);
+    await guest.page.getByRole('button', { name: 'Unirse a una sala' }).click();
+    dialog = guest.page.getByRole('dialog', { name: 'Unirse a una sala' });
+    await dialog.getByLabel('Nombre de la sala').fill(room);
+    await dialog.getByRole('button', { name: 'Unirse' }).click();
+    await visible(toastWith(guest.page, 'Por favor, complete todos los campos'));
+    await dialog.getByLabel('Contraseña de la sala').fill(secret);
+    await pickPeer(guest.page, dialog, 'Peer', 'consola');
+    await dialog.getByRole('button', { name: 'Unirse' }).click();
+    const guestRow = guest.page.getByRole('row').filter({ hasText: room });
+    await visible(guestRow.getByText('Invitado'));
+    await screenshot(guest.page, 'rooms-joined-guest');
+
+    // ana's open detail view gets beto's peer by push, and she removes it.
+    const betoPeer = owner.page.getByRole('row').filter({ hasText: 'consola' });
+    await visible(betoPeer.getByText('Beto'));
+    await screenshot(owner.page, 'rooms-detail-with-guest');
+    await betoPeer.getByRole('button', { name: 'Expulsar' }).click();
+    await owner.page.getByRole('dialog', { name: 'Confirmar Acción' }).getByRole('button', { name: 'Confirmar' }).click();
+    await gone(betoPeer);
+    // beto's list loses the room by push.
+    await gone(guestRow);
+
+    // ana deletes the room.
+    await owner.page.getByRole('button', { name: 'Eliminar Sala' }).click();
+    await owner.page.getByRole('dialog', { name: 'Confirmar Acción' }).getByRole('button', { name: 'Confirmar' }).click();
+    await visible(toastWith(owner.page, 'Party eliminada'));
+    await gone(owner.page.getByRole('row').filter({ hasText: room }));
+    await screenshot(owner.page, 'rooms-deleted');
+    await owner.context.close();
+    await guest.context.close();
+  });
+
+  test('a customer without an alias is asked to configure it first', async () => {
+    const { page, context } = await newPage(browser());
+    await logIn(page, harness().customers.dani);
+    await page.goto('/dashboard/partys');
+    await visible(page.getByText('Antes de crear o unirse a una sala configure su alias.'));
+    await page.getByRole('link', { name: 'Configurar alias' }).click();
+    await page.waitForURL('**/dashboard/settings');
+    await context.close();
+  });
+});
