@@ -30,9 +30,9 @@ describe('a visitor', () => {
       await visible(page.getByText(`$${plan.price} USD`));
     }
     // 720 hours make a month, 8760 a year.
-    await visible(page.getByText('Validez: 1 mes', { exact: true }));
-    await visible(page.getByText('Validez: 3 meses', { exact: true }));
-    await visible(page.getByText('Validez: 1 año', { exact: true }));
+    await visible(page.getByText('Validez: 1 mes', { exact: true }).first());
+    await visible(page.getByText('Validez: 3 meses', { exact: true }).first());
+    await visible(page.getByText('Validez: 1 año', { exact: true }).first());
     await visible(page.getByText('Salas para jugar en LAN'));
     await screenshot(page, 'public-plans');
     await page.getByRole('link', { name: 'Adquirir Plan' }).first().click();
