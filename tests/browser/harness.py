@@ -42,12 +42,14 @@ from tests.fakes.remesita import FakeRemesita
 REPO = Path(__file__).resolve().parents[2]
 ADMIN = ("jefa", "jefa-clave-segura-1")
 # Customers: ana (peers, rooms owner), beto (rooms guest), carla (settings; her password changes), dani (peers
-# screen only, so the change-server and regenerate scenarios do not disturb the others).
+# screen only, so the change-server and regenerate scenarios do not disturb the others), eva (rooms guest: the
+# rooms walk only, since the manager walk moves beto's peer).
 CUSTOMERS = {
     "ana": {"password": "ana-clave-segura-1", "alias": "Ana", "peers": ["movil", "portatil"]},
     "beto": {"password": "beto-clave-segura-1", "alias": "Beto", "peers": ["consola"]},
     "carla": {"password": "carla-clave-segura-1", "alias": None, "peers": []},
     "dani": {"password": "dani-clave-segura-1", "alias": None, "peers": ["tablet"]},
+    "eva": {"password": "eva-clave-segura-1", "alias": "Eva", "peers": ["sobremesa"]},
 }
 PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),

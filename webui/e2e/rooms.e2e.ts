@@ -1,6 +1,6 @@
 /**
- * Rooms (salas): ana creates one, beto joins it from a second browser context with the password ana reads, ana sees
- * beto's peer arrive by push and removes it, then deletes the room. Both sides are asserted as each user sees them.
+ * Rooms (salas): ana creates one, eva joins it from a second browser context with the password ana reads, ana sees
+ * eva's peer arrive by push and removes it, then deletes the room. Both sides are asserted as each user sees them.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
@@ -22,7 +22,7 @@ async function pickPeer(page: Page, dialog: ReturnType<Page['getByRole']>, label
 
 describe('rooms', () => {
   test('create, join from a second user, see the guest arrive, remove the guest, delete the room', async () => {
-    const { ana, beto } = harness().customers;
+    const { ana, eva } = harness().customers;
     const owner = await newPage(browser());
     const guest = await newPage(browser());
     const room = unique('Sala');
@@ -54,8 +54,8 @@ describe('rooms', () => {
     const secret = ((await password.textContent()) ?? '').trim();
     await screenshot(owner.page, 'rooms-detail-owner');
 
-    // beto joins from his own browser context, with the name and the password ana gave him.
-    await logIn(guest.page, beto);
+    // eva joins from his own browser context, with the name and the password ana gave her.
+    await logIn(guest.page, eva);
     await openRooms(guest.page);
     await guest.page.getByRole('button', { name: 'Unirse a una sala' }).click();
     dialog = guest.page.getByRole('dialog', { name: 'Unirse a una sala' });
@@ -63,20 +63,20 @@ describe('rooms', () => {
     await dialog.getByRole('button', { name: 'Unirse' }).click();
     await visible(toastWith(guest.page, 'Por favor, complete todos los campos'));
     await dialog.getByLabel('Contraseña de la sala').fill(secret);
-    await pickPeer(guest.page, dialog, 'Peer', 'consola');
+    await pickPeer(guest.page, dialog, 'Peer', 'sobremesa');
     await dialog.getByRole('button', { name: 'Unirse' }).click();
     const guestRow = guest.page.getByRole('row').filter({ hasText: room });
     await visible(guestRow.getByText('Invitado'));
     await screenshot(guest.page, 'rooms-joined-guest');
 
-    // ana's open detail view gets beto's peer by push, and she removes it.
-    const betoPeer = owner.page.getByRole('row').filter({ hasText: 'consola' });
-    await visible(betoPeer.getByText('Beto'));
+    // ana's open detail view gets eva's peer by push, and she removes it.
+    const guestPeer = owner.page.getByRole('row').filter({ hasText: 'sobremesa' });
+    await visible(guestPeer.getByText('Eva'));
     await screenshot(owner.page, 'rooms-detail-with-guest');
-    await betoPeer.getByRole('button', { name: 'Expulsar' }).click();
+    await guestPeer.getByRole('button', { name: 'Expulsar' }).click();
     await owner.page.getByRole('dialog', { name: 'Confirmar Acción' }).getByRole('button', { name: 'Confirmar' }).click();
-    await gone(betoPeer);
-    // beto's list loses the room by push.
+    await gone(guestPeer);
+    // eva's list loses the room by push.
     await gone(guestRow);
 
     // ana deletes the room.
