@@ -31,6 +31,7 @@ class AgentProcess:
         credential: str,
         interface: str,
         egress_interface: str = "",
+        backbone_interface: str = "",
         backend: str = "userspace",
         extra_env: dict[str, str] | None = None,
     ) -> None:
@@ -38,9 +39,14 @@ class AgentProcess:
         self.workdir = workdir
         self.log_path = workdir / "agent.log"
         self.state_dir = workdir / "state"
+        workdir.mkdir(parents=True, exist_ok=True)
         config = workdir / "agent.toml"
         config.write_text("# everything comes from VPN_NODE_* in tests\n")
         ns.wireguard_interfaces.add(interface)
+        backbone = {}
+        if backbone_interface:  # nodes that allow rooms: wireguard-go's socket needs a name unique on this host
+            ns.wireguard_interfaces.add(backbone_interface)
+            backbone = {"VPN_NODE_BACKBONE_INTERFACE": backbone_interface}
         self.env = {
             **os.environ,
             "VPN_NODE_CONFIG": str(config),
@@ -55,6 +61,7 @@ class AgentProcess:
             "VPN_NODE_BACKOFF_INITIAL": "0.2",
             "VPN_NODE_BACKOFF_MAX": "1",
             "PYTHONPATH": str(REPO),
+            **backbone,
             **(extra_env or {}),
         }
         self.proc: subprocess.Popen[bytes] | None = None
@@ -80,6 +87,17 @@ class AgentProcess:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=15)
+
+    def ensure_stopped(self) -> None:
+        """For a test's cleanup: SIGTERM if still running, SIGKILL if it does not stop in time."""
+        if not self.running:
+            return
+        assert self.proc is not None
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path.exists() else ""

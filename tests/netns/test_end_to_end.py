@@ -9,10 +9,7 @@ namespace using exactly the file the API hands out.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from control_plane import ADMIN, REPO, Api, ControlPlane
+from agent_process import AgentProcess
+from control_plane import ADMIN, Api, ControlPlane
 from netns import Namespace, unique_name, veth, wait_for, wg_quick_down, wg_quick_up
 from websockets.sync.client import connect
 
@@ -37,7 +35,7 @@ class Node:
     wg_interface: str = field(default_factory=lambda: unique_name("wge"))
     # Servers that allow rooms also bring up a backbone interface: its wireguard-go socket needs a unique name too.
     backbone_interface: str = field(default_factory=lambda: unique_name("wgb"))
-    proc: subprocess.Popen[bytes] | None = None
+    agent: AgentProcess | None = None
     server_id: str = ""
 
     def peers(self) -> set[str]:
@@ -81,32 +79,6 @@ def control(world: World) -> Iterator[ControlPlane]:
     cp.start()
     yield cp
     cp.stop()
-
-
-def start_agent(world: World, cp: ControlPlane, node: Node, credential: str) -> None:
-    config = world.workdir / f"agent-{node.name}.toml"
-    config.write_text("# everything comes from VPN_NODE_* in this test\n")
-    env = {
-        **os.environ,
-        "VPN_NODE_CONFIG": str(config),
-        "VPN_NODE_CONTROL_URL": cp.grpc_target,
-        "VPN_NODE_ID": node.server_id,
-        "VPN_NODE_CREDENTIAL": credential,
-        "VPN_NODE_BACKEND": "userspace",
-        "VPN_NODE_INTERFACE": node.wg_interface,
-        "VPN_NODE_BACKBONE_INTERFACE": node.backbone_interface,
-        "VPN_NODE_EGRESS_INTERFACE": "egr0",
-        "VPN_NODE_STATE_DIR": str(world.workdir / f"state-{node.name}"),
-        "VPN_NODE_STATS_INTERVAL": "0.5",
-        "VPN_NODE_BACKOFF_INITIAL": "0.2",
-        "VPN_NODE_BACKOFF_MAX": "1",
-        "PYTHONPATH": str(REPO),
-    }
-    log = (world.workdir / f"agent-{node.name}.log").open("ab")
-    node.proc = node.ns.popen(
-        [sys.executable, "-m", "node_agent"], env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
-    )
-    log.close()
 
 
 class Browser:
@@ -167,7 +139,17 @@ def test_a_downloaded_config_tunnels_and_every_operation_comes_back_as_a_push(
         )
         assert created.status_code == 201, created.text
         node.server_id = created.json()["server"]["id"]
-        start_agent(world, cp, node, created.json()["credential"])
+        node.agent = AgentProcess(
+            node.ns,
+            world.workdir / f"agent-{node.name}",
+            control_url=cp.grpc_target,
+            node_id=node.server_id,
+            credential=created.json()["credential"],
+            interface=node.wg_interface,
+            backbone_interface=node.backbone_interface,
+            egress_interface="egr0",
+        )
+        node.agent.start()
 
     def servers() -> dict[str, dict[str, Any]]:
         return {s["id"]: s for s in admin.get("/api/admin/servers").json()}
@@ -235,12 +217,8 @@ def test_a_downloaded_config_tunnels_and_every_operation_comes_back_as_a_push(
     finally:
         browser.close()
         for node in world.nodes.values():
-            if node.proc is not None and node.proc.poll() is None:
-                node.proc.send_signal(signal.SIGTERM)
-                try:
-                    node.proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    node.proc.kill()
+            if node.agent is not None:
+                node.agent.ensure_stopped()
         log = cp.log()
         for secret in (key if "key" in dir() else "",):
             assert not secret or secret not in log

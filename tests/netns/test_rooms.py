@@ -8,16 +8,14 @@ API hands out: A on server 1 (Ana's), B on server 2 (Beto's), C on server 1 (Car
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from control_plane import ADMIN, REPO, Api, ControlPlane
+from agent_process import AgentProcess
+from control_plane import ADMIN, Api, ControlPlane
 from netns import Namespace, unique_name, veth, wait_for, wg_quick_up
 from test_end_to_end import INTERNET, Browser
 
@@ -33,7 +31,7 @@ class Node:
     subnet: str
     wg_interface: str = field(default_factory=lambda: unique_name("wge"))
     backbone_interface: str = field(default_factory=lambda: unique_name("wgb"))
-    proc: subprocess.Popen[bytes] | None = None
+    agent: AgentProcess | None = None
     server_id: str = ""
     credential: str = ""
 
@@ -181,11 +179,10 @@ def test_room_members_reach_each_other_across_servers_and_nobody_else(room_world
 
         # A server that restarts its agent (and lost its firewall) gets the room back in its full state.
         node_2 = world.nodes["2"]
-        assert node_2.proc is not None
-        node_2.proc.terminate()
-        node_2.proc.wait(timeout=10)
+        assert node_2.agent is not None
+        node_2.agent.stop()
         node_2.ns.run(["nft", "delete", "table", "inet", "vpn_node"])
-        start_agent(world, cp, node_2)
+        node_2.agent.start()
         wait_for(lambda: node_2.ns.run(["nft", "list", "tables"]).stdout.count("vpn_node"), 20, 0.2, "table back")
         wait_for(lambda: reaches(a, b), 15, 0.2, "A reaching B after server 2 reconnected")
         assert_isolated(c, b)
@@ -221,37 +218,20 @@ def test_room_members_reach_each_other_across_servers_and_nobody_else(room_world
         if browser is not None:
             browser.close()
         for node in world.nodes.values():
-            if node.proc is not None and node.proc.poll() is None:
-                node.proc.terminate()
-                try:
-                    node.proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    node.proc.kill()
+            if node.agent is not None:
+                node.agent.ensure_stopped()
         cp.stop()
 
 
 def start_agent(world: RoomWorld, cp: ControlPlane, node: Node) -> None:
-    """An agent as in test_end_to_end.py, plus its backbone interface (a name unique on this host)."""
-    config = world.workdir / f"agent-{node.name}.toml"
-    config.write_text("# everything comes from VPN_NODE_* in this test\n")
-    env = {
-        **os.environ,
-        "VPN_NODE_CONFIG": str(config),
-        "VPN_NODE_CONTROL_URL": cp.grpc_target,
-        "VPN_NODE_ID": node.server_id,
-        "VPN_NODE_CREDENTIAL": node.credential,
-        "VPN_NODE_BACKEND": "userspace",
-        "VPN_NODE_INTERFACE": node.wg_interface,
-        "VPN_NODE_BACKBONE_INTERFACE": node.backbone_interface,
-        "VPN_NODE_EGRESS_INTERFACE": "egr0",
-        "VPN_NODE_STATE_DIR": str(world.workdir / f"state-{node.name}"),
-        "VPN_NODE_STATS_INTERVAL": "0.5",
-        "VPN_NODE_BACKOFF_INITIAL": "0.2",
-        "VPN_NODE_BACKOFF_MAX": "1",
-        "PYTHONPATH": str(REPO),
-    }
-    log = (world.workdir / f"agent-{node.name}.log").open("ab")
-    node.proc = node.ns.popen(
-        [sys.executable, "-m", "node_agent"], env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
+    node.agent = AgentProcess(
+        node.ns,
+        world.workdir / f"agent-{node.name}",
+        control_url=cp.grpc_target,
+        node_id=node.server_id,
+        credential=node.credential,
+        interface=node.wg_interface,
+        backbone_interface=node.backbone_interface,
+        egress_interface="egr0",
     )
-    log.close()
+    node.agent.start()
