@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -23,23 +22,10 @@ from tests.conftest import skip_or_fail
 from tests.fakes import captcha as fake_captcha
 from tests.fakes.captcha import FakeCaptcha
 from tests.fakes.smtp import FakeSMTP
+from tests.postgres import PG_ADMIN_URL, pg_admin
 
 TEST_DB = os.environ.get("VPN_TEST_DB", "sqlite")
-PG_ADMIN_URL = os.environ.get("VPN_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 LOOSE = RateLimit(10_000, 60)
-
-
-def _pg_admin(sql: str) -> None:
-    """CREATE/DROP DATABASE cannot run inside a transaction, so talk to the server with asyncpg directly."""
-
-    async def run() -> None:
-        conn = await asyncpg.connect(PG_ADMIN_URL, timeout=5)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(run())
 
 
 @pytest.fixture(scope="session")
@@ -52,13 +38,13 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     name = f"vpn_test_{uuid.uuid4().hex[:10]}"
     try:
-        _pg_admin(f'CREATE DATABASE "{name}"')
+        pg_admin(f'CREATE DATABASE "{name}"')
     except (OSError, asyncpg.PostgresError) as exc:
         skip_or_fail(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {exc}")
     url = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1) + f"/{name}"
     upgrade(url)
     yield url
-    _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")

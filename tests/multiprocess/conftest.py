@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import uuid
 from collections.abc import Iterator
@@ -15,21 +14,10 @@ from redis import Redis
 
 from tests.conftest import skip_or_fail
 from tests.multiprocess.cluster import ADMIN, ControlPlaneProcess
+from tests.postgres import PG_ADMIN_URL, pg_admin
 
-PG_ADMIN_URL = os.environ.get("VPN_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("VPN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 EXPIRY_INTERVAL = 0.5  # seconds: both processes' expiry jobs fire many times while a test watches
-
-
-def _pg_admin(sql: str) -> None:
-    async def run() -> None:
-        conn = await asyncpg.connect(PG_ADMIN_URL, timeout=5)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(run())
 
 
 @dataclass
@@ -51,7 +39,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         skip_or_fail(f"Redis not reachable at {REDIS_URL}: {exc}")
     name = f"vpn_mp_{uuid.uuid4().hex[:10]}"
     try:
-        _pg_admin(f'CREATE DATABASE "{name}"')
+        pg_admin(f'CREATE DATABASE "{name}"')
     except (OSError, asyncpg.PostgresError) as exc:
         skip_or_fail(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {exc}")
     base = PG_ADMIN_URL.rsplit("/", 1)[0]
@@ -79,4 +67,4 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     finally:
         first.stop()
         second.stop()
-        _pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
