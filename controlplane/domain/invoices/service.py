@@ -23,7 +23,7 @@ from controlplane.crypto import random_token
 from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
-from controlplane.domain.peers.models import Peer, PlanHistory
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerService, validate_peer_name
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.switches.service import Switches
@@ -379,15 +379,11 @@ class InvoiceService:
         if invoice.peer_id is None:
             raise Conflict("El peer de esta compra ya no existe; contacte con soporte.", code="peer_gone")
         peer = await self._peers.owned(db, invoice.user_id, invoice.peer_id, lock=True)
-        now = utcnow()
-        start = max(now, peer.expiration_date) if peer.expiration_date else now
-        peer.expiration_date = start + validity
-        peer.plans_history.append(
-            PlanHistory(plan_id=invoice.plan_id, plan_name=invoice.plan_name, plan_price=invoice.amount)
-        )
-        if not peer.active:  # expired and taken off its node: back on it
-            await self._peers.set_active(db, peer, True)
-        await db.flush()
+        if peer.expiration_date is None:
+            # What was paid for is dated time from now: a peer staff made without an end starts counting today
+            # (the manager's own extension, by contrast, leaves such a peer unlimited).
+            peer.expiration_date = utcnow()
+        await self._peers.add_plan(db, peer, invoice.plan_id, invoice.plan_name, invoice.amount, invoice.validity_hours)
         view = msgspec.to_builtins(self._peers.view(peer))
         message = f"Pago recibido. Plan {invoice.plan_name} añadido al peer {peer.name}."
         return peer, [Push("updated_peer", data=view), Push("success", message, {"peer_id": peer.id})]
