@@ -271,64 +271,70 @@ class InvoiceService:
     async def settle(self, invoice_id: str, record: PaymentRecord) -> Outcome:
         """Apply what the gateway said about the invoice's payment, in one transaction."""
         async with transaction(self._sessionmaker) as db:
-            invoice = await db.get(Invoice, invoice_id)
-            assert invoice is not None
-            if record.remote_id is not None and record.remote_id != invoice.remote_id:
-                log.warning(
-                    "invoice %s: the gateway's payment belongs to %.64s: not credited",
-                    invoice.remote_id,
-                    record.remote_id,
+            return await self.settle_in(db, invoice_id, record)
+
+    async def settle_in(self, db: AsyncSession, invoice_id: str, record: PaymentRecord) -> Outcome:
+        """`settle` inside the caller's transaction (the manager's manual payment, whose audit entry must commit
+        or roll back with the credit). Nothing here commits; the caller's commit makes it all visible at once."""
+        invoice = await db.get(Invoice, invoice_id)
+        if invoice is None:
+            raise InvoiceNotFound()
+        if record.remote_id is not None and record.remote_id != invoice.remote_id:
+            log.warning(
+                "invoice %s: the gateway's payment belongs to %.64s: not credited",
+                invoice.remote_id,
+                record.remote_id,
+            )
+            return Outcome(False, "other_payment")
+        if record.status is PaymentStatus.PENDING:
+            # Marks when it was last asked: the reconciliation job asks old invoices less often.
+            await db.execute(update(Invoice).where(Invoice.id == invoice_id).values(updated=utcnow()))
+            return Outcome(False, "pending")
+        if record.status is not PaymentStatus.PAID:
+            final = InvoiceStatus.CANCELED if record.status is PaymentStatus.CANCELED else InvoiceStatus.FAILED
+            ended = await db.execute(
+                update(Invoice)
+                .where(Invoice.id == invoice_id, Invoice.status == InvoiceStatus.PENDING)
+                .values(status=final, gateway_record=self._record(invoice, record), updated=utcnow())
+            )
+            if ended.rowcount:  # type: ignore[attr-defined]
+                self.count_payment(invoice.gateway, final.value)
+            return Outcome(False, final.value)
+        if record.amount != invoice.amount:
+            problem = f"importe pagado {record.amount} USD distinto del de la factura {invoice.amount} USD"
+            await db.execute(
+                update(Invoice)
+                .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
+                .values(
+                    status=InvoiceStatus.FAILED,
+                    problem=problem,
+                    gateway_record=self._record(invoice, record),
+                    updated=utcnow(),
                 )
-                return Outcome(False, "other_payment")
-            if record.status is PaymentStatus.PENDING:
-                # Marks when it was last asked: the reconciliation job asks old invoices less often.
-                await db.execute(update(Invoice).where(Invoice.id == invoice_id).values(updated=utcnow()))
-                return Outcome(False, "pending")
-            if record.status is not PaymentStatus.PAID:
-                final = InvoiceStatus.CANCELED if record.status is PaymentStatus.CANCELED else InvoiceStatus.FAILED
-                ended = await db.execute(
-                    update(Invoice)
-                    .where(Invoice.id == invoice_id, Invoice.status == InvoiceStatus.PENDING)
-                    .values(status=final, gateway_record=self._record(invoice, record), updated=utcnow())
+            )
+            log.warning("invoice %s: %s: not credited", invoice.remote_id, problem)
+            self.count_payment(invoice.gateway, "failed")
+            return Outcome(False, "amount_mismatch")
+        claimed = (
+            await db.execute(
+                update(Invoice)
+                .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
+                .values(
+                    status=InvoiceStatus.PAID,
+                    paid_at=utcnow(),
+                    transaction_id=record.reference,
+                    gateway_record=self._record(invoice, record),
+                    problem=None,
+                    updated=utcnow(),
                 )
-                if ended.rowcount:  # type: ignore[attr-defined]
-                    self.count_payment(invoice.gateway, final.value)
-                return Outcome(False, final.value)
-            if record.amount != invoice.amount:
-                problem = f"importe pagado {record.amount} USD distinto del de la factura {invoice.amount} USD"
-                await db.execute(
-                    update(Invoice)
-                    .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
-                    .values(
-                        status=InvoiceStatus.FAILED,
-                        problem=problem,
-                        gateway_record=self._record(invoice, record),
-                        updated=utcnow(),
-                    )
-                )
-                log.warning("invoice %s: %s: not credited", invoice.remote_id, problem)
-                self.count_payment(invoice.gateway, "failed")
-                return Outcome(False, "amount_mismatch")
-            claimed = (
-                await db.execute(
-                    update(Invoice)
-                    .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
-                    .values(
-                        status=InvoiceStatus.PAID,
-                        paid_at=utcnow(),
-                        transaction_id=record.reference,
-                        gateway_record=self._record(invoice, record),
-                        problem=None,
-                        updated=utcnow(),
-                    )
-                    .returning(Invoice.id)
-                )
-            ).scalar_one_or_none()
-            if claimed is None:
-                return Outcome(False, "already_handled")
-            log.info("invoice %s paid through %s (%s USD)", invoice.remote_id, invoice.gateway, invoice.amount)
-            self.count_payment(invoice.gateway, "paid")
-            await self._fulfil(db, invoice_id)
+                .returning(Invoice.id)
+            )
+        ).scalar_one_or_none()
+        if claimed is None:
+            return Outcome(False, "already_handled")
+        log.info("invoice %s paid through %s (%s USD)", invoice.remote_id, invoice.gateway, invoice.amount)
+        self.count_payment(invoice.gateway, "paid")
+        await self._fulfil(db, invoice_id)
         return Outcome(True, "credited")
 
     @staticmethod

@@ -362,10 +362,9 @@ class AdminInvoiceController(Controller):
         data: JSONBody[invoices.ManualPayment],
     ) -> invoices.StaffInvoiceDetail:  # fmt: skip
         """Credited through the payments' own settle path (one conditional update), so it happens once even if the
-        gateway's notification arrives at the same moment."""
+        gateway's notification arrives at the same moment; in this request's transaction, so the credit and its
+        audit entry commit together or not at all."""
         invoice = await invoices.invoice_detail(db, invoice_id)
-        # settle() runs its own transaction: end this one first (SQLite allows one writer at a time).
-        await db.commit()
         record = PaymentRecord(
             reference=f"{invoices.MANUAL_PREFIX}{invoice.id}",
             remote_id=invoice.remote_id,
@@ -373,7 +372,7 @@ class AdminInvoiceController(Controller):
             status=PaymentStatus.PAID,
             raw={"manual": True, "by": staff.username, "note": data.note.strip()},
         )
-        outcome = await services.invoices.settle(invoice.id, record)
+        outcome = await services.invoices.settle_in(db, invoice.id, record)
         if not outcome.credited:
             raise Conflict(
                 "La factura ya está pagada o no se puede acreditar (estado: " + invoice.status + ").",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from controlplane.db import utcnow
@@ -60,3 +61,32 @@ async def test_manual_payment_fulfils_once_and_counts_as_revenue(
     assert daily["revenue"][0]["period"] == utcnow().strftime("%Y-%m-%d")
     bad = await client.get("/api/admin/overview", params={"period": "year"}, headers=world.admin)
     assert bad.status_code == 422
+
+
+async def test_manual_payment_and_its_audit_entry_commit_together(
+    services: Services, client: AsyncTestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If writing the audit entry fails, the credit rolls back with it: no paid invoice without its entry."""
+    world = await build_world(services, client)
+    path = f"/api/admin/invoices/{world.ids['invoice']}/manual-payment"
+    record = services.audit.record
+
+    async def record_then_fail(*args: Any, **kwargs: Any) -> Any:
+        await record(*args, **kwargs)  # the entry is written (flushed) and then the write fails
+        raise OSError("disco lleno")
+
+    monkeypatch.setattr(services.audit, "record", record_then_fail)
+    failed = await client.post(path, json={"note": "transferencia 42"}, headers=world.admin)
+    assert failed.status_code == 500
+    assert await audit_count(services) == 0
+    detail = (await client.get(f"/api/admin/invoices/{world.ids['invoice']}", headers=world.admin)).json()
+    assert detail["status"] == "pending" and detail["paid_at"] is None and detail["transaction_id"] is None
+    peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
+    assert peer_view["plans_history"] == []  # the peer was not extended either
+
+    monkeypatch.setattr(services.audit, "record", record)
+    again = await client.post(path, json={"note": "transferencia 42"}, headers=world.admin)
+    assert again.status_code == 200 and again.json()["status"] == "fulfilled"
+    assert await audit_count(services) == 1
+    peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
+    assert [h["plan_name"] for h in peer_view["plans_history"]] == ["Mensual"]
