@@ -197,7 +197,7 @@ class InvoiceService:
         invoice.transaction_id = created.reference
         invoice.gateway_record = {"created": created.raw}
         await db.flush()
-        self.count_payment(gateway.name, "created")
+        self._count(db, gateway.name, "created")
         return invoice
 
     def _return_url(self, remote_id: str, status: str) -> str:
@@ -298,11 +298,11 @@ class InvoiceService:
                 .values(status=final, gateway_record=self._record(invoice, record), updated=utcnow())
             )
             if ended.rowcount:  # type: ignore[attr-defined]
-                self.count_payment(invoice.gateway, final.value)
+                self._count(db, invoice.gateway, final.value)
             return Outcome(False, final.value)
         if record.amount != invoice.amount:
             problem = f"importe pagado {record.amount} USD distinto del de la factura {invoice.amount} USD"
-            await db.execute(
+            ended = await db.execute(
                 update(Invoice)
                 .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
                 .values(
@@ -313,7 +313,8 @@ class InvoiceService:
                 )
             )
             log.warning("invoice %s: %s: not credited", invoice.remote_id, problem)
-            self.count_payment(invoice.gateway, "failed")
+            if ended.rowcount:  # type: ignore[attr-defined]
+                self._count(db, invoice.gateway, "failed")
             return Outcome(False, "amount_mismatch")
         claimed = (
             await db.execute(
@@ -333,9 +334,17 @@ class InvoiceService:
         if claimed is None:
             return Outcome(False, "already_handled")
         log.info("invoice %s paid through %s (%s USD)", invoice.remote_id, invoice.gateway, invoice.amount)
-        self.count_payment(invoice.gateway, "paid")
+        self._count(db, invoice.gateway, "paid")
         await self._fulfil(db, invoice_id)
         return Outcome(True, "credited")
+
+    def _count(self, db: AsyncSession, gateway: str, outcome: str) -> None:
+        """Count a payment outcome once its transaction has committed: a rolled-back settle counts nothing."""
+
+        async def count() -> None:
+            self.count_payment(gateway, outcome)
+
+        after_commit(db, count)
 
     @staticmethod
     def _record(invoice: Invoice, record: PaymentRecord) -> dict[str, Any]:
@@ -367,7 +376,7 @@ class InvoiceService:
             return False
         invoice.status = InvoiceStatus.FULFILLED
         invoice.fulfilled_at = utcnow()
-        self.count_payment(invoice.gateway, "fulfilled")
+        self._count(db, invoice.gateway, "fulfilled")
         invoice.peer_id, invoice.peer_name = peer.id, peer.name
         invoice.problem = None
         await db.flush()

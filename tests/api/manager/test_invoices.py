@@ -13,6 +13,20 @@ from controlplane.domain.peers.models import Peer
 from controlplane.services import Services
 from tests.api.manager.world import audit_count, build_world, last_audit
 
+METRICS_TOKEN = "metricas-de-prueba-0123456789"
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    return {"metrics_token": METRICS_TOKEN}
+
+
+async def payments_counted(client: AsyncTestClient[Any], outcome: str) -> float:
+    """What an operator's Prometheus sees in vpn_payments_total for the qvapay gateway (0 before the first)."""
+    text = (await client.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})).text
+    series = f'vpn_payments_total{{gateway="qvapay",outcome="{outcome}"}}'
+    return next((float(line.rpartition(" ")[2]) for line in text.splitlines() if line.startswith(series + " ")), 0.0)
+
 
 async def test_filter_and_read_the_gateway_record(services: Services, client: AsyncTestClient[Any]) -> None:
     world = await build_world(services, client)
@@ -63,10 +77,11 @@ async def test_manual_payment_fulfils_once_and_counts_as_revenue(
     assert bad.status_code == 422
 
 
-async def test_manual_payment_and_its_audit_entry_commit_together(
+async def test_manual_payment_its_audit_entry_and_its_count_commit_together(
     services: Services, client: AsyncTestClient[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """If writing the audit entry fails, the credit rolls back with it: no paid invoice without its entry."""
+    """If writing the audit entry fails, the credit rolls back with it: no paid invoice without its entry, and no
+    payment counted in the metrics for a credit that never committed."""
     world = await build_world(services, client)
     path = f"/api/admin/invoices/{world.ids['invoice']}/manual-payment"
     record = services.audit.record
@@ -83,6 +98,8 @@ async def test_manual_payment_and_its_audit_entry_commit_together(
     assert detail["status"] == "pending" and detail["paid_at"] is None and detail["transaction_id"] is None
     peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
     assert peer_view["plans_history"] == []  # the peer was not extended either
+    # Nor counted: a settle that rolled back is no payment for the metrics.
+    assert await payments_counted(client, "paid") == 0 and await payments_counted(client, "fulfilled") == 0
 
     monkeypatch.setattr(services.audit, "record", record)
     again = await client.post(path, json={"note": "transferencia 42"}, headers=world.admin)
@@ -90,3 +107,4 @@ async def test_manual_payment_and_its_audit_entry_commit_together(
     assert await audit_count(services) == 1
     peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
     assert [h["plan_name"] for h in peer_view["plans_history"]] == ["Mensual"]
+    assert await payments_counted(client, "paid") == 1 and await payments_counted(client, "fulfilled") == 1
