@@ -45,6 +45,11 @@ log = logging.getLogger(__name__)
 PEER_REQUIRED = "Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer"
 # Statuses a confirmed payment still credits: money that arrived after expiry or a cancel is not lost.
 CREDITABLE = (InvoiceStatus.PENDING, InvoiceStatus.EXPIRED, InvoiceStatus.CANCELED)
+# What an admin may settle by hand: also a failed invoice (wrong amount paid, gateway down when it was opened), once
+# they have checked that the money arrived. Never through a gateway: its word on a failed invoice stays final.
+STAFF_CREDITABLE = (*CREDITABLE, InvoiceStatus.FAILED)
+# Settling these overrides the gateway's last word ("no money" or "a problem"): the admin must say why.
+REASON_REQUIRED = (InvoiceStatus.FAILED, InvoiceStatus.CANCELED)
 RECONCILE_BATCH = 200
 RECHECK_OLD = timedelta(minutes=15)
 GATEWAY_ORDER = ("qvapay", "remesita")  # which gateway a purchase uses when both are on and none is named
@@ -273,9 +278,16 @@ class InvoiceService:
         async with transaction(self._sessionmaker) as db:
             return await self.settle_in(db, invoice_id, record)
 
-    async def settle_in(self, db: AsyncSession, invoice_id: str, record: PaymentRecord) -> Outcome:
+    async def settle_in(
+        self,
+        db: AsyncSession,
+        invoice_id: str,
+        record: PaymentRecord,
+        creditable: tuple[InvoiceStatus, ...] = CREDITABLE,
+    ) -> Outcome:
         """`settle` inside the caller's transaction (the manager's manual payment, whose audit entry must commit
-        or roll back with the credit). Nothing here commits; the caller's commit makes it all visible at once."""
+        or roll back with the credit). Nothing here commits; the caller's commit makes it all visible at once.
+        `creditable`: the statuses the payment may still credit (STAFF_CREDITABLE for an admin's manual payment)."""
         invoice = await db.get(Invoice, invoice_id)
         if invoice is None:
             raise InvoiceNotFound()
@@ -319,7 +331,7 @@ class InvoiceService:
         claimed = (
             await db.execute(
                 update(Invoice)
-                .where(Invoice.id == invoice_id, Invoice.status.in_(CREDITABLE))
+                .where(Invoice.id == invoice_id, Invoice.status.in_(creditable))
                 .values(
                     status=InvoiceStatus.PAID,
                     paid_at=utcnow(),
@@ -349,6 +361,9 @@ class InvoiceService:
     @staticmethod
     def _record(invoice: Invoice, record: PaymentRecord) -> dict[str, Any]:
         kept = dict(invoice.gateway_record or {})
+        if record.status is PaymentStatus.PAID and kept.get("payment") not in (None, record.raw):
+            # What the gateway said before (a wrong amount, a cancel) stays readable beside the payment that credits.
+            kept["earlier_payment"] = kept["payment"]
         kept["payment"] = record.raw
         return kept
 

@@ -19,6 +19,8 @@ from controlplane.dependencies import DB, STAFF, ClientIP, ServicesDep, Staff
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.accounts.service import Email
 from controlplane.domain.audit.service import AuditFilter, AuditPage
+from controlplane.domain.invoices.models import InvoiceStatus
+from controlplane.domain.invoices.service import REASON_REQUIRED, STAFF_CREDITABLE
 from controlplane.domain.manager import catalogue, invoices, schemas
 from controlplane.domain.manager.access import SUPPORT
 from controlplane.domain.manager.invoices import revenue_rows
@@ -363,26 +365,41 @@ class AdminInvoiceController(Controller):
     ) -> invoices.StaffInvoiceDetail:  # fmt: skip
         """Credited through the payments' own settle path (one conditional update), so it happens once even if the
         gateway's notification arrives at the same moment; in this request's transaction, so the credit and its
-        audit entry commit together or not at all."""
+        audit entry commit together or not at all. A failed or canceled invoice needs the admin's reason."""
         invoice = await invoices.invoice_detail(db, invoice_id)
+        note = data.note.strip()
+        was = InvoiceStatus(invoice.status)
+        if was in REASON_REQUIRED and not note:
+            raise Invalid(
+                f"La factura está {invoices.STATUS_NAMES[was]}: indique el motivo del pago manual "
+                "(cómo comprobó que el dinero llegó).",
+                code="note_required",
+                fields={"note": "Obligatorio para una factura fallida o cancelada."},
+            )
+        raw: dict[str, object] = {"manual": True, "by": staff.username, "note": note}
+        if was is not InvoiceStatus.PENDING:
+            raw.update(settled_from=was.value, problem=invoice.problem)
         record = PaymentRecord(
             reference=f"{invoices.MANUAL_PREFIX}{invoice.id}",
             remote_id=invoice.remote_id,
             amount=Decimal(invoice.amount),
             status=PaymentStatus.PAID,
-            raw={"manual": True, "by": staff.username, "note": data.note.strip()},
+            raw=raw,
         )
-        outcome = await services.invoices.settle_in(db, invoice.id, record)
+        outcome = await services.invoices.settle_in(db, invoice.id, record, creditable=STAFF_CREDITABLE)
         if not outcome.credited:
             raise Conflict(
-                "La factura ya está pagada o no se puede acreditar (estado: " + invoice.status + ").",
+                f"La factura ya está pagada o no se puede acreditar (estado: {invoice.status}).",
                 code="invoice_not_creditable",
             )
+        summary = f"Pago manual de {invoice.amount} USD ({invoice.plan_name}, {invoice.username})"
+        if was is not InvoiceStatus.PENDING:
+            summary += f" sobre una factura {invoices.STATUS_NAMES[was]}"
+            if invoice.problem:
+                summary += f" ({invoice.problem})"
         await services.audit.record(
-            db, staff, ip, "invoice.manual_payment", "invoice", invoice.id,
-            f"Pago manual de {invoice.amount} USD ({invoice.plan_name}, {invoice.username})"
-            + (f": {data.note.strip()}" if data.note.strip() else ""),
-        )  # fmt: skip
+            db, staff, ip, "invoice.manual_payment", "invoice", invoice.id, summary + (f": {note}" if note else "")
+        )
         return await invoices.invoice_detail(db, invoice_id)
 
 

@@ -21,6 +21,15 @@ from controlplane.errors import NotFound
 RECEIVED = (InvoiceStatus.PAID, InvoiceStatus.FULFILLED)
 # A payment marked by staff: its transaction id starts with this (unique per invoice, so credited once).
 MANUAL_PREFIX = "manual-"
+# An invoice's state in the manager's messages ("La factura está fallida: ...").
+STATUS_NAMES = {
+    InvoiceStatus.PENDING: "pendiente",
+    InvoiceStatus.PAID: "pagada",
+    InvoiceStatus.FULFILLED: "completada",
+    InvoiceStatus.CANCELED: "cancelada",
+    InvoiceStatus.EXPIRED: "vencida",
+    InvoiceStatus.FAILED: "fallida",
+}
 
 
 class StaffInvoice(msgspec.Struct):
@@ -56,7 +65,8 @@ class InvoicePage(msgspec.Struct):
 
 
 class ManualPayment(msgspec.Struct, forbid_unknown_fields=True):
-    note: Annotated[str, msgspec.Meta(max_length=200)] = ""  # e.g. "transferencia 1234", kept in the record
+    # e.g. "transferencia 1234", kept in the record and the audit entry; required for a failed or canceled invoice
+    note: Annotated[str, msgspec.Meta(max_length=200)] = ""
 
 
 def _fields(invoice: Invoice, username: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from controlplane.db import utcnow
+from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.domain.peers.models import Peer
 from controlplane.services import Services
 from tests.api.manager.world import audit_count, build_world, last_audit
@@ -108,3 +109,77 @@ async def test_manual_payment_its_audit_entry_and_its_count_commit_together(
     peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
     assert [h["plan_name"] for h in peer_view["plans_history"]] == ["Mensual"]
     assert await payments_counted(client, "paid") == 1 and await payments_counted(client, "fulfilled") == 1
+
+
+async def set_invoice(services: Services, invoice_id: str, **values: Any) -> None:
+    async with services.sessionmaker.begin() as db:
+        invoice = await db.get(Invoice, invoice_id)
+        assert invoice is not None
+        for name, value in values.items():
+            setattr(invoice, name, value)
+
+
+async def test_admin_settles_a_failed_invoice_with_a_reason(services: Services, client: AsyncTestClient[Any]) -> None:
+    """The gateway reported a wrong amount; the admin checked the money arrived and settles it, saying how."""
+    world = await build_world(services, client)
+    problem = "importe pagado 0.50 USD distinto del de la factura 5.00 USD"
+    wrong = {"uuid": "qp-123", "amount": "0.50", "status": "paid"}
+    created = {"transaction_uuid": "qp-123"}
+    await set_invoice(
+        services,
+        world.ids["invoice"],
+        status=InvoiceStatus.FAILED,
+        problem=problem,
+        transaction_id="qp-123",
+        gateway_record={"created": created, "payment": wrong},
+    )
+    path = f"/api/admin/invoices/{world.ids['invoice']}/manual-payment"
+
+    silent = await client.post(path, json={"note": "  "}, headers=world.admin)
+    assert silent.status_code == 422 and silent.json()["code"] == "note_required"
+    assert silent.json()["message"].startswith("La factura está fallida: indique el motivo del pago manual")
+    assert await audit_count(services) == 0
+    support = await client.post(path, json={"note": "lo vi"}, headers=world.support)
+    assert support.status_code == 403
+
+    answer = await client.post(path, json={"note": "resto recibido por transferencia 77"}, headers=world.admin)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["status"] == "fulfilled" and body["manual"] is True and body["problem"] is None
+    assert body["transaction_id"] == f"manual-{world.ids['invoice']}"
+    record = body["gateway_record"]
+    assert record["earlier_payment"] == wrong  # what the gateway said stays readable
+    assert record["payment"] == {
+        "manual": True,
+        "by": "jefa",
+        "note": "resto recibido por transferencia 77",
+        "settled_from": "failed",
+        "problem": problem,
+    }
+    entry = await last_audit(services)
+    assert entry.action == "invoice.manual_payment"
+    assert entry.summary == (
+        f"Pago manual de 5.00 USD (Mensual, ana) sobre una factura fallida ({problem}): "
+        "resto recibido por transferencia 77"
+    )
+    peer_view = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
+    assert [h["plan_name"] for h in peer_view["plans_history"]] == ["Mensual"]
+    again = await client.post(path, json={"note": "otra vez"}, headers=world.admin)
+    assert again.status_code == 409 and again.json()["code"] == "invoice_not_creditable"
+
+
+async def test_a_canceled_invoice_needs_a_reason_an_expired_one_does_not(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    path = f"/api/admin/invoices/{world.ids['invoice']}/manual-payment"
+    await set_invoice(services, world.ids["invoice"], status=InvoiceStatus.CANCELED)
+    refused = await client.post(path, json={}, headers=world.admin)
+    assert refused.status_code == 422 and refused.json()["message"].startswith("La factura está cancelada:")
+    assert refused.json()["fields"] == {"note": "Obligatorio para una factura fallida o cancelada."}
+
+    await set_invoice(services, world.ids["invoice"], status=InvoiceStatus.EXPIRED)
+    answer = await client.post(path, json={}, headers=world.admin)
+    assert answer.status_code == 200 and answer.json()["status"] == "fulfilled"
+    assert answer.json()["gateway_record"]["payment"]["settled_from"] == "expired"
+    assert (await last_audit(services)).summary == "Pago manual de 5.00 USD (Mensual, ana) sobre una factura vencida"

@@ -22,11 +22,40 @@ export const INVOICE_STATUS: Record<string, { label: string; color: string }> = 
   expired: { label: 'Vencida', color: 'gray' },
   failed: { label: 'Fallida', color: 'red' },
 };
-const CREDITABLE = ['pending', 'expired', 'canceled'];
+// What an admin may settle by hand (docs/api.md): a failed or canceled invoice overrides the gateway's last word,
+// so it needs the admin's reason (the server answers 422 note_required without one).
+const CREDITABLE = ['pending', 'expired', 'canceled', 'failed'];
+const REASON_REQUIRED = ['failed', 'canceled'];
 
 export function InvoiceStatusBadge({ status }: { status: string }) {
   const known = INVOICE_STATUS[status];
   return <Badge color={known?.color ?? 'gray'}>{known?.label ?? status}</Badge>;
+}
+
+function ManualPaymentForm({ status, note, onNote, busy, onSubmit }: { status: string; note: string; onNote: (note: string) => void; busy: boolean; onSubmit: () => void }) {
+  const needsReason = REASON_REQUIRED.includes(status);
+  const missing = needsReason && note.trim() === '';
+  return (
+    <Stack gap="xs">
+      {needsReason && (
+        <Text size="sm" c="orange">
+          {status === 'failed' ? 'La pasarela marcó esta factura como fallida.' : 'La pasarela marcó este pago como cancelado.'} Márquela como pagada solo si comprobó que el
+          dinero llegó, e indique cómo.
+        </Text>
+      )}
+      <TextInput
+        label={needsReason ? 'Motivo del pago manual' : 'Nota del pago manual'}
+        placeholder="p. ej. transferencia 1234"
+        required={needsReason}
+        maxLength={200}
+        value={note}
+        onChange={(e) => onNote(e.currentTarget.value)}
+      />
+      <Button loading={busy} disabled={missing} onClick={onSubmit}>
+        Marcar como pagada
+      </Button>
+    </Stack>
+  );
 }
 
 function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => void; onChanged: (invoice: StaffInvoice) => void }) {
@@ -67,12 +96,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             <Code block>{JSON.stringify(invoice.gateway_record ?? null, null, 2)}</Code>
           </ScrollArea.Autosize>
           {isAdmin && CREDITABLE.includes(invoice.status) && (
-            <Stack gap="xs">
-              <TextInput label="Nota del pago manual" placeholder="p. ej. transferencia 1234" value={note} onChange={(e) => setNote(e.currentTarget.value)} />
-              <Button loading={busy} onClick={() => void markPaid()}>
-                Marcar como pagada
-              </Button>
-            </Stack>
+            <ManualPaymentForm status={invoice.status} note={note} onNote={setNote} busy={busy} onSubmit={() => void markPaid()} />
           )}
         </Stack>
       )}

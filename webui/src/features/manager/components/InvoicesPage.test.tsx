@@ -1,0 +1,99 @@
+import { notifications } from '@mantine/notifications';
+import { act, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
+import * as manager from '../api/manager';
+import type { StaffInvoice, StaffUser } from '../api/manager';
+import { renderManagerPage, SUPPORT } from '../testing/manager-factory';
+import { InvoicesPage } from './InvoicesPage';
+
+vi.mock('../api/manager', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../api/manager')>();
+  return { ...original, managerApi: { ...original.managerApi, invoices: vi.fn(), invoice: vi.fn(), markPaid: vi.fn() } };
+});
+const api = vi.mocked(manager.managerApi);
+
+const PROBLEM = 'importe pagado 0.50 USD distinto del de la factura 5.00 USD';
+
+function testInvoice(overrides: Partial<StaffInvoice> = {}): StaffInvoice {
+  return {
+    id: 'i1',
+    remote_id: 'r1',
+    user_id: 'u1',
+    username: 'ana',
+    gateway: 'qvapay',
+    mode: 'add_plan',
+    status: 'failed',
+    plan_name: 'Mensual',
+    validity_hours: 720,
+    amount: '5.00',
+    peer_id: 'p1',
+    peer_name: 'movil',
+    transaction_id: 'qp-123',
+    manual: false,
+    problem: PROBLEM,
+    created: '2026-11-21T05:00:00Z',
+    paid_at: null,
+    fulfilled_at: null,
+    gateway_record: { payment: { amount: '0.50' } },
+    ...overrides,
+  };
+}
+
+beforeEach(() => {
+  FakeWebSocket.reset();
+  vi.stubGlobal('WebSocket', FakeWebSocket);
+  vi.stubGlobal('confirm', vi.fn(() => true));
+  window.localStorage.setItem('access_token', 'acc');
+});
+
+afterEach(() => {
+  act(() => notifications.clean());
+  vi.unstubAllGlobals();
+  vi.clearAllMocks();
+});
+
+async function openInvoice(invoice: StaffInvoice, staff?: StaffUser) {
+  api.invoices.mockResolvedValue({ items: [invoice], total: 1, page: 1, page_size: 25 });
+  api.invoice.mockResolvedValue(invoice);
+  const actor = userEvent.setup({ delay: null });
+  renderManagerPage(<InvoicesPage />, staff);
+  const row = (await screen.findByText('ana')).closest('tr') as HTMLElement;
+  await actor.click(within(row).getByRole('button', { name: 'Ver' }));
+  return { actor, drawer: await screen.findByRole('dialog') };
+}
+
+describe('invoices page', () => {
+  it('settles a failed invoice only with the admin reason', async () => {
+    const settled = testInvoice({ status: 'fulfilled', manual: true, problem: null, transaction_id: 'manual-i1' });
+    api.markPaid.mockResolvedValue(settled);
+    const { actor, drawer } = await openInvoice(testInvoice());
+    expect(await within(drawer).findByText(PROBLEM)).toBeInTheDocument();
+    expect(within(drawer).getByText(/La pasarela marcó esta factura como fallida/)).toBeInTheDocument();
+    const button = within(drawer).getByRole('button', { name: 'Marcar como pagada' });
+    expect(button).toBeDisabled();
+
+    await actor.type(within(drawer).getByLabelText(/^Motivo del pago manual/), 'resto por transferencia 77');
+    expect(button).toBeEnabled();
+    await actor.click(button);
+    expect(api.markPaid).toHaveBeenCalledWith('i1', 'resto por transferencia 77');
+    expect(await screen.findByText('Pago manual registrado.')).toBeInTheDocument();
+    expect(within(drawer).getByText('Pago manual')).toBeInTheDocument();
+    expect(within(drawer).queryByRole('button', { name: 'Marcar como pagada' })).not.toBeInTheDocument();
+  }, 20_000);
+
+  it('settles an expired invoice with an optional note', async () => {
+    api.markPaid.mockResolvedValue(testInvoice({ status: 'fulfilled', manual: true, problem: null }));
+    const { actor, drawer } = await openInvoice(testInvoice({ status: 'expired', problem: null }));
+    expect(within(drawer).queryByText(/La pasarela marcó/)).not.toBeInTheDocument();
+    await actor.click(within(drawer).getByRole('button', { name: 'Marcar como pagada' }));
+    expect(api.markPaid).toHaveBeenCalledWith('i1', '');
+  }, 20_000);
+
+  it('offers no manual payment to support', async () => {
+    const { drawer } = await openInvoice(testInvoice(), SUPPORT);
+    expect(await within(drawer).findByText(PROBLEM)).toBeInTheDocument();
+    expect(within(drawer).queryByRole('button', { name: 'Marcar como pagada' })).not.toBeInTheDocument();
+  }, 20_000);
+});
