@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -56,6 +57,34 @@ class ServerPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     backbone_port: Port | None = None
 
 
+# A DNS name (labels of letters, digits and inner hyphens) or an IP literal: what a WireGuard Endpoint takes before
+# its ":port". Only the backbone endpoint is checked this strictly: nodes dial it themselves, no person fixes a typo.
+HOST_NAME = re.compile(
+    r"^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
+)
+
+
+def check_backbone(endpoint: str, backbone_port: int, port: int) -> None:
+    """The backbone endpoint is a bare host ("" = the server's address) and its UDP port is not the clients' one:
+    both interfaces listen on the same machine."""
+    if endpoint:
+        try:
+            ipaddress.ip_address(endpoint)
+        except ValueError:
+            if not HOST_NAME.match(endpoint):
+                raise Invalid(
+                    "El endpoint del backbone debe ser un nombre de host o una IP, sin puerto ni esquema.",
+                    code="invalid_backbone_endpoint",
+                    fields={"backbone_endpoint": "Host o IP no válido."},
+                ) from None
+    if backbone_port == port:
+        raise Invalid(
+            "El puerto del backbone debe ser distinto del puerto UDP de los clientes.",
+            code="backbone_port_clash",
+            fields={"backbone_port": "Debe ser distinto del puerto UDP."},
+        )
+
+
 class ServerService:
     def __init__(self, box: SecretBox) -> None:
         self._box = box
@@ -64,6 +93,8 @@ class ServerService:
         """A new server and its agent credential, returned this once (only a keyed hash is kept)."""
         if await db.scalar(select(func.count()).select_from(Server).where(Server.name == data.name)):
             raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
+        data = msgspec.structs.replace(data, backbone_endpoint=data.backbone_endpoint.strip())
+        check_backbone(data.backbone_endpoint, data.backbone_port, data.port)
         subnet = validate_subnet(data.tunnel_subnet)
         await self._check_overlap(db, subnet)
         server = Server(**msgspec.structs.asdict(data))
@@ -82,7 +113,7 @@ class ServerService:
     async def update(self, db: AsyncSession, server_id: str, patch: ServerPatch) -> tuple[Server, dict[str, Any]]:
         """Endpoint, DNS or name changes reach customers when they download their configuration again."""
         server = await self.get(db, server_id)
-        changes = {
+        changes: dict[str, Any] = {
             k: v.strip() if isinstance(v, str) else v for k, v in msgspec.structs.asdict(patch).items() if v is not None
         }
         if "name" in changes:
@@ -95,6 +126,12 @@ class ServerService:
                 raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
         if "address" in changes and not changes["address"]:
             raise Invalid("La dirección es obligatoria.", code="required", fields={"address": "Campo obligatorio."})
+        if changes.keys() & {"backbone_endpoint", "backbone_port", "port"}:
+            check_backbone(
+                changes.get("backbone_endpoint", server.backbone_endpoint),
+                changes.get("backbone_port", server.backbone_port),
+                changes.get("port", server.port),
+            )
         for key, value in changes.items():
             setattr(server, key, value)
         await db.flush()

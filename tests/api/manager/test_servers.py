@@ -72,6 +72,16 @@ async def test_bad_server_input_writes_nothing(services: Services, client: Async
         ({**NEW, "name": "Miami 1"}, 409, "Ya existe un servidor con ese nombre."),
         ({**NEW, "port": 70000}, 422, "Valor inválido en 'port': El valor está fuera del rango permitido."),
         ({**NEW, "secret": 1}, 422, "El campo 'secret' no está permitido."),
+        (
+            {**NEW, "backbone_endpoint": "udp://bog1.vpn.test:51821"},
+            422,
+            "El endpoint del backbone debe ser un nombre de host o una IP, sin puerto ni esquema.",
+        ),
+        (
+            {**NEW, "backbone_port": 51820},
+            422,
+            "El puerto del backbone debe ser distinto del puerto UDP de los clientes.",
+        ),
     ]
     for body, status, message in cases:
         answer = await client.post("/api/admin/servers", json=body, headers=world.admin)
@@ -133,3 +143,23 @@ async def test_a_node_connected_here_counts_online_even_before_it_reports(
     finally:
         services.agents.remove(link)
     assert (await client.get("/api/admin/overview", headers=world.support)).json()["servers_online"] == 0
+
+
+async def test_backbone_endpoint_and_port_are_set_and_checked(services: Services, client: AsyncTestClient[Any]) -> None:
+    """Rooms between servers run over the backbone: the host other nodes dial and its UDP port, kept apart from the
+    clients' port on the same machine."""
+    world = await build_world(services, client)
+    body = {**NEW, "allow_partys": True, "backbone_endpoint": " 10.200.0.7 ", "backbone_port": 51900}
+    created = await client.post("/api/admin/servers", json=body, headers=world.admin)
+    assert created.status_code == 201, created.text
+    server = created.json()["server"]
+    assert (server["backbone_endpoint"], server["backbone_port"]) == ("10.200.0.7", 51900)
+    path = f"/api/admin/servers/{server['id']}"
+    edited = await client.patch(path, json={"backbone_endpoint": "enlace.bog1.vpn.test"}, headers=world.admin)
+    assert edited.status_code == 200 and edited.json()["backbone_endpoint"] == "enlace.bog1.vpn.test"
+    clash = await client.patch(path, json={"port": 51900}, headers=world.admin)
+    assert clash.status_code == 422 and clash.json()["fields"] == {"backbone_port": "Debe ser distinto del puerto UDP."}
+    spaced = await client.patch(path, json={"backbone_endpoint": "enlace bog1"}, headers=world.admin)
+    assert spaced.status_code == 422 and spaced.json()["code"] == "invalid_backbone_endpoint"
+    after = (await client.get(path, headers=world.admin)).json()
+    assert (after["port"], after["backbone_endpoint"]) == (51820, "enlace.bog1.vpn.test")

@@ -113,6 +113,8 @@ export interface ServerStatus {
   tunnel_subnet: string;
   dns: string;
   capacity: number;
+  backbone_endpoint: string;
+  backbone_port: number;
   public_key: string | null;
   agent_version: string | null;
   backend: string | null;
@@ -147,6 +149,8 @@ export interface ServerInput {
   allow_partys: boolean;
   dns: string;
   capacity: number;
+  backbone_endpoint: string;
+  backbone_port: number;
 }
 
 export type ServerPatch = Partial<Omit<ServerInput, 'tunnel_subnet'>>;

@@ -86,6 +86,67 @@ describe('servers page', () => {
     await waitFor(() => expect(within(row).getByText('Desconectado')).toBeInTheDocument());
   }, 20_000);
 
+  it('sets the backbone endpoint and port of a new server', async () => {
+    api.servers.mockResolvedValue([]);
+    api.createServer.mockResolvedValue({ server: testServerStatus({ id: 's2', name: 'Bogotá 1' }), credential: 'c', install: INSTALL });
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(screen.getByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(screen.getByLabelText(/^Dirección pública/), 'bog1.vpn.test');
+    await actor.type(screen.getByLabelText(/^Subred del túnel/), '10.60.0.0/24');
+    await actor.click(screen.getByLabelText('Permite salas'));
+    expect(screen.getByLabelText('Puerto UDP del backbone')).toHaveValue('51821');
+    await actor.type(screen.getByLabelText('Endpoint del backbone'), ' 10.200.0.7 ');
+    const port = screen.getByLabelText('Puerto UDP del backbone');
+    await actor.clear(port);
+    await actor.type(port, '51900');
+    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    expect(api.createServer).toHaveBeenCalledWith(
+      expect.objectContaining({ allow_partys: true, backbone_endpoint: '10.200.0.7', backbone_port: 51900, port: 51820 }),
+    );
+  }, 20_000);
+
+  it('refuses a backbone endpoint with a port or scheme, and the clients port for the backbone', async () => {
+    api.servers.mockResolvedValue([]);
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(screen.getByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(screen.getByLabelText('Endpoint del backbone'), 'udp://bog1.vpn.test:51821');
+    const port = screen.getByLabelText('Puerto UDP del backbone');
+    await actor.clear(port);
+    await actor.type(port, '51820');
+    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    expect(await screen.findByText('Indique un nombre de host o una IP, sin puerto ni esquema.')).toBeInTheDocument();
+    expect(screen.getByText('Debe ser distinto del puerto UDP de los clientes.')).toBeInTheDocument();
+    expect(api.createServer).not.toHaveBeenCalled();
+
+    await actor.clear(screen.getByLabelText('Endpoint del backbone'));
+    await actor.type(screen.getByLabelText('Endpoint del backbone'), '2001:db8::7');
+    await actor.clear(port);
+    await actor.type(port, '51821');
+    expect(screen.queryByText('Indique un nombre de host o una IP, sin puerto ni esquema.')).not.toBeInTheDocument();
+    expect(screen.queryByText('Debe ser distinto del puerto UDP de los clientes.')).not.toBeInTheDocument();
+  }, 20_000);
+
+  it('edits the backbone of an existing server', async () => {
+    const server = testServerStatus({ allow_partys: true, backbone_endpoint: 'enlace.miami1.vpn.test', backbone_port: 51821 });
+    api.servers.mockResolvedValue([server]);
+    api.updateServer.mockResolvedValue({ ...server, backbone_endpoint: '10.200.0.1' });
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    await actor.click(await screen.findByRole('button', { name: 'Acciones' }));
+    await actor.click(await screen.findByRole('menuitem', { name: 'Editar' }));
+    const endpoint = await screen.findByLabelText('Endpoint del backbone');
+    expect(endpoint).toHaveValue('enlace.miami1.vpn.test');
+    await actor.clear(endpoint);
+    await actor.type(endpoint, '10.200.0.1');
+    await actor.click(screen.getByRole('button', { name: 'Guardar' }));
+    expect(api.updateServer).toHaveBeenCalledWith('s1', expect.objectContaining({ backbone_endpoint: '10.200.0.1', backbone_port: 51821 }));
+    expect(api.updateServer.mock.calls[0]?.[1]).not.toHaveProperty('tunnel_subnet');
+  }, 20_000);
+
   it('offers support no server changes', async () => {
     api.servers.mockResolvedValue([testServerStatus()]);
     renderManagerPage(<ServersPage />, SUPPORT);

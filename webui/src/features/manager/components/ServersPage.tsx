@@ -40,11 +40,34 @@ const EMPTY: ServerInput = {
   allow_partys: false,
   dns: '1.1.1.1',
   capacity: 250,
+  backbone_endpoint: '',
+  backbone_port: 51821,
 };
 
 function toInput(server: ServerStatus): ServerInput {
-  const { name, address, tunnel_subnet, port, ubication, active, allow_partys, dns, capacity } = server;
-  return { name, address, tunnel_subnet, port, ubication, active, allow_partys, dns, capacity };
+  const { name, address, tunnel_subnet, port, ubication, active, allow_partys, dns, capacity, backbone_endpoint, backbone_port } = server;
+  return { name, address, tunnel_subnet, port, ubication, active, allow_partys, dns, capacity, backbone_endpoint, backbone_port };
+}
+
+// What a WireGuard Endpoint takes before ":port": a DNS name or an IP (the server checks the same, docs/api.md).
+const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const IPV6 = /^[0-9A-Fa-f:.]+$/;
+
+function isPort(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** Field errors the form can tell before asking the server; the server checks the same and more. */
+export function serverFormErrors(values: ServerInput): Partial<Record<keyof ServerInput, string>> {
+  const errors: Partial<Record<keyof ServerInput, string>> = {};
+  if (!isPort(values.port)) errors.port = 'Indique un puerto entre 1 y 65535.';
+  const endpoint = values.backbone_endpoint.trim();
+  if (endpoint && !HOST_NAME.test(endpoint) && !(endpoint.includes(':') && IPV6.test(endpoint))) {
+    errors.backbone_endpoint = 'Indique un nombre de host o una IP, sin puerto ni esquema.';
+  }
+  if (!isPort(values.backbone_port)) errors.backbone_port = 'Indique un puerto entre 1 y 65535.';
+  else if (values.backbone_port === values.port) errors.backbone_port = 'Debe ser distinto del puerto UDP de los clientes.';
+  return errors;
 }
 
 export function StatusBadge({ server }: { server: ServerStatus }) {
@@ -106,10 +129,14 @@ function ServerForm({
   onCancel: () => void;
 }) {
   const [values, setValues] = useState(initial);
+  const [checked, setChecked] = useState(false);
   const set = <K extends keyof ServerInput>(key: K, value: ServerInput[K]) => setValues((v) => ({ ...v, [key]: value }));
+  const errors = checked ? serverFormErrors(values) : {};
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSubmit(values);
+    setChecked(true);
+    if (Object.keys(serverFormErrors(values)).length > 0) return;
+    onSubmit({ ...values, backbone_endpoint: values.backbone_endpoint.trim() });
   };
   return (
     <form onSubmit={submit} noValidate>
@@ -122,7 +149,7 @@ function ServerForm({
           onChange={(e) => set('address', e.currentTarget.value)}
         />
         <Group grow>
-          <NumberInput label="Puerto UDP" min={1} max={65535} value={values.port} onChange={(v) => set('port', Number(v))} />
+          <NumberInput label="Puerto UDP" min={1} max={65535} value={values.port} error={errors.port} onChange={(v) => set('port', Number(v))} />
           <NumberInput label="Capacidad (peers)" min={1} value={values.capacity} onChange={(v) => set('capacity', Number(v))} />
         </Group>
         {creating && (
@@ -140,6 +167,25 @@ function ServerForm({
         </Group>
         <Switch label="Habilitado para peers nuevos" checked={values.active} onChange={(e) => set('active', e.currentTarget.checked)} />
         <Switch label="Permite salas" checked={values.allow_partys} onChange={(e) => set('allow_partys', e.currentTarget.checked)} />
+        <Group grow align="flex-start">
+          <TextInput
+            label="Endpoint del backbone"
+            description="Host o IP que marcan los otros servidores para las salas; vacío: la dirección pública"
+            placeholder={values.address || 'la dirección pública'}
+            value={values.backbone_endpoint}
+            error={errors.backbone_endpoint}
+            onChange={(e) => set('backbone_endpoint', e.currentTarget.value)}
+          />
+          <NumberInput
+            label="Puerto UDP del backbone"
+            description="Red 10.255.0.0/16 entre servidores; distinto del puerto de los clientes"
+            min={1}
+            max={65535}
+            value={values.backbone_port}
+            error={errors.backbone_port}
+            onChange={(v) => set('backbone_port', Number(v))}
+          />
+        </Group>
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>
             Cancelar

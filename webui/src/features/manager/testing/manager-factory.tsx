@@ -21,6 +21,8 @@ export function testServerStatus(overrides: Partial<ServerStatus> = {}): ServerS
     tunnel_subnet: '10.8.0.0/24',
     dns: '1.1.1.1',
     capacity: 250,
+    backbone_endpoint: '',
+    backbone_port: 51821,
     public_key: null,
     agent_version: null,
     backend: null,
