@@ -80,6 +80,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_format: str = "text"  # "json": one JSON object per line, for log collectors
     log_level: str = "INFO"
     metrics_token: str = ""  # "" = /metrics answers only to loopback clients not coming through the proxy
+    # Where a new node fetches the agent's code (the install steps on the manager pages): a git URL and the tag,
+    # branch or commit to check out (the version this control plane runs). "" = not set: the steps say so.
+    agent_repository: str = ""
+    agent_ref: str = ""
     # Payment gateways (docs/payments.md): credentials, base URLs (tests point them at local fakes), timeouts.
     qvapay_app_id: str = ""
     qvapay_app_secret: str = ""
@@ -133,6 +137,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             log_format=get("LOG_FORMAT", "text").lower(),
             log_level=get("LOG_LEVEL", "INFO").upper(),
             metrics_token=get("METRICS_TOKEN"),
+            agent_repository=get("AGENT_REPOSITORY"),
+            agent_ref=get("AGENT_REF"),
             qvapay_app_id=get("QVAPAY_APP_ID"),
             qvapay_app_secret=get("QVAPAY_APP_SECRET"),
             qvapay_base_url=get("QVAPAY_BASE_URL", "https://api.qvapay.com/v2").rstrip("/"),

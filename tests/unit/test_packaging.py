@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from controlplane.settings import Settings
 from node_agent.config import load_config
 from tests.conftest import skip_or_fail
 
@@ -31,6 +32,15 @@ def test_the_environment_example_names_only_settings_the_control_plane_reads() -
     assert named - known == set()
     unit = (PACKAGING / "vpn-controlplane.service").read_text()
     assert set(re.findall(r"^Environment=VPN_([A-Z_]+)=", unit, re.M)) - known == set()
+
+
+def test_the_environment_example_gives_new_nodes_a_repository_to_clone() -> None:
+    """Copied as is, the example fills the install steps' clone line (VPN_AGENT_REPOSITORY); the ref stays optional."""
+    text = (PACKAGING / "controlplane.env.example").read_text()
+    env = dict(re.findall(r"^(VPN_[A-Z_]+)=(.*)$", text, re.M))
+    settings = Settings.from_env(env)
+    assert settings.agent_repository == "https://git.example.net/vpn-service.git" and settings.agent_ref == ""
+    assert Settings.from_env({"VPN_AGENT_REF": " v1.4.0 "}).agent_ref == "v1.4.0"
 
 
 def test_the_systemd_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:

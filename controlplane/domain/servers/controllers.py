@@ -13,7 +13,7 @@ from controlplane.domain.manager.access import SUPPORT
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput, ServerPatch
-from controlplane.domain.servers.status import ServerCreated, ServerStatus, install_steps, status_of
+from controlplane.domain.servers.status import AgentSource, ServerCreated, ServerStatus, install_steps, status_of
 from controlplane.services import Services
 
 
@@ -33,8 +33,11 @@ async def _status(services: Services, db: AsyncSession, server: Server) -> Serve
 
 def _created(services: Services, server: Server, status: ServerStatus, credential: str) -> ServerCreated:
     settings = services.settings
-    install = install_steps(server, credential, settings.grpc_public_url, tls=bool(settings.grpc_tls_cert))
-    return ServerCreated(server=status, credential=credential, install=install)
+    source = AgentSource(settings.agent_repository, settings.agent_ref)
+    install, missing = install_steps(
+        server, credential, settings.grpc_public_url, tls=bool(settings.grpc_tls_cert), source=source
+    )
+    return ServerCreated(server=status, credential=credential, install=install, install_missing=missing)
 
 
 class AdminServerController(Controller):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import msgspec
@@ -50,6 +52,18 @@ class ServerCreated(msgspec.Struct):
     server: ServerStatus
     credential: str
     install: str
+    # Control-plane settings the install steps needed but did not have (e.g. VPN_AGENT_REPOSITORY): those steps
+    # are left commented out and marked "FALTA", and the manager page says which settings to add.
+    install_missing: list[str] = msgspec.field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AgentSource:
+    """Where a new node gets the agent's code: VPN_AGENT_REPOSITORY (git URL) at VPN_AGENT_REF (tag, branch or
+    commit; "" = the repository's default branch)."""
+
+    repository: str = ""
+    ref: str = ""
 
 
 def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_here: bool = False) -> ServerStatus:
@@ -90,9 +104,33 @@ def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_h
     )
 
 
-def install_steps(server: Server, credential: str, control_url: str, tls: bool) -> str:
+def _fetch_code(source: AgentSource) -> list[str]:
+    """The lines that put the agent's code in /opt/vpn-service: exact when the source is configured; otherwise
+    commented out and marked, so a pasted session does not run a made-up URL."""
+    if not source.repository:
+        return [
+            "# FALTA: el panel no tiene VPN_AGENT_REPOSITORY (la URL git del servicio). Defínala en",
+            "# /etc/vpn-service/controlplane.env y emita una credencial nueva para ver estos pasos completos, o",
+            "# copie aquí el código de la misma versión que este panel:",
+            "#   git clone <URL git del servicio> /opt/vpn-service",
+        ]
+    lines = [
+        "# El código del agente en /opt/vpn-service (VPN_AGENT_REPOSITORY del panel):",
+        f"git clone --quiet {shlex.quote(source.repository)} /opt/vpn-service",
+    ]
+    if source.ref:
+        lines.append(f"git -C /opt/vpn-service checkout --quiet {shlex.quote(source.ref)}   # VPN_AGENT_REF")
+    else:
+        lines.append("# Sin VPN_AGENT_REF: la rama por defecto; fije la versión de este panel si no coinciden.")
+    return lines
+
+
+def install_steps(
+    server: Server, credential: str, control_url: str, tls: bool, source: AgentSource = AgentSource()
+) -> tuple[str, list[str]]:
     """A root shell session for a fresh Debian server, following packaging/vpn-node-agent.service and
-    packaging/agent.toml.example. Only these steps ever show the credential; it is not stored in clear."""
+    packaging/agent.toml.example, and the settings it lacked. Only these steps ever show the credential; it is not
+    stored in clear."""
     toml = [
         f"control_url = {_toml(control_url)}",
         f"node_id = {_toml(server.id)}",
@@ -113,8 +151,7 @@ def install_steps(server: Server, credential: str, control_url: str, tls: bool) 
         "echo wireguard > /etc/modules-load.d/wireguard.conf && modprobe wireguard",
         "useradd --system --no-create-home --shell /usr/sbin/nologin vpn-node || true",
         "",
-        "# El código en /opt/vpn-service, la misma versión que este panel (git clone del repositorio del servicio):",
-        "#   git clone <repositorio> /opt/vpn-service",
+        *_fetch_code(source),
         "python3 -m venv /opt/uv && /opt/uv/bin/pip install --quiet uv",
         "cd /opt/vpn-service && /opt/uv/bin/uv sync --frozen --no-dev",
         "",
@@ -135,9 +172,15 @@ def install_steps(server: Server, credential: str, control_url: str, tls: bool) 
         'journalctl -u vpn-node-agent -n 20 --no-pager   # "full state N applied in ... ms"',
         "wg show",
         f"# Abra {server.port}/udp en el cortafuegos: los clientes se conectan a {server.address}:{server.port}.",
-        "# En la página Servidores el nodo pasa a 'En línea' en unos segundos.",
     ]
-    return "\n".join(lines) + "\n"
+    if server.allow_partys:
+        lines.append(
+            f"# Salas: abra también {server.backbone_port}/udp (backbone) a los otros servidores con salas; lo marcan"
+            f" en {server.backbone_endpoint or server.address}:{server.backbone_port}."
+        )
+    lines.append("# En la página Servidores el nodo pasa a 'En línea' en unos segundos.")
+    missing = [] if source.repository else ["VPN_AGENT_REPOSITORY"]
+    return "\n".join(lines) + "\n", missing
 
 
 def _toml(value: str) -> str:

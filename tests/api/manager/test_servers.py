@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 import tomllib
+from pathlib import Path
 from typing import Any
 
+import msgspec
+import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select
 
@@ -34,6 +38,10 @@ async def test_create_shows_credential_once_and_exact_agent_config(
     assert config["control_url"] == services.settings.grpc_public_url and config["interface"] == "wg0"
     assert "systemctl enable --now vpn-node-agent" in body["install"]
     assert "packaging/vpn-node-agent.service" in body["install"]
+    # No VPN_AGENT_REPOSITORY on this control plane: the code step is marked, commented out, and named as missing.
+    assert body["install_missing"] == ["VPN_AGENT_REPOSITORY"]
+    assert "# FALTA: el panel no tiene VPN_AGENT_REPOSITORY" in body["install"]
+    assert not [line for line in body["install"].splitlines() if line.startswith("git ")]
     # Never shown again, never stored in clear, never in the audit log.
     listed = (await client.get(f"/api/admin/servers/{server['id']}", headers=world.support)).json()
     assert credential not in str(listed)
@@ -163,3 +171,46 @@ async def test_backbone_endpoint_and_port_are_set_and_checked(services: Services
     assert spaced.status_code == 422 and spaced.json()["code"] == "invalid_backbone_endpoint"
     after = (await client.get(path, headers=world.admin)).json()
     assert (after["port"], after["backbone_endpoint"]) == (51820, "enlace.bog1.vpn.test")
+
+
+@pytest.fixture
+def agent_repository(tmp_path: Path) -> Path:
+    """A git repository with a tagged release (v1.4.0) and newer work on its default branch."""
+    origin = tmp_path / "origen del servicio.git"  # a space: the steps must quote it
+    subprocess.run(["git", "init", "--quiet", "-b", "main", str(origin)], check=True)
+    git = ["git", "-C", str(origin), "-c", "user.name=t", "-c", "user.email=t@t"]
+    (origin / "VERSION").write_text("1.4.0\n")
+    subprocess.run([*git, "add", "VERSION"], check=True)
+    subprocess.run([*git, "commit", "--quiet", "-m", "1.4.0"], check=True)
+    subprocess.run([*git, "tag", "v1.4.0"], check=True)
+    (origin / "VERSION").write_text("2.0.0-dev\n")
+    subprocess.run([*git, "commit", "--quiet", "-am", "dev"], check=True)
+    return origin
+
+
+def run_pasted(lines: list[str], opt: Path) -> None:
+    """Run install lines as an operator would paste them, with /opt/vpn-service moved to a scratch directory."""
+    subprocess.run(["sh", "-e", "-c", "\n".join(lines).replace("/opt/vpn-service", str(opt))], check=True)
+
+
+async def test_install_steps_fetch_the_agent_from_the_configured_repository(
+    services: Services,
+    client: AsyncTestClient[Any],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    agent_repository: Path,
+) -> None:
+    """With VPN_AGENT_REPOSITORY and VPN_AGENT_REF set, the code lines are exact and run as pasted."""
+    world = await build_world(services, client)
+    configured = msgspec.structs.replace(services.settings, agent_repository=str(agent_repository), agent_ref="v1.4.0")
+    monkeypatch.setattr(services, "settings", configured)
+
+    body = (await client.post("/api/admin/servers", json={**NEW, "allow_partys": True}, headers=world.admin)).json()
+    assert body["install_missing"] == []
+    fetch = [line for line in body["install"].splitlines() if line.startswith("git ")]
+    assert fetch[0] == f"git clone --quiet '{agent_repository}' /opt/vpn-service"
+    assert fetch[1].startswith("git -C /opt/vpn-service checkout --quiet v1.4.0")
+    assert "FALTA" not in body["install"]
+    assert "# Salas: abra también 51821/udp (backbone) a los otros servidores con salas" in body["install"]
+    run_pasted(fetch, tmp_path / "opt")
+    assert (tmp_path / "opt" / "VERSION").read_text() == "1.4.0\n"

@@ -137,6 +137,8 @@ export interface ServerCreated {
   server: ServerStatus;
   credential: string;
   install: string;
+  /** Control-plane settings the install steps lacked (e.g. VPN_AGENT_REPOSITORY); those steps are marked FALTA. */
+  install_missing?: string[];
 }
 
 export interface ServerInput {

@@ -52,7 +52,22 @@ describe('servers page', () => {
     expect(await screen.findByText('La credencial se muestra una sola vez')).toBeInTheDocument();
     expect(screen.getByTestId('credential')).toHaveTextContent('secreto-123');
     expect(screen.getByTestId('install-steps')).toHaveTextContent('systemctl enable --now vpn-node-agent');
+    expect(screen.queryByText('Pasos incompletos: faltan ajustes en el panel')).not.toBeInTheDocument();
     expect(screen.getByText('Bogotá 1')).toBeInTheDocument();
+  }, 20_000);
+
+  it('says which panel settings the install steps lack', async () => {
+    api.servers.mockResolvedValue([]);
+    const install = `# FALTA: el panel no tiene VPN_AGENT_REPOSITORY (la URL git del servicio).\n${INSTALL}`;
+    api.createServer.mockResolvedValue({ server: testServerStatus(), credential: 'c', install, install_missing: ['VPN_AGENT_REPOSITORY'] });
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(screen.getByLabelText(/^Nombre/), 'Miami 1');
+    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    const alert = (await screen.findByText('Pasos incompletos: faltan ajustes en el panel')).closest('[role="alert"]') as HTMLElement;
+    expect(alert).toHaveTextContent('Defina VPN_AGENT_REPOSITORY en la configuración del panel');
+    expect(screen.getByTestId('install-steps')).toHaveTextContent('# FALTA: el panel no tiene VPN_AGENT_REPOSITORY');
   }, 20_000);
 
   it('shows the server refusal and keeps the form open', async () => {

@@ -94,6 +94,12 @@ export function InstallSteps({ created, onClose }: { created: ServerCreated; onC
             )}
           </CopyButton>
         </Group>
+        {(created.install_missing ?? []).length > 0 && (
+          <Alert color="red" title="Pasos incompletos: faltan ajustes en el panel">
+            Defina {(created.install_missing ?? []).join(', ')} en la configuración del panel (controlplane.env) y emita una credencial nueva para ver
+            los pasos exactos. Mientras tanto, complete a mano las líneas marcadas con FALTA.
+          </Alert>
+        )}
         <Text size="sm">Ejecute como root en el servidor nuevo (Debian 12 o posterior):</Text>
         <ScrollArea.Autosize mah={360}>
           <Code block data-testid="install-steps">
