@@ -83,7 +83,7 @@ async def room_specs(db: AsyncSession, party_ids: Iterable[str]) -> dict[str, ag
 
 
 def on_backbone(server: Server) -> bool:
-    return server.allow_partys and bool(server.backbone_address)
+    return server.hosts_rooms and bool(server.backbone_address)
 
 
 async def backbone_spec(db: AsyncSession, server: Server) -> agent_pb2.BackboneSpec:
@@ -97,6 +97,7 @@ async def backbone_spec(db: AsyncSession, server: Server) -> agent_pb2.BackboneS
         .where(
             Server.id != server.id,
             Server.allow_partys.is_(True),
+            Server.active.is_(True),
             Server.public_key.is_not(None),
             Server.backbone_address.is_not(None),
         )

@@ -100,7 +100,7 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                 # Customers' configuration files name this key: a new node key means they must download again.
                 log.info("node %s reports a new public key", server.id)
                 server.public_key = hello.public_key
-                if server.allow_partys:
+                if server.hosts_rooms:
                     # The other party-enabled nodes must know the new key to keep the backbone up.
                     await db.flush()
                     await refresh_backbone(db, self._operations)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from controlplane.agents.desired_state import delta_message, full_state
 from controlplane.db import transaction, utcnow
-from controlplane.domain.accounts.models import User
+from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.partys.models import Party
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
 from controlplane.domain.servers.models import Server
@@ -580,3 +580,40 @@ async def test_a_server_that_stops_allowing_rooms_takes_its_peers_out_and_leaves
     assert set(deltas) == {world["s1"].id, world["s2"].id}
     assert deltas[world["s2"].id].backbone.name == ""  # server 2 takes its backbone down
     assert deltas[world["s1"].id].backbone.name == "wgb0" and list(deltas[world["s1"].id].backbone.peers) == []
+
+
+async def test_a_disabled_server_leaves_the_backbone_and_its_peers_leave_their_rooms(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    """Disabling a server from the manager takes it out of service for rooms, like switching its rooms off: the
+    other nodes drop it from their backbone, its peers leave their rooms (with the usual pushes), none may join."""
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    await make_user(services, "jefa", role=Role.ADMIN)
+    admin = bearer(await login(client, "jefa", admin=True))
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+    beto.inbox.clear()
+
+    path = f"/api/admin/servers/{world['s2'].id}"
+    assert (await client.patch(path, json={"active": False}, headers=admin)).status_code == 200
+    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert [p["name"] for p in room_now["peers"]] == ["ana1"]
+    assert "deleted_guest_party" in beto.inbox.types()  # beto's only peer in the room left it
+    async with services.sessionmaker() as db:
+        s1, s2 = [await db.get(Server, world[k].id) for k in ("s1", "s2")]
+        assert s1 is not None and s2 is not None
+        assert list((await full_state(db, services.box, s1)).backbone.peers) == []
+        assert (await full_state(db, services.box, s2)).backbone.name == ""
+    beto_peers = (await client.get(PEERS, headers=beto.headers)).json()
+    assert {p["server"]["allow_partys"] for p in beto_peers} == {False}  # what beto's peer list shows
+    refused = await join(client, beto, "LAN", room["password"], peers["beto2"])
+    assert refused.status_code == 409 and refused.json()["code"] == "server_without_partys"
+
+    # Enabled again: back on the backbone (memberships are not restored: peers join again).
+    assert (await client.patch(path, json={"active": True}, headers=admin)).status_code == 200
+    async with services.sessionmaker() as db:
+        s1 = await db.get(Server, world["s1"].id)
+        assert s1 is not None
+        assert [p.node_id for p in (await full_state(db, services.box, s1)).backbone.peers] == [world["s2"].id]
+    assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200

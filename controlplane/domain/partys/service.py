@@ -225,7 +225,7 @@ class PartyService:
         if party is None:
             return
         target = await db.get(Server, peer.server_id)
-        if target is None or not target.allow_partys:
+        if target is None or not target.hosts_rooms:
             await self._remove(db, party, [peer.id], extra_nodes={old_server_id})
             await db.refresh(peer, ["membership"])  # the answer shows the peer free at once
             return
@@ -240,9 +240,10 @@ class PartyService:
             await self._remove(db, party, [peer.id])
 
     async def server_rooms_changed(self, db: AsyncSession, server: Server) -> None:
-        """Call after a server's allow_partys (or backbone endpoint/port) changed: peers on a server that no longer
-        allows rooms leave them, and every party-enabled node gets the new backbone."""
-        if not server.allow_partys:
+        """Call after a server's allow_partys, active (or backbone endpoint/port) changed: peers on a server that no
+        longer hosts rooms (rooms off, or the server disabled) leave them, and every party-enabled node gets the new
+        backbone."""
+        if not server.hosts_rooms:
             rows = await db.execute(
                 select(PartyMember.peer_id, PartyMember.party_id)
                 .join(Peer, Peer.id == PartyMember.peer_id)
@@ -378,7 +379,7 @@ class PartyService:
         peer = await self._peers.owned(db, user_id, peer_id.strip(), lock=True)
         if not peer.active:
             raise PeerInactive()
-        if not peer.server.allow_partys:
+        if not peer.server.hosts_rooms:
             raise Conflict(
                 "El servidor del peer no permite salas. Cambie el peer a un servidor con salas.",
                 code="server_without_partys",

@@ -95,7 +95,7 @@ class PeerService:
                 address=server.address,
                 active=server.active,
                 ubication=server.ubication,
-                allow_partys=server.allow_partys,
+                allow_partys=server.hosts_rooms,  # a disabled server hosts no rooms (docs/api.md)
             ),
             mirror_link=self.mirror_link(peer),
             party=_party_ref(peer),

@@ -74,8 +74,9 @@ class AdminServerController(Controller):
         data: JSONBody[ServerPatch],
     ) -> ServerStatus:  # fmt: skip
         server, changes = await services.servers.update(db, server_id, data)
-        if changes.keys() & {"allow_partys", "backbone_endpoint", "backbone_port", "address"}:
-            # Rooms on this node and the backbone between party-enabled nodes follow (issue 4's path).
+        if changes.keys() & {"allow_partys", "active", "backbone_endpoint", "backbone_port", "address"}:
+            # Rooms on this node and the backbone between party-enabled nodes follow (issue 4's path); a disabled
+            # server is out of service for rooms (docs/api.md, rooms consistency rules).
             await services.partys.server_rooms_changed(db, server)
         summary = ", ".join(f"{k}={v}" for k, v in changes.items()) or "sin cambios"
         await services.audit.record(db, staff, ip, "server.update", "server", server.id, f"{server.name}: {summary}")

@@ -47,3 +47,9 @@ class Server(Base):
     stats_rx_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     stats_tx_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    @property
+    def hosts_rooms(self) -> bool:
+        """Rooms may use this server: it allows them and is enabled. A disabled server is out of service for rooms
+        (it leaves the backbone, its peers leave their rooms) even while its current peers keep their tunnels."""
+        return self.allow_partys and self.active
