@@ -16,8 +16,9 @@ class Party(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(32))
-    # Lower-cased copy carrying the unique constraint: joining is by name, so names are unique without regard to case.
-    name_key: Mapped[str] = mapped_column(String(32), unique=True)
+    # The name's case-folded copy (service.name_key) carrying the unique constraint: joining is by name, so names are
+    # unique without regard to case. Folding can lengthen a name (up to three characters for one), hence 96.
+    name_key: Mapped[str] = mapped_column(String(96), unique=True)
     # The owner reads it back, so it is encrypted (SecretBox), not hashed.
     password_enc: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -65,6 +65,12 @@ def new_password() -> str:
     return "".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(PASSWORD_LENGTH))
 
 
+def name_key(name: str) -> str:
+    """What makes two room names one: neither case (Unicode case folding: 'STRASSE' is 'Straße') nor runs of
+    blanks count. Create and join both go through it, so a guest finds the room however they type its name."""
+    return " ".join(name.split()).casefold()
+
+
 def _blank(value: str | None) -> bool:
     return value is None or not value.strip()
 
@@ -144,7 +150,7 @@ class PartyService:
         assert peer_id is not None
         peer = await self._free_peer(db, user.id, peer_id)
         party = Party(
-            owner_id=user.id, name=name, name_key=name.lower(), password_enc=self._box.encrypt(new_password())
+            owner_id=user.id, name=name, name_key=name_key(name), password_enc=self._box.encrypt(new_password())
         )
         try:
             async with db.begin_nested():
@@ -166,7 +172,7 @@ class PartyService:
         user = await self._member_user(db, user_id)
         await self._limiter.hit(f"party-join:{user.id}", JOIN_ATTEMPTS)
         party = (
-            await db.execute(select(Party).where(Party.name_key == name.strip().lower()).with_for_update(of=Party))
+            await db.execute(select(Party).where(Party.name_key == name_key(name)).with_for_update(of=Party))
         ).scalar_one_or_none()
         # One answer for an unknown name and a wrong password: names cannot be probed; compared in constant time.
         stored = self.password_of(party) if party is not None else new_password()
