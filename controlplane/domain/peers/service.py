@@ -42,9 +42,12 @@ class PeerInactive(Conflict):
 
 
 class RoomHooks(Protocol):
-    """What the room service does when a peer changes server (set by PartyService; None without rooms)."""
+    """What the room service does when a peer changes server or is deleted (set by PartyService; None without
+    rooms)."""
 
     async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None: ...
+
+    async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None: ...
 
 
 def validate_peer_name(name: str) -> str:
@@ -291,6 +294,18 @@ class PeerService:
         await self._operations.enqueue(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
         if message:
             self._push_after_commit(db, peer.user_id, Push("info", message, {"peer_id": peer.id}))
+
+    async def delete(self, db: AsyncSession, peer: Peer) -> None:
+        """Delete a peer: it leaves its room first (nodes and users hear of it), its node drops its key, and the
+        owner hears `deleted_peer` once the node confirms. Its tunnel address is free from this commit on."""
+        if self.rooms is not None:
+            await self.rooms.peer_deleting(db, peer)
+        removal = delta_payload([], [peer.public_key])
+        await self._operations.enqueue(
+            db, peer.server_id, OperationKind.REMOVE, removal, user_id=peer.user_id, peer=peer
+        )
+        await db.delete(peer)
+        await db.flush()
 
     async def add_plan(
         self, db: AsyncSession, peer: Peer, plan_id: str | None, name: str, price: Decimal, validity_hours: int
