@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from litestar.testing import AsyncTestClient
 
 from controlplane.domain.accounts.models import Role, User
@@ -34,7 +35,7 @@ async def make_user(
 
 
 async def login(
-    client: AsyncTestClient[Any],
+    client: httpx.AsyncClient,
     username: str = "ana",
     password: str = PASSWORD,
     admin: bool = False,

@@ -243,6 +243,25 @@ async def test_join_rules_and_what_owner_and_guest_see(
     assert len(added.json()["data"]["peers"]) == 3
 
 
+async def test_room_names_match_however_they_are_typed(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    """Found by the room state machine: a 20-character name whose lower case is 40 characters long answered 500 on
+    PostgreSQL; joining did not collapse blanks as creating does; 'STRASSE' and 'Straße' were two names."""
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    long_fold = await create(client, ana, "İ" * 20, peers["ana1"])
+    assert long_fold["name"] == "İ" * 20
+    room = await create(client, beto, " Fiesta   del  Straße ", peers["beto1"])
+    assert room["name"] == "Fiesta del Straße"
+    taken = await client.post(
+        PARTYS, json={"name": "FIESTA DEL STRASSE", "peer": peers["ana2"].id}, headers=ana.headers
+    )
+    assert (taken.status_code, taken.json()["code"]) == (409, "party_name_taken")
+    joined = await join(client, ana, "  fiesta del   strasse ", room["password"], peers["ana2"])
+    assert joined.status_code == 200, joined.text
+    assert joined.json()["data"]["id"] == room["id"]
+
+
 async def test_guest_rights_and_outsiders_see_nothing(
     services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
 ) -> None:
@@ -527,7 +546,7 @@ async def test_two_rooms_with_one_name_at_once_end_with_one_winner(
     assert [a.json()["code"] for a in answers if a.status_code == 409] == ["party_name_taken"]
 
 
-async def test_a_peer_about_to_be_deleted_leaves_its_room_first(
+async def test_a_deleted_peer_leaves_its_room_and_its_node(
     services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
 ) -> None:
     ana, beto, peers = world["ana"], world["beto"], world["peers"]
@@ -537,8 +556,8 @@ async def test_a_peer_about_to_be_deleted_leaves_its_room_first(
     beto.inbox.clear()
     async with transaction(services.sessionmaker) as db:
         peer = await services.peers.by_id(db, peers["beto1"].id)
-        await services.partys.peer_deleting(db, peer)
-        await db.delete(peer)
+        public_key = peer.public_key
+        await services.peers.delete(db, peer)
     await asyncio.sleep(0.05)
     assert beto.inbox.types() == ["deleted_guest_party"]
     pending = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
@@ -546,6 +565,17 @@ async def test_a_peer_about_to_be_deleted_leaves_its_room_first(
         world["s1"].id: None,  # server 1 keeps the room (Ana's peer), with the new member list
         world["s2"].id: [room["id"]],  # server 2 has no member left: it drops the room
     }
+    async with services.sessionmaker() as db:  # and the peer's node drops its key; Beto hears once it did
+        removal = (
+            await db.execute(select(NodeOperation).where(NodeOperation.kind == OperationKind.REMOVE))
+        ).scalar_one()
+        assert (removal.server_id, removal.delta["remove_peers"]) == (world["s2"].id, [public_key])
+        node = await db.get(Server, world["s2"].id)
+        assert node is not None
+        assert public_key not in {p.public_key for p in (await full_state(db, services.box, node)).peers}
+    await node_answers(services)
+    await asyncio.sleep(0.05)
+    assert beto.inbox.of("deleted_peer")[0]["data"] == {"id": peers["beto1"].id}
     room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["name"] for p in room_now["peers"]] == ["ana1"]
 

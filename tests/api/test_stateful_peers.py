@@ -15,32 +15,28 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import os
 from collections.abc import Coroutine
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
 from sqlalchemy import select
 
-from controlplane.agents.desired_state import delta_message, full_state
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
 from controlplane.domain.peers.service import PeerInactive
 from controlplane.domain.servers.models import Server
-from controlplane.domain.servers.service import ServerInput
 from controlplane.errors import DomainError
-from controlplane.services import Services, build_services
+from controlplane.services import Services
 from controlplane.wgkeys import generate_keypair, public_key_of
-from tests.api.conftest import _empty_database, make_settings
+from tests.api.conftest import _empty_database
+from tests.api.stateful import ModelAgents, machine_services, run_machine, server_input
 
 T = TypeVar("T")
-NodeState = dict[str, tuple[str, tuple[str, ...]]]  # public key -> (preshared key, allowed ips)
 
 
 class PeerLifeCycle(RuleBasedStateMachine):
@@ -51,9 +47,7 @@ class PeerLifeCycle(RuleBasedStateMachine):
         self.services, self.loop = services, loop
         self.users: list[str] = []
         self.servers: list[str] = []
-        self.nodes: dict[str, NodeState] = {}
-        self.applied: dict[str, int] = {}
-        self.diverged: set[str] = set()  # nodes that failed an operation and wait for a snapshot
+        self.agents = ModelAgents(services)
         self.names = 0
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -69,12 +63,11 @@ class PeerLifeCycle(RuleBasedStateMachine):
                     self.users.append(user.id)
                 # Small subnets (/29: five client addresses) so that running out of addresses happens too.
                 for n in range(3):
-                    server, _ = await self.services.servers.create(db, _server_input(n))
+                    server, _ = await self.services.servers.create(db, server_input(n))
                     server.public_key = generate_keypair()[1]  # as if its agent had connected once
                     self.servers.append(server.id)
             for server_id in self.servers:
-                self.nodes[server_id] = {}
-                self.applied[server_id] = 0
+                await self.agents.connect(server_id)
 
         self.run(build())
 
@@ -151,42 +144,11 @@ class PeerLifeCycle(RuleBasedStateMachine):
     @rule(server=st.integers(0, 2), fail_one=st.booleans())
     def agent_applies(self, server: int, fail_one: bool) -> None:
         """The node applies its pending deltas in serial order; optionally the first one fails on the node."""
-        server_id = self.servers[server]
-
-        async def go() -> None:
-            async with self.services.sessionmaker.begin() as db:
-                pending = await self.services.operations.pending_after(db, server_id, self.applied[server_id])
-                for n, operation in enumerate(pending):
-                    if fail_one and n == 0:
-                        self.diverged.add(server_id)
-                        await self.services.operations.finish(db, operation.id, "wg: no se pudo aplicar")
-                    else:
-                        delta = await delta_message(db, self.services.box, operation)
-                        node = self.nodes[server_id]
-                        for key in delta.remove_peers:
-                            node.pop(key, None)
-                        for spec in delta.upsert_peers:
-                            node[spec.public_key] = (spec.preshared_key, tuple(spec.allowed_ips))
-                        await self.services.operations.finish(db, operation.id, None)
-                    self.applied[server_id] = operation.serial
-
-        self.run(go())
+        self.run(self.agents.apply_pending(self.servers[server], fail_first=fail_one))
 
     @rule(server=st.integers(0, 2))
     def agent_reconnects(self, server: int) -> None:
-        server_id = self.servers[server]
-
-        async def go() -> None:
-            async with self.services.sessionmaker.begin() as db:
-                node = await db.get(Server, server_id)
-                assert node is not None
-                state = await full_state(db, self.services.box, node)
-                self.nodes[server_id] = {p.public_key: (p.preshared_key, tuple(p.allowed_ips)) for p in state.peers}
-                self.applied[server_id] = state.serial
-                await self.services.operations.covered_by_snapshot(db, server_id, state.serial)
-            self.diverged.discard(server_id)
-
-        self.run(go())
+        self.run(self.agents.connect(self.servers[server]))
 
     # --- invariants -------------------------------------------------------------------------------------------
 
@@ -236,23 +198,8 @@ class PeerLifeCycle(RuleBasedStateMachine):
 
     @invariant()
     def nodes_that_kept_up_hold_the_desired_state(self) -> None:
-        if not self.servers:
-            return
-
-        async def check() -> None:
-            async with self.services.sessionmaker() as db:
-                for server_id in self.servers:
-                    if server_id in self.diverged:
-                        continue
-                    if await self.services.operations.pending_after(db, server_id, self.applied[server_id]):
-                        continue
-                    node = await db.get(Server, server_id)
-                    assert node is not None
-                    state = await full_state(db, self.services.box, node)
-                    desired = {p.public_key: (p.preshared_key, tuple(p.allowed_ips)) for p in state.peers}
-                    assert self.nodes[server_id] == desired, f"node {node.name} drifted from its desired state"
-
-        self.run(check())
+        if self.servers:
+            self.run(self.agents.assert_caught_up_nodes_hold_their_snapshot())
 
     async def _subnets(self) -> dict[str, str]:
         async with self.services.sessionmaker() as db:
@@ -266,31 +213,6 @@ class PeerLifeCycle(RuleBasedStateMachine):
         assert not [p for p in self.run(self._peers()) if p.pending_operation_id is not None]
 
 
-def _server_input(n: int) -> ServerInput:
-    return ServerInput(
-        name=f"Nodo {n}",
-        address=f"nodo{n}.vpn.test",
-        tunnel_subnet=f"10.{60 + n}.0.0/29",
-        ubication="Miami",
-        active=True,
-        allow_partys=True,
-    )
-
-
 def test_peer_life_cycle_keeps_its_invariants(database_url: str, tmp_path: Path) -> None:
-    loop = asyncio.new_event_loop()
-    services = build_services(make_settings(database_url, tmp_path))
-    try:
-        run_state_machine_as_test(
-            lambda: PeerLifeCycle(services, loop),
-            settings=settings(
-                max_examples=int(os.environ.get("VPN_STATEFUL_EXAMPLES", "8")),
-                stateful_step_count=25,
-                deadline=None,
-                suppress_health_check=list(HealthCheck),
-                derandomize=True,
-            ),
-        )
-    finally:
-        loop.run_until_complete(services.close())
-        loop.close()
+    with machine_services(database_url, tmp_path) as (services, loop):
+        run_machine(lambda: PeerLifeCycle(services, loop), examples=8, steps=25)
