@@ -157,13 +157,14 @@ class RoomLifeCycle(RuleBasedStateMachine):
 
         self.run(build())
 
-    async def _new_peer(self, user: int, server: int) -> None:
+    async def _new_peer(self, user: int, server: int) -> str:
         self.peer_names += 1
         async with transaction(self.services.sessionmaker) as db:
             target = await db.get(Server, self.servers[server])
             peer = await self.services.peers.create(db, self.customers[user].id, f"p{self.peer_names}", server=target)
         self.peers.append(peer.id)
         self.peer_owner[peer.id] = user
+        return peer.id
 
     # --- reading the world ------------------------------------------------------------------------------------
 
@@ -238,29 +239,49 @@ class RoomLifeCycle(RuleBasedStateMachine):
     def create_room(self, data: st.DataObject, user: int, name: str) -> None:
         async def go() -> None:
             peers = await self._peers()
-            peer_id = self._draw_peer(data, self._free_for_rooms(user, peers))
-            refusals = self._free_peer_refusals(user, peer_id, peers)
-            shown = " ".join(name.split())
-            if sum(room.owner == user for room in self.rooms.values()) >= MAX_OWNED:
-                refusals.add("party_limit")
-            if not shown:
-                refusals.add("party_name_required")
-            elif len(shown) > NAME_MAX:
-                refusals.add("party_name_too_long")
-            elif room_key(shown) in {room_key(room.name) for room in self.rooms.values()}:
-                refusals.add("party_name_taken")
-            answer = await self.client.post(
-                PARTYS, json={"name": name, "peer": peer_id}, headers=self.customers[user].headers
-            )
-            body = self._answer("create", answer, refusals, success=201)
-            if not refusals:
-                room = body["data"]
-                assert room["name"] == shown
-                self.rooms[room["id"]] = Room(user, shown, room["password"], {peer_id})
-                self.room_ids.append(room["id"])
-                self.names_of[room["id"]] = shown
+            await self._create(user, self._draw_peer(data, self._free_for_rooms(user, peers)), name, peers)
 
         self.run(go())
+
+    @rule(user=st.integers(0, 2))
+    def create_rooms_up_to_the_limit(self, user: int) -> None:
+        """A keen owner: rooms with new peers until the sixth is refused (walks seldom get there one by one)."""
+
+        async def go() -> None:
+            for n in range(MAX_OWNED + 1 - sum(room.owner == user for room in self.rooms.values())):
+                peers = await self._peers()
+                free = self._free_for_rooms(user, peers)
+                if not free:
+                    used = [sum(p.server_id == s for p in peers.values()) for s in self.servers]
+                    roomy = [n for n, s in enumerate(self.servers) if self.allows[s] and used[n] < CLIENT_ADDRESSES]
+                    if not roomy:
+                        return
+                    free = [await self._new_peer(user, roomy[0])]
+                    peers = await self._peers()
+                await self._create(user, free[0], f"Sala {self.peer_names}-{n}", peers)
+
+        self.run(go())
+
+    async def _create(self, user: int, peer_id: str, name: str, peers: dict[str, Peer]) -> None:
+        refusals = self._free_peer_refusals(user, peer_id, peers)
+        shown = " ".join(name.split())
+        if sum(room.owner == user for room in self.rooms.values()) >= MAX_OWNED:
+            refusals.add("party_limit")
+        if not shown:
+            refusals.add("party_name_required")
+        elif len(shown) > NAME_MAX:
+            refusals.add("party_name_too_long")
+        elif room_key(shown) in {room_key(room.name) for room in self.rooms.values()}:
+            refusals.add("party_name_taken")
+        headers = self.customers[user].headers
+        answer = await self.client.post(PARTYS, json={"name": name, "peer": peer_id}, headers=headers)
+        body = self._answer("create", answer, refusals, success=201)
+        if not refusals:
+            room = body["data"]
+            assert room["name"] == shown
+            self.rooms[room["id"]] = Room(user, shown, room["password"], {peer_id})
+            self.room_ids.append(room["id"])
+            self.names_of[room["id"]] = shown
 
     @rule(
         data=st.data(),
