@@ -2,8 +2,8 @@
 
 Three customers with peers on three servers (two allow rooms, one does not) create rooms, join them with the right
 or a wrong password, leave, remove others' peers ('Expulsar'), regenerate passwords, delete rooms and move their
-peers, all through the customer HTTP API; admins disable and enable peers and switch servers' rooms off and on
-(admin API), the expiry job expires peers, peers are deleted (PeerService.delete); a model agent per server
+peers, all through the customer HTTP API; admins disable and enable peers, switch servers' rooms off and on and
+disable and enable servers (admin API), the expiry job expires peers, peers are deleted (PeerService.delete); a model agent per server
 applies the operations' deltas in serial order (or fails some) and reconnects for a full snapshot.
 
 The machine keeps its own model of the rooms (owner, name, password, members) and predicts every answer: success,
@@ -102,7 +102,8 @@ class RoomLifeCycle(RuleBasedStateMachine):
         self.customers: list[Customer] = []
         self.admin: dict[str, str] = {}
         self.servers: list[str] = []
-        self.allows: dict[str, bool] = {}
+        self.allows: dict[str, bool] = {}  # allow_partys
+        self.active: dict[str, bool] = {}
         self.peers: list[str] = []  # every peer ever made (deleted ones too: calls on them must answer 404)
         self.peer_owner: dict[str, int] = {}
         self.rooms: dict[str, Room] = {}  # the model: rooms that exist
@@ -130,7 +131,7 @@ class RoomLifeCycle(RuleBasedStateMachine):
                     )
                     server.public_key = generate_keypair()[1]  # as if its agent had connected once
                     self.servers.append(server.id)
-                    self.allows[server.id] = allowed
+                    self.allows[server.id], self.active[server.id] = allowed, True
             for user, server in FIRST_PEERS:
                 await self._new_peer(user, server)
             for server_id in self.servers:
@@ -172,6 +173,10 @@ class RoomLifeCycle(RuleBasedStateMachine):
         async with self.services.sessionmaker() as db:
             return {p.id: p for p in (await db.execute(select(Peer))).scalars()}
 
+    def _hosts(self, server_id: str) -> bool:
+        """Rooms may use the server: it allows them and is enabled."""
+        return self.allows[server_id] and self.active[server_id]
+
     def _room_of(self, peer_id: str) -> str | None:
         return next((rid for rid, room in self.rooms.items() if peer_id in room.members), None)
 
@@ -200,7 +205,7 @@ class RoomLifeCycle(RuleBasedStateMachine):
         return [
             p.id
             for p in peers.values()
-            if self.peer_owner[p.id] == user and p.active and self.allows[p.server_id] and self._room_of(p.id) is None
+            if self.peer_owner[p.id] == user and p.active and self._hosts(p.server_id) and self._room_of(p.id) is None
         ]
 
     def _free_peer_refusals(self, user: int, peer_id: str, peers: dict[str, Peer]) -> set[str]:
@@ -211,7 +216,7 @@ class RoomLifeCycle(RuleBasedStateMachine):
         refusals = set()
         if not peer.active:
             refusals.add("peer_inactive")
-        if not self.allows[peer.server_id]:
+        if not self._hosts(peer.server_id):
             refusals.add("server_without_partys")
         if self._room_of(peer_id) is not None:
             refusals.add("peer_in_party")
@@ -253,7 +258,7 @@ class RoomLifeCycle(RuleBasedStateMachine):
                 free = self._free_for_rooms(user, peers)
                 if not free:
                     used = [sum(p.server_id == s for p in peers.values()) for s in self.servers]
-                    roomy = [n for n, s in enumerate(self.servers) if self.allows[s] and used[n] < CLIENT_ADDRESSES]
+                    roomy = [n for n, s in enumerate(self.servers) if self._hosts(s) and used[n] < CLIENT_ADDRESSES]
                     if not roomy:
                         return
                     free = [await self._new_peer(user, roomy[0])]
@@ -404,6 +409,8 @@ class RoomLifeCycle(RuleBasedStateMachine):
                     refusals.add("same_server")
                 if sum(p.server_id == target for p in peers.values()) >= CLIENT_ADDRESSES:
                     refusals.add("subnet_full")
+                if not self.active[target]:
+                    refusals.add("server_inactive")
             answer = await self.client.patch(
                 f"/api/client/accounts/peers/{peer_id}",
                 json={"operation": "change_server", "server": target},
@@ -411,7 +418,7 @@ class RoomLifeCycle(RuleBasedStateMachine):
             )
             self._answer("change_server", answer, refusals, success=202)
             room_id = self._room_of(peer_id)
-            if not refusals and room_id is not None and not self.allows[target]:
+            if not refusals and room_id is not None and not self._hosts(target):
                 self._remove_member(room_id, peer_id)  # moved to a server without rooms: it left its room
 
         self.run(go())
@@ -453,18 +460,19 @@ class RoomLifeCycle(RuleBasedStateMachine):
 
         self.run(go())
 
-    @rule(server=st.integers(0, 2), allowed=st.sampled_from([True, True, False]))
-    def admin_sets_rooms(self, server: int, allowed: bool) -> None:
-        """An admin switches a server's rooms on (mostly) or off (its peers leave their rooms)."""
+    @rule(server=st.integers(0, 2), change=st.sampled_from(["rooms on", "rooms on", "rooms off", "disable", "enable"]))
+    def admin_changes_server(self, server: int, change: str) -> None:
+        """An admin switches a server's rooms on (mostly) or off, or disables or enables the server: a server that no
+        longer hosts rooms sees its peers leave them."""
         server_id = self.servers[server]
+        body = {"allow_partys": change == "rooms on"} if change.startswith("rooms") else {"active": change == "enable"}
 
         async def go() -> None:
-            answer = await self.client.patch(
-                f"/api/admin/servers/{server_id}", json={"allow_partys": allowed}, headers=self.admin
-            )
-            self._answer("admin sets rooms", answer, set())
-            self.allows[server_id] = allowed
-            if not allowed:  # its peers leave their rooms
+            answer = await self.client.patch(f"/api/admin/servers/{server_id}", json=body, headers=self.admin)
+            self._answer(f"admin {change}", answer, set())
+            self.allows[server_id] = body.get("allow_partys", self.allows[server_id])
+            self.active[server_id] = body.get("active", self.active[server_id])
+            if not self._hosts(server_id):
                 here = {p.id for p in (await self._peers()).values() if p.server_id == server_id}
                 for room_id in list(self.rooms):
                     for peer_id in self.rooms[room_id].members & here:
@@ -494,14 +502,14 @@ class RoomLifeCycle(RuleBasedStateMachine):
                 partys = {p.id: p for p in (await db.execute(select(Party))).scalars()}
                 rows = (
                     await db.execute(
-                        select(PartyMember.party_id, PartyMember.peer_id, Server.allow_partys)
+                        select(PartyMember.party_id, PartyMember.peer_id, Server.allow_partys & Server.active)
                         .join(Peer, Peer.id == PartyMember.peer_id)
                         .join(Server, Server.id == Peer.server_id)
                     )
                 ).all()
             members: dict[str, set[str]] = {}
             for party_id, peer_id, allowed in rows:
-                assert allowed, "a room member sits on a server without rooms"
+                assert allowed, "a room member sits on a server without rooms (or disabled)"
                 members.setdefault(party_id, set()).add(peer_id)
             assert len({peer_id for _, peer_id, _ in rows}) == len(rows), "a peer is in two rooms"
             assert all(members.get(pid) for pid in partys), "an empty room exists"
@@ -585,10 +593,10 @@ class RoomLifeCycle(RuleBasedStateMachine):
                 assert {rid: r.members for rid, r in desired.rooms.items()} == expected, (
                     f"node {server.name} would enforce the wrong rooms"
                 )
-                assert desired.backbone is not None and desired.backbone.enabled == server.allow_partys
-                neighbours = {s.public_key for s, _ in snapshots.values() if s.allow_partys and s.id != server_id}
+                assert desired.backbone is not None and desired.backbone.enabled == server.hosts_rooms
+                neighbours = {s.public_key for s, _ in snapshots.values() if s.hosts_rooms and s.id != server_id}
                 held = {p.public_key for p in desired.backbone.peers}
-                assert held == (neighbours if server.allow_partys else set()), f"{server.name}: wrong backbone"
+                assert held == (neighbours if server.hosts_rooms else set()), f"{server.name}: wrong backbone"
             await self.agents.assert_caught_up_nodes_hold_their_snapshot(snapshots)
 
         self.run(check())
