@@ -7,8 +7,8 @@ After every step:
   (encrypted) private key;
 - a busy peer points at a pending operation of its own, and an idle system has no busy peer;
 - a disabled or expired peer cannot be downloaded;
-- a node that applied every delta without error holds exactly the desired state (the snapshot it would get on
-  reconnect), and after a reconnect every node does.
+- a node that applied every delta without error holds exactly the desired state (peers, rooms and backbone: the
+  snapshot it would get on reconnect), and after a reconnect every node does.
 """
 
 from __future__ import annotations
