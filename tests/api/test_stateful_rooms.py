@@ -3,8 +3,9 @@
 Three customers with peers on three servers (two allow rooms, one does not) create rooms, join them with the right
 or a wrong password, leave, remove others' peers ('Expulsar'), regenerate passwords, delete rooms and move their
 peers, all through the customer HTTP API; admins disable and enable peers, switch servers' rooms off and on and
-disable and enable servers (admin API), the expiry job expires peers, peers are deleted (PeerService.delete); a model agent per server
-applies the operations' deltas in serial order (or fails some) and reconnects for a full snapshot.
+disable and enable servers (admin API), the expiry job expires peers, peers are deleted (PeerService.delete); a
+model agent per server applies the operations' deltas in serial order (or fails some) and reconnects for a full
+snapshot.
 
 The machine keeps its own model of the rooms (owner, name, password, members) and predicts every answer: success,
 or one of the documented refusals that apply (a room the caller cannot see answers only 404 party_not_found).
