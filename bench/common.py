@@ -28,6 +28,12 @@ def result(what: str, figure: str, target: str, met: bool | None) -> None:
     print(f"{RESULT_PREFIX}{what}|{figure}|{target}|{verdict}", flush=True)
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far: on a loaded machine, closer to what an idle host would take."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def raise_fd_limit(wanted: int) -> int:
     """Soft RLIMIT_NOFILE up to `wanted` (or the hard limit); children started afterwards inherit it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -48,6 +54,10 @@ class BenchDeployment:
             or f"sqlite+aiosqlite:///{workdir / 'bench.sqlite3'}",
             "VPN_SECRET_KEY_FILE": str(workdir / "secret.key"),
             "VPN_LOG_LEVEL": "WARNING",  # an access line per request would measure the logger
+            # A deployed control plane starts from compiled bytecode (docs/deployment.md, "Bytecode"); here the
+            # process writes its own into the temporary folder on its first start, so a restart reads it.
+            "PYTHONDONTWRITEBYTECODE": "",
+            "PYTHONPYCACHEPREFIX": str(workdir / "pycache"),
             **(extra_env or {}),
         }
         self.process = ControlPlaneProcess("cp", workdir, self.env)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from pathlib import Path
 
-from common import deployment, raise_fd_limit, result
+from common import deployment, process_cpu_seconds, raise_fd_limit, result
 from seed import customers_with_tokens, servers_with_peers
 
 from tests.multiprocess.scripted_agent import ScriptedAgent
@@ -61,7 +60,7 @@ async def main() -> None:
             await asyncio.to_thread(dep.process.wait_ready, 60)
             ready = time.monotonic() - restarted
             await all_synced(agents, 2, 120)
-            cpu = _cpu_seconds(dep.process.proc.pid if dep.process.proc else 0)
+            cpu = process_cpu_seconds(dep.process.proc.pid if dep.process.proc else 0)
         finally:
             for agent in agents:
                 await agent.stop()
@@ -81,12 +80,6 @@ async def main() -> None:
         f"< {TARGET_SECONDS:.0f} s",
         last < TARGET_SECONDS,
     )
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process so far: on a loaded machine, closer to what an idle host would take."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 if __name__ == "__main__":

@@ -113,7 +113,8 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         async with transaction(self._sessionmaker) as db:
             server = await db.get(Server, link.server_id)
             assert server is not None
-            state = await desired_state.full_state(db, self._box, server)
+            unsealed = await desired_state.read_full_state(db, server)
+        state = unsealed.build(self._box)  # decrypting after the transaction: others need not wait for it
         await context.write(agent_pb2.ControlMessage(full_state=state))
         link.sent_serial = state.serial
         link.wake.set()  # operations committed while the snapshot was in flight
