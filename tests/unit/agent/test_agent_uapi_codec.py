@@ -67,3 +67,27 @@ def test_stats_answer_parses_handshake_and_bytes() -> None:
 def test_error_answer_raises() -> None:
     with pytest.raises(UapiError, match="errno=19"):
         parse_device("errno=19\n\n")
+
+
+def test_an_answer_in_another_layout_parses_the_same() -> None:
+    # Another UAPI implementation may order a peer's fields differently or add some: same peers either way.
+    reordered = (
+        f"listen_port=51820\nprivate_key={hexkey(100)}\n"
+        f"public_key={hexkey(1)}\nprotocol_version=1\nallowed_ip=10.8.0.2/32\npreshared_key={'0' * 64}\n"
+        "endpoint=192.0.2.7:5555\nallowed_ip=fd00::2/128\nlast_handshake_time_sec=1700000000\nfuture_field=1\n"
+        f"public_key={hexkey(2)}\npreshared_key={hexkey(9)}\npersistent_keepalive_interval=0\nerrno=0\n\n"
+    )
+    assert parse_device(reordered) == parse_device(GET_ANSWER)
+
+
+def test_a_device_without_peers_or_key_parses() -> None:
+    device = parse_device("listen_port=51820\nerrno=0\n\n")
+    assert (device.peers, device.listen_port, device.private_key) == ({}, 51820, "")
+    assert parse_device(f"public_key={hexkey(2)}\npreshared_key={hexkey(9)}\nerrno=0\n\n").peers.keys() == {key(2)}
+
+
+def test_a_roaming_client_is_read_with_its_new_endpoint() -> None:
+    first = parse_device(GET_ANSWER)
+    moved = parse_device(GET_ANSWER.replace("192.0.2.7:5555", "198.51.100.1:4444"))
+    assert first.peers[key(1)].endpoint == "192.0.2.7:5555"
+    assert moved.peers[key(1)].endpoint == "198.51.100.1:4444"
