@@ -79,16 +79,16 @@ class OperationService:
     async def finish(self, db: AsyncSession, operation_id: str, error: str | None) -> NodeOperation | None:
         """End one operation (once: a second answer for it changes nothing) and tell its owner."""
         status = OperationStatus.FAILED if error else OperationStatus.OK
-        ended = await db.execute(
+        # One statement ends it and returns the row (the answer path to the owner's browser is latency-bound).
+        operation = await db.scalar(
             update(NodeOperation)
             .where(NodeOperation.id == operation_id, NodeOperation.status == OperationStatus.PENDING)
             .values(status=status, error=error, finished=utcnow())
-            .returning(NodeOperation.id)
+            .returning(NodeOperation),
+            execution_options={"populate_existing": True, "synchronize_session": False},
         )
-        if ended.scalar_one_or_none() is None:
+        if operation is None:
             return None
-        operation = await db.get(NodeOperation, operation_id, populate_existing=True)
-        assert operation is not None
         self.count_outcome(error is None)
         await self._ended(db, operation)
         return operation

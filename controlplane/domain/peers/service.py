@@ -381,7 +381,8 @@ class PeerService:
             if operation.status is OperationStatus.OK:
                 self._push_after_commit(db, user_id, Push("deleted_peer", data={"id": operation.peer_id}))
             return
-        await db.refresh(peer, ["plans_history"])
+        if "plans_history" in inspect(peer).unloaded:  # a peer loaded by a query has them (selectin) already
+            await db.refresh(peer, ["plans_history"])
         view = msgspec.to_builtins(self.view(peer))
         if operation.status is OperationStatus.OK:
             kind, message = {
