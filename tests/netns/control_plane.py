@@ -73,7 +73,7 @@ class ControlPlane:
             stderr=subprocess.STDOUT,
         )
         log.close()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{self.url}/api/client/status", timeout=1).status_code == 200:
