@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import DateTime, MetaData, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
-from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import NullPool
 from sqlalchemy.types import TypeDecorator
 
@@ -24,6 +24,15 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+# Execution option marking a read-only engine (see create_read_sessionmaker).
+READ_ONLY = "vpn_read_only"
+_READS = ("SELECT", "BEGIN", "COMMIT", "ROLLBA", "PRAGMA", "WITH", "SAVEPO", "RELEAS")
+
+
+class ReadOnlyTransaction(RuntimeError):
+    """A statement that writes ran in a read-only transaction: the caller should have asked for a writing one."""
 
 
 class Base(DeclarativeBase):
@@ -82,14 +91,45 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
+        if conn.get_execution_options().get(READ_ONLY):
+            # A reader needs no lock: WAL gives it a snapshot beside the one writer.
+            conn.exec_driver_sql("BEGIN")
+            return
         # IMMEDIATE takes the write lock up front: a transaction that read first and writes later would otherwise
         # fail at once with "database is locked" when another writer committed in between (WAL snapshots).
         # SQLite serializes writers anyway; readers wait on the busy timeout instead of failing.
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
+    @event.listens_for(engine, "before_cursor_execute")
+    def _refuse_writes_when_reading(
+        conn: Any, _cursor: Any, statement: str, _params: Any, _context: Any, _executemany: bool
+    ) -> None:
+        # A deferred transaction that writes would take the lock late and could fail with SQLITE_BUSY; a read-only
+        # transaction therefore refuses to write at all (PostgreSQL refuses by itself: BEGIN READ ONLY).
+        if conn.get_execution_options().get(READ_ONLY) and statement.lstrip()[:6].upper() not in _READS:
+            raise ReadOnlyTransaction(f"write in a read-only transaction: {statement[:60]}")
+
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False)
+    # A Session class of its own: listeners on it (cache invalidation) belong to this sessionmaker alone.
+    session_class = type("WritingSession", (Session,), {})
+    return async_sessionmaker(engine, expire_on_commit=False, sync_session_class=session_class)
+
+
+def session_class_of(db_sessionmaker: async_sessionmaker[AsyncSession]) -> type[Session]:
+    session_class: type[Session] = db_sessionmaker.kw.get("sync_session_class", Session)
+    return session_class
+
+
+def create_read_sessionmaker(
+    engine: AsyncEngine, session_class: type[Session] = Session
+) -> async_sessionmaker[AsyncSession]:
+    """Sessions for transactions that only read: no write lock on SQLite, `BEGIN READ ONLY` on PostgreSQL."""
+    return async_sessionmaker(
+        engine.execution_options(**{READ_ONLY: True, "postgresql_readonly": True}),
+        expire_on_commit=False,
+        sync_session_class=session_class,
+    )
 
 
 AfterCommit = Callable[[], Awaitable[None]]
@@ -109,18 +149,33 @@ async def _run_after_commit(session: AsyncSession) -> None:
             logging.getLogger(__name__).exception("after-commit callback failed")
 
 
+def _untouched(session: AsyncSession) -> bool:
+    """Nothing was read, written or begun: there is nothing to commit or close (a request served from a cache)."""
+    return not (session.in_transaction() or session.identity_map or session.new or session.deleted)
+
+
 @asynccontextmanager
 async def transaction(db_sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
     """One unit of work: commit on success (then the after-commit callbacks), roll back on error."""
-    async with db_sessionmaker() as session:
-        try:
-            yield session
-        except BaseException:
-            await session.rollback()
-            session.info.pop("after_commit", None)
-            raise
+    session = db_sessionmaker()
+    try:
+        yield session
+    except BaseException:
+        session.info.pop("after_commit", None)
+        if not _untouched(session):
+            try:
+                await session.rollback()
+            finally:
+                await session.close()
+        raise
+    if _untouched(session):
+        await _run_after_commit(session)
+        return
+    try:
         await session.commit()
         await _run_after_commit(session)
+    finally:
+        await session.close()
 
 
 async def provide_db(db_sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncGenerator[AsyncSession, None]:

@@ -11,13 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from controlplane.agents.registry import AgentRegistry
 from controlplane.captcha import CaptchaVerifier
 from controlplane.crypto import SecretBox
-from controlplane.db import create_engine, create_sessionmaker
+from controlplane.db import create_engine, create_read_sessionmaker, create_sessionmaker, session_class_of
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.manager.users import StaffUsers
 from controlplane.domain.partys.service import PartyService
+from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.servers.service import ServerService
@@ -29,6 +30,7 @@ from controlplane.payments import build_gateways
 from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from controlplane.realtime.bus import EventBus
 from controlplane.realtime.hub import PushHub
+from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.settings import Settings
 
 
@@ -38,6 +40,8 @@ class Services:
     box: SecretBox
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
+    # For transactions that only read (GET requests): no write lock on SQLite.
+    read_sessionmaker: async_sessionmaker[AsyncSession]
     redis: Redis | None
     http: httpx.AsyncClient
     limiter: RateLimiter
@@ -46,6 +50,7 @@ class Services:
     sessions: SessionService
     accounts: AccountService
     bus: EventBus
+    invalidation: CacheInvalidation
     hub: PushHub
     agents: AgentRegistry
     operations: OperationService
@@ -72,21 +77,24 @@ def build_services(settings: Settings) -> Services:
     box = SecretBox.from_file(settings.secret_key_file)
     engine = create_engine(settings.database_url, pooled=settings.database_pool)
     sessionmaker = create_sessionmaker(engine)
+    read_sessionmaker = create_read_sessionmaker(engine, session_class_of(sessionmaker))
     # A Redis that does not answer must not hang requests (limiter, publish): give up connecting after 3 s.
     redis = Redis.from_url(settings.redis_url, socket_connect_timeout=3) if settings.redis_url else None
     http = httpx.AsyncClient(headers={"User-Agent": f"{settings.product_name} control plane"})
     limiter: RateLimiter = RedisRateLimiter(redis, settings.redis_prefix) if redis is not None else MemoryRateLimiter()
     passwords = Passwords(settings.password_hashing)
-    sessions = SessionService(settings, box)
-    captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     bus = EventBus(redis, settings.redis_prefix)
+    invalidation = CacheInvalidation(bus, session_class_of(sessionmaker))
+    sessions = SessionService(settings, box, invalidation)
+    captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     hub = PushHub(bus)
     agents = AgentRegistry()
     bus.subscribe("node", agents.on_node_event)
     operations = OperationService(bus, settings.operation_timeout_seconds)
     metrics = ControlPlaneMetrics()
     operations.count_outcome = metrics.record_operation_outcome
-    peers = PeerService(box, operations, hub, settings.client_url)
+    peers = PeerService(box, operations, hub, settings.client_url, invalidation)
+    watch_peer_lists(invalidation, session_class_of(sessionmaker))
     invoices = InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings)
     invoices.count_payment = metrics.record_payment
     accounts = AccountService(settings, box, passwords, sessions, limiter, captcha)
@@ -95,14 +103,16 @@ def build_services(settings: Settings) -> Services:
         box=box,
         engine=engine,
         sessionmaker=sessionmaker,
+        read_sessionmaker=read_sessionmaker,
         redis=redis,
         http=http,
         limiter=limiter,
         mailer=Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox"),
-        switches=SwitchService(sessionmaker),
+        switches=SwitchService(read_sessionmaker),
         sessions=sessions,
         accounts=accounts,
         bus=bus,
+        invalidation=invalidation,
         hub=hub,
         agents=agents,
         operations=operations,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -15,10 +16,27 @@ from redis.asyncio import Redis
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
+ACK_TOPIC = "ack"
+ACK_FIELD = "_ack"  # set on events published by publish_everywhere: each process answers on ACK_TOPIC
+ACK_TIMEOUT = 2.0
+
+
+class _Acks:
+    """Processes that have handled one event published by publish_everywhere, against how many received it."""
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.expected: int | None = None
+        self.done = asyncio.Event()
+
+    def check(self) -> None:
+        if self.expected is not None and self.received >= self.expected:
+            self.done.set()
 
 
 class EventBus:
-    """Topics: "user" (a push for one user's browsers) and "node" (a node's desired state changed)."""
+    """Topics: "user" (a push for one user's browsers), "staff", "node" (a node's desired state changed) and
+    "invalidate" (cached rows changed); "ack" carries the answers to publish_everywhere."""
 
     def __init__(self, redis: Redis | None = None, prefix: str = "vpn:") -> None:
         self._redis = redis
@@ -26,6 +44,21 @@ class EventBus:
         self._handlers: dict[str, list[Handler]] = defaultdict(list)
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        self._acks: dict[str, _Acks] = {}
+        self._on_gap: list[Callable[[], None]] = []
+
+    @property
+    def reliable(self) -> bool:
+        """True while every event published anywhere reaches this process (in-process, or subscribed to Redis)."""
+        return self._redis is None or self._ready.is_set()
+
+    def on_gap(self, callback: Callable[[], None]) -> None:
+        """Called when this process may have missed events (the Redis subscription was lost or came back)."""
+        self._on_gap.append(callback)
+
+    def _gap(self) -> None:
+        for callback in self._on_gap:
+            callback()
 
     def subscribe(self, topic: str, handler: Handler) -> None:
         self._handlers[topic].append(handler)
@@ -44,6 +77,48 @@ class EventBus:
             # Our own subscription is down (Redis just came back, the reader is re-subscribing): Redis carried
             # the event to the other processes but not to this one, so deliver it here directly.
             await self._dispatch(topic, payload)
+
+    async def publish_everywhere(self, topic: str, payload: dict[str, Any]) -> None:
+        """Publish, and return once every process has handled the event (or `timeout` passed): for changes that
+        must have taken effect on all processes before the caller answers (a logout, a blocked account). A process
+        that does not answer within ACK_TIMEOUT seconds is not waited for longer."""
+        if self._redis is None:
+            await self._dispatch(topic, payload)
+            return
+        ack_id = uuid.uuid4().hex
+        acks = self._acks[ack_id] = _Acks()
+        try:
+            try:
+                receivers = await self._redis.publish(
+                    self._channel_prefix + topic, msgspec.json.encode({**payload, ACK_FIELD: ack_id})
+                )
+            except Exception as exc:
+                log.warning("redis publish failed (%s); delivering in this process only", exc)
+                await self._dispatch(topic, payload)
+                return
+            if not self._ready.is_set():
+                await self._dispatch(topic, payload)  # as in publish(): Redis cannot bring it back to us
+            acks.expected = int(receivers)
+            acks.check()
+            try:
+                await asyncio.wait_for(acks.done.wait(), ACK_TIMEOUT)
+            except TimeoutError:
+                log.warning("%s event: %d of %d processes confirmed in time", topic, acks.received, receivers)
+        finally:
+            del self._acks[ack_id]
+
+    async def _acknowledge(self, ack_id: str) -> None:
+        assert self._redis is not None
+        try:
+            await self._redis.publish(self._channel_prefix + ACK_TOPIC, msgspec.json.encode({"id": ack_id}))
+        except Exception as exc:
+            log.warning("redis publish of an acknowledgement failed (%s)", exc)
+
+    def _acknowledged(self, event: dict[str, Any]) -> None:
+        acks = self._acks.get(event.get("id", ""))
+        if acks is not None:
+            acks.received += 1
+            acks.check()
 
     async def _dispatch(self, topic: str, payload: dict[str, Any]) -> None:
         for handler in self._handlers.get(topic, ()):
@@ -72,14 +147,23 @@ class EventBus:
                 async with self._redis.pubsub(ignore_subscribe_messages=True) as pubsub:
                     await pubsub.psubscribe(self._channel_prefix + "*")
                     self._ready.set()
+                    self._gap()  # whatever was published while we were not subscribed is lost to us
                     async for message in pubsub.listen():
                         if message.get("type") != "pmessage":
                             continue
                         topic = message["channel"].decode().removeprefix(self._channel_prefix)
-                        await self._dispatch(topic, msgspec.json.decode(message["data"]))
+                        event = msgspec.json.decode(message["data"])
+                        if topic == ACK_TOPIC:
+                            self._acknowledged(event)
+                            continue
+                        ack_id = event.pop(ACK_FIELD, None)
+                        await self._dispatch(topic, event)
+                        if ack_id is not None:
+                            await self._acknowledge(ack_id)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 log.warning("redis subscription lost (%s); retrying in 1 s", exc)
                 self._ready.clear()
+                self._gap()
                 await asyncio.sleep(1)

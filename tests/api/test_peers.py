@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import wgconfig
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from controlplane.db import utcnow
 from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
@@ -221,3 +222,28 @@ async def test_new_peers_go_to_a_server_whose_agent_is_connected(services: Servi
         (await db.get(Server, connected.id)).last_seen = utcnow() - timedelta(minutes=5)  # type: ignore[union-attr]
     async with services.sessionmaker.begin() as db:
         assert (await services.peers.roomiest_server(db)).name == "Nuevo"
+
+
+async def test_the_list_shows_a_change_made_behind_it_at_once(services: Services, client: AsyncTestClient[Any]) -> None:
+    """The list is kept per process; every change a customer can see there (server, room, plan) empties it."""
+    ana = await make_user(services, "ana")
+    server = await make_server(services, "Miami 1")
+    peer = await make_peer(services, ana, "movil", server)
+    headers = bearer(await login(client, "ana"))
+    [listed] = (await client.get("/api/client/accounts/peers", headers=headers)).json()
+    assert listed["server"]["name"] == "Miami 1" and listed["plans_history"] == []
+    async with services.sessionmaker.begin() as db:
+        stored = await db.get(Server, server.id)
+        assert stored is not None
+        stored.name = "Miami 2"
+    [listed] = (await client.get("/api/client/accounts/peers", headers=headers)).json()
+    assert listed["server"]["name"] == "Miami 2"
+    async with services.sessionmaker.begin() as db:
+        stored_peer = await services.peers.by_id(db, peer.id)
+        await services.peers.add_plan(db, stored_peer, None, "Mensual", Decimal("5.00"), 720)
+    [listed] = (await client.get("/api/client/accounts/peers", headers=headers)).json()
+    assert [h["plan_name"] for h in listed["plans_history"]] == ["Mensual"]
+    # What the list does not show (a node's heartbeat, its serial) leaves it alone; it is still right afterwards.
+    async with services.sessionmaker.begin() as db:
+        await db.execute(update(Server).where(Server.id == server.id).values(serial=Server.serial + 1))
+    assert (await client.get("/api/client/accounts/peers", headers=headers)).json() == [listed]

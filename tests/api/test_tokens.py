@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -81,3 +82,44 @@ async def test_refresh_with_garbage_is_refused(client: AsyncTestClient[Any]) -> 
     answer = await client.post("/api/refresh-token", json={})
     assert answer.status_code == 422
     assert answer.json()["message"] == "Falta el campo obligatorio 'refresh'."
+
+
+async def test_a_token_in_use_stops_working_at_once_after_logout(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    await make_user(services, "ana")
+    tokens = await login(client, "ana")
+    other = await login(client, "ana")
+    # Checked once, so this process remembers the token as good: the logout must undo that before it answers.
+    assert (await client.get("/api/client/accounts/peers", headers=bearer(tokens))).status_code == 200
+    assert (await client.get("/api/client/accounts/peers", headers=bearer(other))).status_code == 200
+    assert (await client.post("/api/logout", json={"refresh": tokens["refresh"]})).status_code == 200
+    answer = await client.get("/api/client/accounts/peers", headers=bearer(tokens))
+    assert answer.status_code == 401 and answer.json()["code"] == "session_ended"
+    # Only that session ended: the same user's other login keeps working.
+    assert (await client.get("/api/client/accounts/peers", headers=bearer(other))).status_code == 200
+
+
+async def test_a_token_in_use_stops_working_at_once_when_its_refresh_token_is_replayed(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    await make_user(services, "ana")
+    stolen = await login(client, "ana")
+    rotated = (await client.post("/api/refresh-token", json={"refresh": stolen["refresh"]})).json()
+    assert (await client.get("/api/client/settings", headers=bearer(rotated))).status_code == 200
+    replay = await client.post("/api/refresh-token", json={"refresh": stolen["refresh"]})
+    assert replay.status_code == 401 and replay.json()["code"] == "refresh_reused"
+    assert (await client.get("/api/client/settings", headers=bearer(rotated))).status_code == 401
+
+
+async def test_a_checked_token_still_expires_on_time(services: Services, client: AsyncTestClient[Any]) -> None:
+    await make_user(services, "ana")
+    tokens = await login(client, "ana")
+    claims = jwt.decode(tokens["access"], options={"verify_signature": False})
+    short = jwt.encode({**claims, "exp": int(time.time()) + 2}, services.box.signing_key, algorithm="HS256")
+    headers = {"Authorization": f"Bearer {short}"}
+    assert (await client.get("/api/client/settings", headers=headers)).status_code == 200
+    while time.time() < int(jwt.decode(short, options={"verify_signature": False})["exp"]):
+        await asyncio.sleep(0.2)
+    answer = await client.get("/api/client/settings", headers=headers)
+    assert answer.status_code == 401 and answer.json()["code"] == "token_expired"

@@ -179,3 +179,43 @@ async def test_the_expiry_job_disables_each_expired_peer_once_across_both_proces
             if entry.get("message", "").startswith("job expire_peers handled"):
                 handled += int(entry["message"].split()[3])
     assert handled == len(peer_ids)
+
+
+async def test_a_logout_or_a_block_through_one_process_shuts_the_token_out_of_the_other_at_once(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    """Each process remembers tokens it has checked; ending the session must reach both before it answers."""
+    username = await new_customer(cluster.first)
+    async with httpx.AsyncClient(timeout=10) as http:
+        login = await http.post(
+            f"{cluster.first.url}/api/client/login", json={"username": username, "password": PASSWORD}
+        )
+        tokens = login.json()
+        headers = {"Authorization": f"Bearer {tokens['access']}"}
+        for process in cluster.processes:
+            assert (await http.get(f"{process.url}/api/client/accounts/peers", headers=headers)).status_code == 200
+        answer = await http.post(f"{cluster.first.url}/api/logout", json={"refresh": tokens["refresh"]})
+        assert answer.status_code == 200
+        for process in (cluster.second, cluster.first):
+            answer = await http.get(f"{process.url}/api/client/accounts/peers", headers=headers)
+            assert answer.status_code == 401 and answer.json()["code"] == "session_ended", process.name
+
+        # Blocked by staff through the second process: the token checked on the first stops there too.
+        customer = await customer_client(cluster.first, username)
+        try:
+            for process in cluster.processes:
+                answer = await http.get(f"{process.url}/api/client/settings", headers=customer.headers)
+                assert answer.status_code == 200
+            found = await admin.get("/api/admin/users", params={"q": username})
+            [row] = found.json()["items"]
+            staff = await admin_client(cluster.second)
+            try:
+                blocked = await staff.patch(f"/api/admin/users/{row['id']}", json={"blocked": True})
+                assert blocked.status_code == 200, blocked.text
+            finally:
+                await staff.aclose()
+            for process in (cluster.first, cluster.second):
+                answer = await http.get(f"{process.url}/api/client/settings", headers=customer.headers)
+                assert answer.status_code == 401, process.name
+        finally:
+            await customer.aclose()

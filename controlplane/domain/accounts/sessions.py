@@ -13,10 +13,21 @@ from controlplane.crypto import SecretBox, random_token
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import LoginSession, RefreshToken, Role, User
 from controlplane.errors import Forbidden, Unauthorized
+from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.settings import Settings
 
 CLIENT = "client"
 ADMIN = "admin"
+# Validated access tokens are kept this long per process. Ending a session (logout, reuse, password reset) or
+# blocking the account drops them on every process before that request answers (CacheInvalidation), so the
+# lifetime only bounds what an unannounced change (a row edited by hand) leaves working.
+SESSION_CACHE = "sessions"
+SESSION_CACHE_SECONDS = 10.0
+
+
+def session_tags(session_id: str | None = None, user_id: str | None = None) -> list[str]:
+    """Tags of the sessions cache: a session, or every session of a user."""
+    return [f"session:{session_id}"] if session_id else [f"user:{user_id}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +40,20 @@ class Principal:
     session_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """An access token whose signature, session and account were checked (the sessions cache holds these)."""
+
+    principal: Principal
+    audience: str
+
+
 class SessionService:
-    def __init__(self, settings: Settings, box: SecretBox) -> None:
+    def __init__(self, settings: Settings, box: SecretBox, invalidation: CacheInvalidation) -> None:
         self._settings = settings
         self._box = box
+        self._invalidation = invalidation
+        self._checked = invalidation.cache(SESSION_CACHE, SESSION_CACHE_SECONDS)
 
     def _access_token(self, session: LoginSession, user: User, now: datetime) -> str:
         claims = {
@@ -84,6 +105,7 @@ class SessionService:
                 # The revocation must outlive the error answer, so commit it here rather than at the boundary.
                 await self._revoke(db, known.session_id, "refresh_reused")
                 await db.commit()
+                await self._invalidation.announce(db.info)
                 raise Unauthorized(
                     "La sesión fue revocada por seguridad. Inicie sesión de nuevo.", code="refresh_reused"
                 )
@@ -104,13 +126,19 @@ class SessionService:
             await self._revoke(db, session_id, "logout")
 
     async def end_all(self, db: AsyncSession, user_id: str, reason: str) -> None:
+        self.forget(db, user_id=user_id)
         await db.execute(
             update(LoginSession)
             .where(LoginSession.user_id == user_id, LoginSession.revoked_at.is_(None))
             .values(revoked_at=utcnow(), revoked_reason=reason)
         )
 
+    def forget(self, db: AsyncSession, session_id: str | None = None, user_id: str | None = None) -> None:
+        """Checked tokens of a session (or of every session of a user) stop being trusted once `db` commits."""
+        self._invalidation.stale(db, SESSION_CACHE, session_tags(session_id, user_id))
+
     async def _revoke(self, db: AsyncSession, session_id: str, reason: str) -> None:
+        self.forget(db, session_id=session_id)
         await db.execute(
             update(LoginSession)
             .where(LoginSession.id == session_id, LoginSession.revoked_at.is_(None))
@@ -118,7 +146,20 @@ class SessionService:
         )
 
     async def resolve(self, db: AsyncSession, token: str, audience: str | None) -> Principal:
-        """Check signature, expiry, audience (None = either area), the session and the account; 401/403 otherwise."""
+        """Check signature, expiry, audience (None = either area), the session and the account; 401/403 otherwise.
+
+        A token that passed is remembered (SESSION_CACHE_SECONDS at most, never past its expiry or its session's):
+        most requests then need neither the signature check nor the database."""
+        checked: _Checked | None = self._checked.get(token)
+        if checked is None:
+            checked = await self._check(db, token)
+        if audience is not None and checked.audience != audience:
+            if audience == ADMIN:
+                raise Forbidden("Esta sección es solo para el personal.", code="staff_only")
+            raise Forbidden("Esta cuenta es de personal; use el panel de administración.", code="customer_only")
+        return checked.principal
+
+    async def _check(self, db: AsyncSession, token: str) -> _Checked:
         try:
             claims = jwt.decode(
                 token,
@@ -131,6 +172,7 @@ class SessionService:
             raise Unauthorized("La sesión expiró. Inicie sesión de nuevo.", code="token_expired") from exc
         except jwt.PyJWTError as exc:
             raise Unauthorized(code="invalid_token") from exc
+        generation = self._invalidation.generation(db, self._checked)
         row = (
             await db.execute(
                 select(LoginSession.revoked_at, LoginSession.expires_at, User.username, User.role, User.blocked)
@@ -142,8 +184,10 @@ class SessionService:
             raise Unauthorized(code="session_ended")
         if row.blocked:
             raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
-        if audience is not None and claims["aud"] != audience:
-            if audience == ADMIN:
-                raise Forbidden("Esta sección es solo para el personal.", code="staff_only")
-            raise Forbidden("Esta cuenta es de personal; use el panel de administración.", code="customer_only")
-        return Principal(user_id=claims["sub"], username=row.username, role=row.role, session_id=claims["sid"])
+        principal = Principal(user_id=claims["sub"], username=row.username, role=row.role, session_id=claims["sid"])
+        checked = _Checked(principal, claims["aud"])
+        # Trusted until the token or its session expires, whichever comes first.
+        until = min(float(claims["exp"]), row.expires_at.timestamp())
+        tags = [*session_tags(session_id=principal.session_id), *session_tags(user_id=principal.user_id)]
+        self._checked.put(token, checked, tags, generation, until)
+        return checked

@@ -17,6 +17,7 @@ from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, utcnow
 from controlplane.domain.peers import schemas
 from controlplane.domain.peers.config_file import ClientConfig, render
+from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer, PlanHistory
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.servers.addresses import allocate
@@ -24,6 +25,7 @@ from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import ONLINE_WITHIN
 from controlplane.errors import Conflict, Invalid, NotFound
 from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
 
 PEER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
@@ -69,11 +71,21 @@ def _party_ref(peer: Peer) -> schemas.PartyRef | None:
 
 
 class PeerService:
-    def __init__(self, box: SecretBox, operations: OperationService, hub: PushHub, client_url: str) -> None:
+    def __init__(
+        self,
+        box: SecretBox,
+        operations: OperationService,
+        hub: PushHub,
+        client_url: str,
+        invalidation: CacheInvalidation,
+    ) -> None:
         self._box = box
         self._operations = operations
         self._hub = hub
         self._client_url = client_url
+        # Customers' lists, by user id; emptied by whatever changes them (domain/peers/lists.py).
+        self._invalidation = invalidation
+        self._lists = invalidation.cache(PEER_LISTS, PEER_LIST_SECONDS)
         self.rooms: RoomHooks | None = None
         operations.on_outcome(self._tell_owner)
 
@@ -110,8 +122,15 @@ class PeerService:
         return f"{self._client_url}/mirror/{self._box.decrypt(peer.mirror_token_enc)}"
 
     async def list_for(self, db: AsyncSession, user_id: str) -> list[schemas.PeerView]:
+        """The customer's peers; served from this process's cache while nothing they show has changed."""
+        cached: list[schemas.PeerView] | None = self._lists.get(user_id)
+        if cached is not None:
+            return cached
+        generation = self._invalidation.generation(db, self._lists)
         peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
-        return [self.view(p) for p in peers.scalars()]
+        views = [self.view(p) for p in peers.scalars()]
+        self._lists.put(user_id, views, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
+        return views
 
     async def owned(self, db: AsyncSession, user_id: str, peer_id: str, *, lock: bool = False) -> Peer:
         """The user's own peer; anyone else's answers exactly like a missing one."""
