@@ -28,7 +28,7 @@ NAMING_CONVENTION = {
 
 # Execution option marking a read-only engine (see create_read_sessionmaker).
 READ_ONLY = "vpn_read_only"
-_READS = ("SELECT", "BEGIN", "COMMIT", "ROLLBA", "PRAGMA", "WITH", "SAVEPO", "RELEAS")
+_READS = ("SELECT", "WITH", "BEGIN", "COMMIT", "ROLLBACK", "PRAGMA", "SAVEPOINT", "RELEASE")
 
 
 class ReadOnlyTransaction(RuntimeError):
@@ -106,7 +106,7 @@ def _configure_sqlite(engine: Engine) -> None:
     ) -> None:
         # A deferred transaction that writes would take the lock late and could fail with SQLITE_BUSY; a read-only
         # transaction therefore refuses to write at all (PostgreSQL refuses by itself: BEGIN READ ONLY).
-        if conn.get_execution_options().get(READ_ONLY) and statement.lstrip()[:6].upper() not in _READS:
+        if conn.get_execution_options().get(READ_ONLY) and not statement.lstrip()[:9].upper().startswith(_READS):
             raise ReadOnlyTransaction(f"write in a read-only transaction: {statement[:60]}")
 
 

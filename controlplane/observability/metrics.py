@@ -95,7 +95,7 @@ class ControlPlaneMetrics:
         """Read the figures that live elsewhere (hub, registry, database) just before a scrape."""
         self.open_sockets.set(services.hub.open_sockets)
         self.nodes_connected.set(len(services.agents))
-        async with transaction(services.sessionmaker) as db:
+        async with transaction(services.read_sessionmaker) as db:
             rows = (await db.execute(select(NodeOperation.status, func.count()).group_by(NodeOperation.status))).all()
             invoice_rows = (await db.execute(select(Invoice.status, func.count()).group_by(Invoice.status))).all()
         counts = {str(status): count for status, count in rows}

@@ -55,7 +55,7 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         return
     token = socket.query_params.get("token", "")
     try:
-        async with transaction(services.sessionmaker) as db:
+        async with transaction(services.read_sessionmaker) as db:
             principal = await services.sessions.resolve(db, token, None)
     except DomainError:
         await socket.send_text(msgspec.json.encode(Push("auth", "Sesión inválida o expirada.")).decode())
