@@ -58,8 +58,17 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value
 
 
-def utcnow() -> datetime:
+def system_time() -> datetime:
     return datetime.now(UTC)
+
+
+# The one clock the control plane reads (expiry, invoice lifetimes, leases, sessions). Tests that need time to pass
+# swap it for a clock they move by hand (tests/clock.py) instead of sleeping.
+clock: Callable[[], datetime] = system_time
+
+
+def utcnow() -> datetime:
+    return clock()
 
 
 def new_id() -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from controlplane.db import utcnow
 from controlplane.payments.base import (
     CreatedPayment,
     Gateway,
@@ -96,7 +96,7 @@ class QvaPayGateway(Gateway):
         stamp = headers.get("x-qvapay-timestamp")
         if stamp is not None:
             try:
-                age = abs(time.time() - int(stamp))
+                age = abs(utcnow().timestamp() - int(stamp))
             except ValueError as exc:
                 raise RejectedNotification("qvapay: unreadable timestamp") from exc
             if age > MAX_NOTIFICATION_AGE_SECONDS:

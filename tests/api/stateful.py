@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 from sqlalchemy import select
 
@@ -160,12 +160,14 @@ def server_input(n: int, *, allow_partys: bool = True, subnet_bits: int = 29) ->
 
 
 @contextmanager
-def machine_services(database_url: str, tmp_path: Path) -> Iterator[tuple[Services, asyncio.AbstractEventLoop]]:
+def machine_services(
+    database_url: str, tmp_path: Path, **overrides: Any
+) -> Iterator[tuple[Services, asyncio.AbstractEventLoop]]:
     """The services of a machine's worlds, on an event loop of their own (rules are plain functions). Everything
     runs on that one loop (the test client's requests too), so connections are pooled: opening one per session
-    made the machines several times slower on PostgreSQL."""
+    made the machines several times slower on PostgreSQL. `overrides`: settings of this machine's own."""
     loop = asyncio.new_event_loop()
-    services = build_services(make_settings(database_url, tmp_path, database_pool=True))
+    services = build_services(make_settings(database_url, tmp_path, database_pool=True, **overrides))
     try:
         yield services, loop
     finally:
@@ -198,10 +200,13 @@ def machine_client(services: Services, loop: asyncio.AbstractEventLoop) -> Itera
 
 def run_machine(machine: Callable[[], RuleBasedStateMachine], *, examples: int, steps: int) -> None:
     """Run a machine with a fixed budget (VPN_STATEFUL_EXAMPLES overrides the count): derandomized, so CI runs
-    are repeatable, yet every example is a different walk."""
+    are repeatable, yet every example is a different walk. VPN_STATEFUL_SHRINK=0 reports a failure as found
+    (shrinking a long walk against a database can take minutes)."""
+    shrink = os.environ.get("VPN_STATEFUL_SHRINK", "1") != "0"
     run_state_machine_as_test(
         machine,
         settings=settings(
+            phases=[phase for phase in Phase if shrink or phase is not Phase.shrink],
             max_examples=int(os.environ.get("VPN_STATEFUL_EXAMPLES", str(examples))),
             stateful_step_count=steps,
             deadline=None,

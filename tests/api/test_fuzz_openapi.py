@@ -35,8 +35,7 @@ from controlplane.services import build_services
 from controlplane.settings import Settings
 from tests.api.conftest import _empty_database, make_settings
 from tests.api.factories import PASSWORD
-from tests.fakes import qvapay as qvapay_fake
-from tests.fakes import remesita as remesita_fake
+from tests.fakes.gateways import gateway_settings
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
 
@@ -92,18 +91,7 @@ def fuzz_target(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
     # The app owns its services: schemathesis starts its lifespan once on its own event-loop thread.
     # Payments go to local fake gateways (their documented contracts), so purchases and notifications run for real.
     with FakeQvaPay() as qvapay, FakeRemesita() as remesita:
-        cfg = make_settings(
-            database_url,
-            tmp_path_factory.mktemp("fuzz"),
-            qvapay_app_id=qvapay_fake.APP_ID,
-            qvapay_app_secret=qvapay_fake.APP_SECRET,
-            qvapay_base_url=qvapay.base_url,
-            remesita_api_key=remesita_fake.API_KEY,
-            remesita_api_secret=remesita_fake.API_SECRET,
-            remesita_business_unit_id=remesita_fake.BUSINESS_UNIT,
-            remesita_base_url=remesita.base_url,
-            payments_timeout_seconds=2.0,
-        )
+        cfg = make_settings(database_url, tmp_path_factory.mktemp("fuzz"), **gateway_settings(qvapay, remesita))
         world = asyncio.run(_seed(cfg))
         yield create_app(settings=cfg), world
 

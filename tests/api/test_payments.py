@@ -28,6 +28,7 @@ from tests.api.factories import bearer, login, make_peer, make_server, make_user
 from tests.api.test_fanout_redis import RecordingSocket
 from tests.fakes import qvapay as qvapay_fake
 from tests.fakes import remesita as remesita_fake
+from tests.fakes.gateways import gateway_settings
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
 
@@ -64,18 +65,8 @@ def remesita(remesita_server: FakeRemesita) -> FakeRemesita:
 def settings_overrides(qvapay: FakeQvaPay, remesita: FakeRemesita, request: pytest.FixtureRequest) -> dict[str, Any]:
     marker = request.node.get_closest_marker("invoices_per_user")
     limits = {"rate_limits": RateLimits(invoices_per_user=RateLimit(*marker.args))} if marker else {}
-    return {
-        **limits,
-        "qvapay_app_id": qvapay_fake.APP_ID,
-        "qvapay_app_secret": qvapay_fake.APP_SECRET,
-        "qvapay_base_url": qvapay.base_url,
-        "remesita_api_key": remesita_fake.API_KEY,
-        "remesita_api_secret": remesita_fake.API_SECRET,
-        "remesita_business_unit_id": remesita_fake.BUSINESS_UNIT,
-        "remesita_base_url": remesita.base_url,
-        # Generous for a loaded 2-core machine; the slow-gateway test waits longer than this.
-        "payments_timeout_seconds": 2.0,
-    }
+    # The timeout (2 s) is generous for a loaded 2-core machine; the slow-gateway test waits longer than this.
+    return {**limits, **gateway_settings(qvapay, remesita)}
 
 
 class Shop:
@@ -550,6 +541,20 @@ async def test_a_paid_invoice_waits_for_a_server_with_room_and_is_fulfilled_late
     assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
     assert [p.name for p in await shop.peers()] == ["portatil"]
     assert await shop.history_rows() == 1
+
+
+async def test_a_paid_invoice_that_cannot_be_fulfilled_is_told_once_not_at_every_retry(shop: Shop) -> None:
+    # Found by the stateful invoice test: each reconciliation run (every minute) pushed the error toast again.
+    await shop.setup(server=False)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    assert (await shop.pay_and_notify(remote_id, "qvapay")).json()["credited"] is True
+    jobs = Jobs(shop.services)
+    for _ in range(3):
+        assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 0
+    [error] = shop.pushes("error")
+    assert "No hay servidores disponibles temporalmente." in error["message"]
+    invoice = await shop.invoice(remote_id)
+    assert invoice.status is InvoiceStatus.PAID and invoice.problem == "No hay servidores disponibles temporalmente."
 
 
 async def test_notifications_are_handled_during_maintenance(shop: Shop) -> None:

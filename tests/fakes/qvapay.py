@@ -44,6 +44,13 @@ class FakeQvaPay(FakeGatewayServer):
                 invoice["amount"] = f"{amount:.2f}"
             invoice["updated_at"] = _now()
 
+    def cancel(self, transaction: str) -> None:
+        """The customer cancels at the gateway's page."""
+        with self.lock:
+            invoice = self.invoices[transaction]
+            invoice["status"] = "cancelled"
+            invoice["updated_at"] = _now()
+
     def notification(
         self, transaction: str, *, timestamp: int | None = None, secret: str | None = None, **changes: Any
     ) -> tuple[str, bytes, dict[str, str]]:
@@ -143,8 +150,7 @@ class FakeQvaPay(FakeGatewayServer):
             _, body, headers = self.notification(parts[1])
             deliver(invoice["webhook"], body, headers)
             return 303, "", {"Location": invoice["success_url"]}
-        with self.lock:
-            invoice["status"] = "cancelled"
+        self.cancel(parts[1])
         return 303, "", {"Location": invoice["cancel_url"]}
 
 

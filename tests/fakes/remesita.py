@@ -45,6 +45,11 @@ class FakeRemesita(FakeGatewayServer):
             if amount is not None:
                 link["amount"] = f"{amount:.2f}"
 
+    def cancel(self, reference: str) -> None:
+        """The customer cancels at the gateway's page."""
+        with self.lock:
+            self.links[reference]["status"] = "cancelled"
+
     def notification(self, reference: str, **changes: Any) -> tuple[str, bytes]:
         """The IPN Remesita would send now: (URL path and query on the merchant, raw body). Unsigned, as Remesita's
         are."""
@@ -128,8 +133,7 @@ class FakeRemesita(FakeGatewayServer):
             _, body = self.notification(parts[1])
             deliver(link["ipnUrl"], body, {})
             return 303, "", {"Location": link["successUrl"]}
-        with self.lock:
-            link["status"] = "cancelled"
+        self.cancel(parts[1])
         return 303, "", {"Location": link["cancelUrl"]}
 
 

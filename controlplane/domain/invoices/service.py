@@ -376,9 +376,12 @@ class InvoiceService:
             async with db.begin_nested():
                 peer, pushes = await self._apply(db, invoice)
         except DomainError as exc:
-            invoice.problem = exc.message[:255]
-            await db.flush()
+            problem = exc.message[:255]
             log.warning("invoice %s paid but not fulfilled yet: %s", invoice.remote_id, exc.message)
+            if invoice.problem == problem:
+                return False  # the customer was told at the first try; the job retries every minute
+            invoice.problem = problem
+            await db.flush()
             self._push(
                 db,
                 invoice.user_id,
