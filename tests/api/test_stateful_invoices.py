@@ -677,9 +677,10 @@ class InvoiceFulfilment(RuleBasedStateMachine):
             return
         invoices, peers = self.run(self._database())
         self._adopt_new_peers(peers)
-        self.the_database_is_what_was_paid_for(invoices, peers)
+        # The checks that do not lean on the model come first, so a failure names the broken rule when they can.
         self.invoices_only_move_forward(invoices)
         self.only_real_payments_are_credited(invoices)
+        self.the_database_is_what_was_paid_for(invoices, peers)
         self.the_customer_hears_and_sees_the_database()
 
     def the_database_is_what_was_paid_for(self, invoices: dict[str, Invoice], peers: dict[str, Peer]) -> None:
