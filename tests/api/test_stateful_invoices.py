@@ -66,13 +66,14 @@ LABELS = {"qvapay": "QvaPay", "remesita": "Remesita"}
 PLANS = (("Mensual", 720, Decimal("5.00")), ("Semanal", 168, Decimal("2.50")))
 NAMES = ("tablet", "movil", "casa")  # few, so that purchases collide with each other and with existing peers
 CREDITABLE = {"pending", "expired", "canceled"}
+STAFF_CREDITABLE = {*CREDITABLE, "failed"}  # staff may also settle a failed invoice (its reason required)
 FORWARD = {
     "pending": {"pending", "paid", "fulfilled", "canceled", "expired", "failed"},
     "expired": {"expired", "paid", "fulfilled", "failed"},
     "canceled": {"canceled", "paid", "fulfilled", "failed"},
     "paid": {"paid", "fulfilled"},
     "fulfilled": {"fulfilled"},
-    "failed": {"failed"},
+    "failed": {"failed", "paid", "fulfilled"},  # only by staff (checked below)
 }
 TTL = timedelta(hours=24)
 QVAPAY_MAX_AGE = 300
@@ -408,20 +409,20 @@ class InvoiceFulfilment(RuleBasedStateMachine):
     # --- staff and the unexpected ----------------------------------------------------------------------------------
 
     @precondition(lambda self: bool(self.model))
-    @rule(recent=st.integers(0, 5))
-    def admin_marks_paid(self, recent: int) -> None:
+    @rule(recent=st.integers(0, 5), note=st.sampled_from(["transferencia recibida", ""]))
+    def admin_marks_paid(self, recent: int, note: str) -> None:
+        """Staff settle by hand: pending or expired invoices freely, failed or canceled ones with a reason."""
         invoice = self._recent(recent)
         if invoice is None:
             return
         self.touched.add(invoice.remote_id)
-        answer = self.http(
-            "POST",
-            f"/api/admin/invoices/{invoice.id}/manual-payment",
-            json={"note": "transferencia"},
-            headers=self.admin,
-        )
-        if invoice.status not in CREDITABLE:
+        path = f"/api/admin/invoices/{invoice.id}/manual-payment"
+        answer = self.http("POST", path, json={"note": note}, headers=self.admin)
+        if invoice.status not in STAFF_CREDITABLE:
             assert (answer.status_code, answer.json().get("code")) == (409, "invoice_not_creditable"), answer.text
+            return
+        if invoice.status in ("failed", "canceled") and not note:
+            assert (answer.status_code, answer.json().get("code")) == (422, "note_required"), answer.text
             return
         assert answer.status_code == 200, answer.text
         self._credit(invoice, f"{MANUAL_PREFIX}{invoice.id}")
@@ -713,6 +714,10 @@ class InvoiceFulfilment(RuleBasedStateMachine):
         for remote_id, invoice in invoices.items():
             before, now = self.seen_status.get(remote_id, "pending"), invoice.status.value
             assert now in FORWARD[before], f"{remote_id}: {before} -> {now}"
+            if before == "failed" and now != "failed":
+                assert str(invoice.transaction_id).startswith(MANUAL_PREFIX), (
+                    f"{remote_id}: a gateway credited a failure"
+                )
             self.seen_status[remote_id] = now
 
     def only_real_payments_are_credited(self, invoices: dict[str, Invoice]) -> None:
