@@ -30,7 +30,6 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import msgspec
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
