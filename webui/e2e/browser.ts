@@ -45,10 +45,14 @@ export const NARROW = { width: 390, height: 844 };
  */
 export function useBrowser(): () => Browser {
   let browser: Browser | null = null;
-  // An uncaught exception in any page of a test fails that test, whatever the page showed.
+  // An uncaught exception or a Content-Security-Policy violation in any page of a test fails that test, whatever
+  // the page showed: the layer runs with the real security headers, so a refused script, style, frame or socket
+  // here is one a customer's browser would refuse too.
   afterEach(() => {
     const seen = uncaught.splice(0);
+    const refused = cspViolations.splice(0);
     expect(seen, 'uncaught exceptions in the page').toEqual([]);
+    expect(refused, `Content-Security-Policy violations:\n${refused.join('\n')}\n`).toEqual([]);
   });
   beforeAll(async () => {
     browser = await chromium.launch({
@@ -75,6 +79,34 @@ export function useBrowser(): () => Browser {
 }
 
 const uncaught: string[] = [];
+const cspViolations: string[] = [];
+
+/**
+ * Runs in every page and frame before its own scripts: each `securitypolicyviolation` event (the browser fires one
+ * per refused load, inline script or style, eval, frame or connection) is handed to the test through a binding.
+ */
+const REPORT_CSP_VIOLATIONS = `(() => {
+  document.addEventListener('securitypolicyviolation', (event) => {
+    const report = window.__reportCspViolation;
+    if (typeof report !== 'function') return;
+    report([event.violatedDirective, event.effectiveDirective, event.blockedURI || '(inline)',
+      event.sourceFile ? event.sourceFile + ':' + event.lineNumber : '', event.sample].join(' | '));
+  }, true);
+})();`;
+
+/** Chromium's console line for what the policy blocked ("Refused to load the script ...", "Refused to connect ..."). */
+const REFUSED = /^Refused to |Content Security Policy/;
+
+/** Reports every CSP violation of the context's pages into `cspViolations` (event and console, both kept). */
+async function watchCsp(context: BrowserContext): Promise<void> {
+  await context.exposeBinding('__reportCspViolation', ({ frame }, detail: string) => {
+    cspViolations.push(`${frame.url()}: ${detail}`);
+  });
+  await context.addInitScript({ content: REPORT_CSP_VIOLATIONS });
+  context.on('console', (message) => {
+    if (REFUSED.test(message.text())) cspViolations.push(`${message.page()?.url() ?? '?'}: ${message.text()}`);
+  });
+}
 
 /**
  * The captcha provider's script, served in place of https://js.hcaptcha.com/1/api.js: the explicit-render API the
@@ -128,6 +160,7 @@ export async function newPage(
       return route.abort('blockedbyclient');
     },
   );
+  await watchCsp(context);
   context.setDefaultTimeout(PATIENCE);
   context.on('page', (opened) => opened.on('pageerror', (error) => uncaught.push(`${opened.url()}: ${error.message}`)));
   const page = await context.newPage();
