@@ -137,6 +137,10 @@ class ControlClient:
     async def _dispatch(self, message: agent_pb2.ControlMessage, outbox: asyncio.Queue[object]) -> bool:
         """Handle one control message; False ends the session."""
         kind = message.WhichOneof("payload")
+        if kind in ("full_state", "delta"):
+            # What arrived, never its content: peer specs carry preshared keys.
+            body = getattr(message, kind)
+            log.debug("%s received: operation %s, serial %s", kind, body.operation_id, body.serial)
         if kind == "full_state":
             started = time.perf_counter()
             result = await self.agent.handle_full_state(message.full_state)

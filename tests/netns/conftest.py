@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from agent_process import AgentProcess
 from netns import Namespace, missing_requirements
 
 
@@ -34,6 +35,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(autouse=True)
 def _netns_environment() -> None:
     require_netns()
+
+
+@pytest.fixture(autouse=True)
+def _agent_logs_hold_no_secrets() -> Iterator[None]:
+    """After each test (agents stopped, namespaces gone: autouse fixtures tear down last), every agent it started
+    has its DEBUG log scanned for secrets (AgentProcess.assert_log_holds_no_secrets)."""
+    AgentProcess.made.clear()
+    yield
+    made, AgentProcess.made[:] = list(AgentProcess.made), []
+    for agent in made:
+        agent.assert_log_holds_no_secrets()
 
 
 @pytest.fixture
