@@ -31,6 +31,7 @@ from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimi
 from controlplane.realtime.bus import EventBus
 from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
+from controlplane.realtime.slots import MemorySocketSlots, RedisSocketSlots, SocketSlots
 from controlplane.settings import Settings
 
 
@@ -52,6 +53,7 @@ class Services:
     bus: EventBus
     invalidation: CacheInvalidation
     hub: PushHub
+    socket_slots: SocketSlots
     agents: AgentRegistry
     operations: OperationService
     servers: ServerService
@@ -67,6 +69,7 @@ class Services:
 
     async def close(self) -> None:
         await self.bus.stop()
+        await self.socket_slots.close()
         await self.http.aclose()
         if self.redis is not None:
             await self.redis.aclose()
@@ -114,6 +117,7 @@ def build_services(settings: Settings) -> Services:
         bus=bus,
         invalidation=invalidation,
         hub=hub,
+        socket_slots=RedisSocketSlots(redis, settings.redis_prefix) if redis is not None else MemorySocketSlots(),
         agents=agents,
         operations=operations,
         servers=ServerService(box),

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from litestar import WebSocket, websocket
@@ -16,6 +15,9 @@ from controlplane.dependencies import client_ip, services_of
 from controlplane.errors import DomainError, TooManyRequests
 from controlplane.realtime.hub import Push
 
+if TYPE_CHECKING:
+    from controlplane.services import Services
+
 log = logging.getLogger(__name__)
 
 UNAUTHORIZED_CLOSE = 4401
@@ -24,10 +26,6 @@ TOO_MANY_CLOSE = 4429
 TOO_MANY_CONNECTIONS = "Demasiadas conexiones desde su dirección. Intente más tarde."
 TOO_MANY_MESSAGES = "Demasiados mensajes. La conexión se cerró; se reconectará sola."
 MAX_MESSAGE_CHARS = 1024  # the client only sends pings; anything longer is not ours
-
-# Sockets open now, by address (this process): one address must not take every file descriptor.
-_open_by_address: Counter[str] = Counter()
-
 
 async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
     await socket.send_text(msgspec.json.encode(Push("error", message)).decode())
@@ -44,10 +42,19 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         return
     await socket.accept()
     ip = client_ip(socket)
-    settings = services.settings
-    if _open_by_address[ip] >= settings.socket_connections_per_address:
+    # One address must not take every file descriptor (of every process, when Redis counts for all of them).
+    slot = await services.socket_slots.take(ip, services.settings.socket_connections_per_address)
+    if slot is None:
         await _refuse(socket, TOO_MANY_CONNECTIONS)
         return
+    try:
+        await _serve(socket, services, ip)
+    finally:
+        await services.socket_slots.give_back(slot)
+
+
+async def _serve(socket: WebSocket[Any, Any, Any], services: Services, ip: str) -> None:
+    settings = services.settings
     try:
         await services.limiter.hit(f"ws:ip:{ip}", settings.rate_limits.socket_handshakes_per_address)
     except TooManyRequests:
@@ -61,7 +68,6 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         await socket.send_text(msgspec.json.encode(Push("auth", "Sesión inválida o expirada.")).decode())
         await socket.close(code=UNAUTHORIZED_CLOSE)
         return
-    _open_by_address[ip] += 1
     services.hub.attach(principal.user_id, socket)
     if principal.role.is_staff:
         services.hub.attach_staff(socket)
@@ -83,6 +89,3 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         pass
     finally:
         services.hub.detach(principal.user_id, socket)
-        _open_by_address[ip] -= 1
-        if _open_by_address[ip] <= 0:
-            del _open_by_address[ip]

@@ -206,4 +206,4 @@ async def test_socket_flood_from_one_address(services: Services, client: AsyncTe
         assert opened[1].receive_json() == {"type": "pong"}
         for socket in opened:
             socket.__exit__(None, None, None)
-    assert live._open_by_address == {}  # every slot was given back
+    assert services.socket_slots.held_here() == 0  # every slot was given back

@@ -1,0 +1,91 @@
+"""The per-address socket cap with Redis: one count for every process, robust to a process that dies, and per
+process while Redis is away. (Over /ws with two real processes: tests/multiprocess; one process: test_abuse.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+from controlplane.realtime.slots import RedisSocketSlots
+from tests.api.test_fanout_redis import REDIS_URL
+from tests.conftest import skip_or_fail
+
+ADDRESS = "203.0.113.9"
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+async def redis() -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        await client.ping()
+    except Exception as exc:
+        await client.aclose()
+        skip_or_fail(f"Redis not reachable at {REDIS_URL}: {exc}")
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+def prefix() -> str:
+    """A prefix of its own: other runs on this Redis keep their own counts."""
+    return f"vpn-slots-{uuid.uuid4().hex[:8]}:"
+
+
+async def test_sockets_on_two_processes_count_against_one_cap(redis: Redis, prefix: str) -> None:
+    first, second = RedisSocketSlots(redis, prefix), RedisSocketSlots(redis, prefix)
+    held = [await first.take(ADDRESS, 3), await second.take(ADDRESS, 3), await first.take(ADDRESS, 3)]
+    assert all(held)
+    assert await second.take(ADDRESS, 3) is None
+    assert await first.take(ADDRESS, 3) is None
+    assert await second.take("198.51.100.7", 3) is not None  # another address has its own count
+    slot = held[0]
+    assert slot is not None
+    await first.give_back(slot)
+    assert await second.take(ADDRESS, 3) is not None
+    await first.close()
+    await second.close()
+
+
+async def test_a_dead_process_stops_counting_once_stale_and_a_live_one_keeps_counting(
+    redis: Redis, prefix: str
+) -> None:
+    live = RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=3)
+    dying = RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=3)
+    newcomer = RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=3)
+    assert await live.take(ADDRESS, 3) is not None
+    assert await dying.take(ADDRESS, 3) is not None
+    assert await dying.take(ADDRESS, 3) is not None
+    await dying.close()  # as if SIGKILLed: it stops refreshing and never gives its slots back
+    assert await newcomer.take(ADDRESS, 3) is None
+    async with asyncio.timeout(30):
+        while await newcomer.take(ADDRESS, 3) is None:
+            await asyncio.sleep(0.5)
+    # The dead process's two slots went stale; the live process's slot (refreshed all along) still counts.
+    assert await newcomer.take(ADDRESS, 3) is not None
+    assert await newcomer.take(ADDRESS, 3) is None
+    await live.close()
+    await newcomer.close()
+
+
+async def test_with_redis_away_each_process_counts_its_own() -> None:
+    unreachable = Redis.from_url(f"redis://127.0.0.1:{closed_port()}/0", socket_connect_timeout=1)
+    slots = RedisSocketSlots(unreachable, "vpn-slots-away:")
+    first, second = await slots.take(ADDRESS, 2), await slots.take(ADDRESS, 2)
+    assert first is not None and second is not None
+    assert await slots.take(ADDRESS, 2) is None
+    await slots.give_back(first)
+    assert await slots.take(ADDRESS, 2) is not None
+    assert slots.held_here(ADDRESS) == 2
+    await slots.close()
+    await unreachable.aclose()
