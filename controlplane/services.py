@@ -126,5 +126,5 @@ def build_services(settings: Settings) -> Services:
         invoices=invoices,
         partys=PartyService(box, operations, hub, peers, limiter),
         audit=AuditLog(hub),
-        staff_users=StaffUsers(accounts, sessions),
+        staff_users=StaffUsers(accounts, sessions, hub),
     )

@@ -13,9 +13,16 @@ from controlplane.realtime.bus import EventBus
 
 log = logging.getLogger(__name__)
 
+# The close code of a socket whose session is not (or no longer) valid; the web client then checks its session,
+# which sends it to the login page when the session cannot be renewed (docs/api.md, live push).
+UNAUTHORIZED_CLOSE = 4401
+SESSION_INVALID = "Sesión inválida o expirada."
+
 
 class Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
 class Push(msgspec.Struct, omit_defaults=True):
@@ -34,6 +41,7 @@ class PushHub:
         self._staff: set[Socket] = set()
         bus.subscribe("user", self._deliver)
         bus.subscribe("staff", self._deliver_staff)
+        bus.subscribe("sessions_ended", self._close_user_sockets)
 
     @property
     def open_sockets(self) -> int:
@@ -63,6 +71,27 @@ class PushHub:
     async def push_staff(self, push: Push) -> None:
         """Reaches every open manager page on every process."""
         await self._bus.publish("staff", {"push": msgspec.to_builtins(push)})
+
+    async def end_sessions(self, user_id: str) -> None:
+        """The user's sessions were ended (blocked): close their open sockets on every process now, rather than
+        when they next reconnect. Call it after the commit, so a reconnect meets the ended sessions."""
+        await self._bus.publish("sessions_ended", {"user_id": user_id})
+
+    async def _close_user_sockets(self, event: dict[str, Any]) -> None:
+        user_id = event["user_id"]
+        targets = list(self._sockets.get(user_id, ()))
+        text = msgspec.json.encode(Push("auth", SESSION_INVALID)).decode()
+        for socket in targets:
+            self.detach(user_id, socket)
+        results = await asyncio.gather(*(self._close(s, text) for s in targets), return_exceptions=True)
+        for result in results:
+            if isinstance(result, Exception):
+                log.debug("closing a socket of an ended session failed: %s", result)
+
+    @staticmethod
+    async def _close(socket: Socket, text: str) -> None:
+        await socket.send_text(text)
+        await socket.close(code=UNAUTHORIZED_CLOSE, reason="session ended")
 
     async def _deliver_staff(self, event: dict[str, Any]) -> None:
         if not self._staff:

@@ -13,19 +13,19 @@ from litestar.exceptions import WebSocketDisconnect
 from controlplane.db import transaction
 from controlplane.dependencies import client_ip, services_of
 from controlplane.errors import DomainError, TooManyRequests
-from controlplane.realtime.hub import Push
+from controlplane.realtime.hub import SESSION_INVALID, UNAUTHORIZED_CLOSE, Push
 
 if TYPE_CHECKING:
     from controlplane.services import Services
 
 log = logging.getLogger(__name__)
 
-UNAUTHORIZED_CLOSE = 4401
 FORBIDDEN_ORIGIN_CLOSE = 4403
 TOO_MANY_CLOSE = 4429
 TOO_MANY_CONNECTIONS = "Demasiadas conexiones desde su dirección. Intente más tarde."
 TOO_MANY_MESSAGES = "Demasiados mensajes. La conexión se cerró; se reconectará sola."
 MAX_MESSAGE_CHARS = 1024  # the client only sends pings; anything longer is not ours
+
 
 async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
     await socket.send_text(msgspec.json.encode(Push("error", message)).decode())
@@ -65,7 +65,7 @@ async def _serve(socket: WebSocket[Any, Any, Any], services: Services, ip: str) 
         async with transaction(services.read_sessionmaker) as db:
             principal = await services.sessions.resolve(db, token, None)
     except DomainError:
-        await socket.send_text(msgspec.json.encode(Push("auth", "Sesión inválida o expirada.")).decode())
+        await socket.send_text(msgspec.json.encode(Push("auth", SESSION_INVALID)).decode())
         await socket.close(code=UNAUTHORIZED_CLOSE)
         return
     services.hub.attach(principal.user_id, socket)

@@ -1,4 +1,5 @@
-"""Browser sockets across two processes: one per-address cap for the deployment."""
+"""Browser sockets across two processes: one per-address cap for the deployment, and a blocked customer's sockets
+closed on whichever process holds them."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from tests.multiprocess.conftest import Cluster
-from tests.multiprocess.test_two_processes import customer_client, new_customer, next_push
+from tests.multiprocess.test_two_processes import admin_client, customer_client, new_customer, next_push
 
 SOCKETS_PER_ADDRESS = 50  # settings.socket_connections_per_address (the cluster runs with the default)
 TOO_MANY_CLOSE = 4429
+UNAUTHORIZED_CLOSE = 4401
 
 
 async def logged_in_customer(cluster: Cluster) -> tuple[str, str, httpx.AsyncClient]:
@@ -56,3 +58,21 @@ async def test_sockets_from_one_address_on_both_processes_hit_one_cap(cluster: C
                 await asyncio.sleep(0.3)
     await customer.aclose()
 
+
+async def test_blocking_a_customer_closes_their_socket_on_the_other_process(cluster: Cluster) -> None:
+    username, token, customer = await logged_in_customer(cluster)
+    admin = await admin_client(cluster.first)
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{cluster.second.http_port}/ws?token={token}") as ws:
+            assert (await next_push(ws, "auth"))["data"] is not None
+            users = (await admin.get("/api/admin/users", params={"q": username})).json()["items"]
+            [user] = [u for u in users if u["username"] == username]
+            answer = await admin.patch(f"/api/admin/users/{user['id']}", json={"blocked": True})
+            assert answer.status_code == 200, answer.text
+            assert (await next_push(ws, "auth"))["message"] == "Sesión inválida o expirada."
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == UNAUTHORIZED_CLOSE
+    finally:
+        await admin.aclose()
+        await customer.aclose()

@@ -1,7 +1,19 @@
 /** A signed-in customer walks the dashboard: home, plans, help, navigation, 'Recordarme' across a reload. */
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { logIn, logOut, newPage, screenshot, text, title, useBrowser, visible } from './browser';
+import {
+  api,
+  logIn,
+  logOut,
+  newPage,
+  PATIENCE,
+  screenshot,
+  text,
+  title,
+  unique,
+  useBrowser,
+  visible,
+} from './browser';
 
 const browser = useBrowser();
 
@@ -72,6 +84,37 @@ describe('the dashboard', () => {
     await nav.getByRole('link', { name: 'Ayuda', exact: true }).click();
     await expect.poll(() => sockets[0]!.closed).toBe(true);
     expect(sockets).toHaveLength(1);
+    await context.close();
+  });
+
+  test('a customer whom staff block while the peers page is open is sent to login by the socket', async () => {
+    const account = { username: unique('bloq'), password: 'bloqueado-clave-1' };
+    const registered = await fetch(`${harness().url}/api/client/register`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...account, captcha_token: harness().captcha.token }),
+    });
+    expect(registered.status, await registered.text()).toBe(201);
+    const { page, context } = await newPage(browser());
+    const socket = { greeted: false, closed: false };
+    page.on('websocket', (opened) => {
+      opened.on('framereceived', (frame) => {
+        if (String(frame.payload).includes('"auth"')) socket.greeted = true;
+      });
+      opened.on('close', () => {
+        socket.closed = true;
+      });
+    });
+    await logIn(page, account);
+    await page.getByRole('navigation', { name: 'Navegación' }).getByRole('link', { name: 'Peers', exact: true }).click();
+    await page.waitForURL('**/dashboard/peers');
+    await expect.poll(() => socket.greeted, { timeout: PATIENCE }).toBe(true); // attached on the server
+    const found = (await api('GET', `/api/admin/users?q=${account.username}`)) as { items: { id: string }[] };
+    await api('PATCH', `/api/admin/users/${found.items[0]!.id}`, { body: { blocked: true } });
+    // No request of the page's own is needed: the server closes the socket (4401), the client checks its session,
+    // the refresh is refused, and the login page shows.
+    await page.waitForURL('**/login');
+    expect(socket.closed).toBe(true);
     await context.close();
   });
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Select, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from controlplane.db import after_commit
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.accounts.service import AccountService, Email
 from controlplane.domain.accounts.sessions import SessionService
@@ -13,6 +14,7 @@ from controlplane.domain.manager.peers import peers_of
 from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer
 from controlplane.errors import Conflict, Forbidden, NotFound
+from controlplane.realtime.hub import PushHub
 
 
 class UserNotFound(NotFound):
@@ -66,8 +68,9 @@ async def rooms_of(db: AsyncSession, user_id: str) -> list[schemas.StaffRoom]:
 
 
 class StaffUsers:
-    def __init__(self, accounts: AccountService, sessions: SessionService) -> None:
+    def __init__(self, accounts: AccountService, sessions: SessionService, hub: PushHub) -> None:
         self._accounts = accounts
+        self._hub = hub
         self._sessions = sessions
 
     async def search(
@@ -106,13 +109,15 @@ class StaffUsers:
         return schemas.UserDetail(user=_row(user, len(peers)), peers=peers, rooms=await rooms_of(db, user.id))
 
     async def set_blocked(self, db: AsyncSession, user_id: str, blocked: bool) -> schemas.UserRow:
-        """A blocked account cannot log in, and every session it has ends now (its next call answers 401)."""
+        """A blocked account cannot log in, and every session it has ends now: its next call answers 401 and its
+        open sockets (on every process) are closed with 4401 once this commits."""
         user = await self.get(db, user_id)
         if user.role is not Role.CUSTOMER:
             raise Forbidden("Las cuentas del personal no se bloquean desde aquí.", code="staff_account")
         user.blocked = blocked
         if blocked:
             await self._sessions.end_all(db, user.id, "blocked")
+            after_commit(db, lambda: self._hub.end_sessions(user_id))
         await db.flush()
         peers = await db.scalar(select(func.count()).select_from(Peer).where(Peer.user_id == user.id)) or 0
         return _row(user, peers)

@@ -70,8 +70,9 @@ async def test_staff_sockets_hear_audit_entries_and_customers_do_not(
             sync_client.websocket_connect(f"/ws?token={customer_token}") as customer,
         ):
             assert staff.receive_json()["type"] == "auth" and customer.receive_json()["type"] == "auth"
+            # Another customer is blocked (blocking ana herself would close her socket: test_users.py).
             answer = sync_client.patch(
-                f"/api/admin/users/{world.ids['user']}", json={"blocked": True}, headers=world.admin
+                f"/api/admin/users/{world.ids['unverified']}", json={"blocked": True}, headers=world.admin
             )
             assert answer.status_code == 200
             event = staff.receive_json()

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.testing import AsyncTestClient
+import pytest
+from litestar.exceptions import WebSocketDisconnect
+from litestar.testing import AsyncTestClient, TestClient
 
+from controlplane.app import create_app
+from controlplane.realtime.hub import SESSION_INVALID, UNAUTHORIZED_CLOSE
 from controlplane.services import Services
-from tests.api.factories import PASSWORD, make_user
+from tests.api.factories import PASSWORD, bearer, login, make_user
 from tests.api.manager.world import audit_count, build_world, last_audit
 from tests.fakes.smtp import FakeSMTP, link_in
 
@@ -55,6 +59,56 @@ async def test_blocked_customer_is_logged_out_and_cannot_log_in(
     login = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
     assert login.status_code == 200
     assert (await last_audit(services)).action == "user.unblock"
+
+
+async def test_blocking_closes_the_customers_open_sockets_as_an_ended_session(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    ana = world.customer["Authorization"].removeprefix("Bearer ")
+    beto = bearer(await login(client, "beto"))["Authorization"].removeprefix("Bearer ")
+    with TestClient(app=create_app(services=services)) as sync_client:
+        with (
+            sync_client.websocket_connect(f"/ws?token={ana}") as phone,
+            sync_client.websocket_connect(f"/ws?token={ana}") as laptop,
+            sync_client.websocket_connect(f"/ws?token={beto}") as someone_else,
+        ):
+            for socket in (phone, laptop, someone_else):
+                assert socket.receive_json()["type"] == "auth"
+            answer = sync_client.patch(
+                f"/api/admin/users/{world.ids['user']}", json={"blocked": True}, headers=world.support
+            )
+            assert answer.status_code == 200, answer.text
+            # What a bad token gets at the handshake: the web client then checks its session and goes to /login.
+            for socket in (phone, laptop):
+                assert socket.receive_json() == {"type": "auth", "message": SESSION_INVALID}
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    socket.receive_json()
+                assert closed.value.code == UNAUTHORIZED_CLOSE
+            someone_else.send_text('{"type":"ping"}')
+            assert someone_else.receive_json() == {"type": "pong"}
+        # Reconnecting with the old token is refused the same way.
+        with sync_client.websocket_connect(f"/ws?token={ana}") as again:
+            assert again.receive_json() == {"type": "auth", "message": SESSION_INVALID}
+            with pytest.raises(WebSocketDisconnect) as closed:
+                again.receive_json()
+            assert closed.value.code == UNAUTHORIZED_CLOSE
+    assert not services.hub.is_online(world.ids["user"])
+    assert services.socket_slots.held_here() == 0
+
+
+async def test_unblocking_closes_nothing(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    ana = world.customer["Authorization"].removeprefix("Bearer ")
+    with TestClient(app=create_app(services=services)) as sync_client:
+        with sync_client.websocket_connect(f"/ws?token={ana}") as socket:
+            assert socket.receive_json()["type"] == "auth"
+            answer = sync_client.patch(
+                f"/api/admin/users/{world.ids['user']}", json={"blocked": False}, headers=world.support
+            )
+            assert answer.status_code == 200, answer.text
+            socket.send_text('{"type":"ping"}')
+            assert socket.receive_json() == {"type": "pong"}
 
 
 async def test_staff_accounts_cannot_be_blocked_here(services: Services, client: AsyncTestClient[Any]) -> None:
