@@ -83,6 +83,7 @@ class ControlPlane:
             if self.proc.poll() is not None:
                 break
             time.sleep(0.2)
+        self.stop()  # a process that never served must not outlive the test
         raise RuntimeError(f"control plane did not start:\n{self.log()}")
 
     def stop(self) -> None:
