@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 REFRESH_SECONDS = 20.0
 STALE_SECONDS = 60.0
+# A Redis that accepts but does not answer must not hold a socket's handshake: past this, count in the process.
+REDIS_ANSWER_SECONDS = 2.0
 
 # Prune what no live process vouches for, then take a place only if one is free: one atomic step in Redis.
 _TAKE = """
@@ -108,21 +110,23 @@ class RedisSocketSlots:
         self._take = redis.register_script(_TAKE)
         self._held: dict[str, set[str]] = defaultdict(set)
         self._refresher: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def take(self, address: str, limit: int) -> Slot | None:
         slot = Slot(address, f"{self._process}:{next(self._ids)}")
         try:
-            taken = await self._take(
-                keys=[self._prefix + address],
-                args=[slot.id, limit, time.time(), self._stale_seconds, self._ttl],
-            )
-        except RedisError as exc:
+            async with asyncio.timeout(REDIS_ANSWER_SECONDS):
+                taken = await self._take(
+                    keys=[self._prefix + address],
+                    args=[slot.id, limit, time.time(), self._stale_seconds, self._ttl],
+                )
+        except (RedisError, TimeoutError) as exc:
             log.warning("socket slots: redis unreachable (%s); counting in this process", type(exc).__name__)
             taken = self.held_here(address) < limit
         if not taken:
             return None
         self._held[address].add(slot.id)
-        if self._refresher is None or self._refresher.done():
+        if not self._closed and (self._refresher is None or self._refresher.done()):
             self._refresher = asyncio.create_task(self._refresh_while_held(), name="socket-slots-refresh")
         return slot
 
@@ -133,8 +137,9 @@ class RedisSocketSlots:
             if not held:
                 del self._held[slot.address]
         # If Redis is away the member stays until it is stale: it counts a little longer, never forever.
-        with contextlib.suppress(RedisError):
-            await self._redis.zrem(self._prefix + slot.address, slot.id)
+        with contextlib.suppress(RedisError, TimeoutError):
+            async with asyncio.timeout(REDIS_ANSWER_SECONDS):
+                await self._redis.zrem(self._prefix + slot.address, slot.id)
 
     def held_here(self, address: str | None = None) -> int:
         if address is not None:
@@ -142,11 +147,19 @@ class RedisSocketSlots:
         return sum(len(ids) for ids in self._held.values())
 
     async def close(self) -> None:
-        if self._refresher is not None:
-            self._refresher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-                await self._refresher
-            self._refresher = None
+        """Stop refreshing (at shutdown; the sockets' own endings give their slots back)."""
+        self._closed = True
+        refresher, self._refresher = self._refresher, None
+        if refresher is None or refresher.done():
+            return
+        if refresher.get_loop() is not asyncio.get_running_loop():
+            with contextlib.suppress(RuntimeError):  # that loop is gone already: so is the task
+                refresher.get_loop().call_soon_threadsafe(refresher.cancel)
+            return
+        refresher.cancel()
+        # Bounded, and the loop also stops on `_closed`: a Redis call that never returns, or a cancellation lost
+        # inside the client, must not hold the shutdown (a test run hung here once, under load).
+        await asyncio.wait({refresher}, timeout=REDIS_ANSWER_SECONDS)
 
     async def refresh(self) -> None:
         """Vouch for this process's open sockets (and count again those taken while Redis was away)."""
@@ -154,21 +167,22 @@ class RedisSocketSlots:
             return
         now = time.time()
         vouched = {address: set(ids) for address, ids in self._held.items()}
-        async with self._redis.pipeline(transaction=False) as pipe:
+        async with asyncio.timeout(REDIS_ANSWER_SECONDS):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for address, ids in vouched.items():
+                    pipe.zadd(self._prefix + address, dict.fromkeys(ids, now))
+                    pipe.expire(self._prefix + address, self._ttl)
+                await pipe.execute()
+            # A socket that ended while the refresh was on its way may have been added back after its removal.
             for address, ids in vouched.items():
-                pipe.zadd(self._prefix + address, dict.fromkeys(ids, now))
-                pipe.expire(self._prefix + address, self._ttl)
-            await pipe.execute()
-        # A socket that ended while the refresh was on its way may have been added back after its removal.
-        for address, ids in vouched.items():
-            ended = ids - self._held.get(address, set())
-            if ended:
-                await self._redis.zrem(self._prefix + address, *ended)
+                ended = ids - self._held.get(address, set())
+                if ended:
+                    await self._redis.zrem(self._prefix + address, *ended)
 
     async def _refresh_while_held(self) -> None:
-        while self._held:
+        while self._held and not self._closed:
             await asyncio.sleep(self._refresh_seconds)
             try:
                 await self.refresh()
-            except RedisError as exc:
+            except (RedisError, TimeoutError) as exc:
                 log.warning("socket slots: refresh failed (%s); retrying", type(exc).__name__)

@@ -4,9 +4,10 @@ process while Redis is away. (Over /ws with two real processes: tests/multiproce
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from redis.asyncio import Redis
@@ -18,10 +19,12 @@ from tests.conftest import skip_or_fail
 ADDRESS = "203.0.113.9"
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port bound but not listening: connections are refused, and nobody else can take it meanwhile."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 @pytest.fixture
@@ -44,48 +47,53 @@ def prefix() -> str:
 
 async def test_sockets_on_two_processes_count_against_one_cap(redis: Redis, prefix: str) -> None:
     first, second = RedisSocketSlots(redis, prefix), RedisSocketSlots(redis, prefix)
-    held = [await first.take(ADDRESS, 3), await second.take(ADDRESS, 3), await first.take(ADDRESS, 3)]
-    assert all(held)
-    assert await second.take(ADDRESS, 3) is None
-    assert await first.take(ADDRESS, 3) is None
-    assert await second.take("198.51.100.7", 3) is not None  # another address has its own count
-    slot = held[0]
-    assert slot is not None
-    await first.give_back(slot)
-    assert await second.take(ADDRESS, 3) is not None
-    await first.close()
-    await second.close()
+    try:
+        held = [await first.take(ADDRESS, 3), await second.take(ADDRESS, 3), await first.take(ADDRESS, 3)]
+        assert all(held)
+        assert await second.take(ADDRESS, 3) is None
+        assert await first.take(ADDRESS, 3) is None
+        assert await second.take("198.51.100.7", 3) is not None  # another address has its own count
+        slot = held[0]
+        assert slot is not None
+        await first.give_back(slot)
+        assert await second.take(ADDRESS, 3) is not None
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def test_a_dead_process_stops_counting_once_stale_and_a_live_one_keeps_counting(
     redis: Redis, prefix: str
 ) -> None:
-    live = RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=3)
-    dying = RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=3)
-    newcomer = RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=3)
-    assert await live.take(ADDRESS, 3) is not None
-    assert await dying.take(ADDRESS, 3) is not None
-    assert await dying.take(ADDRESS, 3) is not None
-    await dying.close()  # as if SIGKILLed: it stops refreshing and never gives its slots back
-    assert await newcomer.take(ADDRESS, 3) is None
-    async with asyncio.timeout(30):
-        while await newcomer.take(ADDRESS, 3) is None:
-            await asyncio.sleep(0.5)
-    # The dead process's two slots went stale; the live process's slot (refreshed all along) still counts.
-    assert await newcomer.take(ADDRESS, 3) is not None
-    assert await newcomer.take(ADDRESS, 3) is None
-    await live.close()
-    await newcomer.close()
+    live, dying, newcomer = (RedisSocketSlots(redis, prefix, refresh_seconds=0.2, stale_seconds=4) for _ in range(3))
+    try:
+        assert await live.take(ADDRESS, 3) is not None
+        assert await dying.take(ADDRESS, 3) is not None
+        assert await dying.take(ADDRESS, 3) is not None
+        await dying.close()  # as if SIGKILLed: it stops refreshing and never gives its slots back
+        assert await newcomer.take(ADDRESS, 3) is None
+        async with asyncio.timeout(30):
+            while await newcomer.take(ADDRESS, 3) is None:
+                await asyncio.sleep(0.5)
+        # The dead process's two slots went stale; the live process's slot (refreshed all along) still counts.
+        assert await newcomer.take(ADDRESS, 3) is not None
+        assert await newcomer.take(ADDRESS, 3) is None
+    finally:
+        for slots in (live, dying, newcomer):
+            await slots.close()
 
 
 async def test_with_redis_away_each_process_counts_its_own() -> None:
-    unreachable = Redis.from_url(f"redis://127.0.0.1:{closed_port()}/0", socket_connect_timeout=1)
-    slots = RedisSocketSlots(unreachable, "vpn-slots-away:")
-    first, second = await slots.take(ADDRESS, 2), await slots.take(ADDRESS, 2)
-    assert first is not None and second is not None
-    assert await slots.take(ADDRESS, 2) is None
-    await slots.give_back(first)
-    assert await slots.take(ADDRESS, 2) is not None
-    assert slots.held_here(ADDRESS) == 2
-    await slots.close()
-    await unreachable.aclose()
+    with refusing_port() as port:
+        unreachable = Redis.from_url(f"redis://127.0.0.1:{port}/0", socket_connect_timeout=1)
+        slots = RedisSocketSlots(unreachable, "vpn-slots-away:")
+        try:
+            first, second = await slots.take(ADDRESS, 2), await slots.take(ADDRESS, 2)
+            assert first is not None and second is not None
+            assert await slots.take(ADDRESS, 2) is None
+            await slots.give_back(first)
+            assert await slots.take(ADDRESS, 2) is not None
+            assert slots.held_here(ADDRESS) == 2
+        finally:
+            await slots.close()
+            await unreachable.aclose()
