@@ -18,8 +18,7 @@ from typing import Any
 import msgspec
 from common import deployment
 from litestar import Litestar, get
-from peer_list_rps import PEERS
-from seed import customers_with_tokens, servers_with_peers
+from seed import LISTED_PEERS, customer_with_listed_peers
 
 from controlplane.app import create_app
 from controlplane.settings import Settings
@@ -75,12 +74,7 @@ async def cpu_per_request(app: Litestar, path: str, token: str | None, count: in
 
 async def main(count: int, profile: bool) -> None:
     async with deployment() as dep:
-        services = dep.services()
-        try:
-            [(user_id, token)] = await customers_with_tokens(services, 1)
-            await servers_with_peers(services, user_id, nodes=1, peers_per_node=PEERS)
-        finally:
-            await services.close()
+        token = await customer_with_listed_peers(dep.services())
         settings = Settings.from_env({**dep.env, "VPN_VAR_DIR": str(dep.workdir)})
         app = create_app(msgspec.structs.replace(settings, run_grpc=False, run_jobs=False))
         app.register(bare)
@@ -88,7 +82,8 @@ async def main(count: int, profile: bool) -> None:
             bare_cpu = await cpu_per_request(app, "/bench/bare", None, count)
             list_cpu = await cpu_per_request(app, "/api/client/accounts/peers", token, count)
             print(f"bare handler        {bare_cpu * 1000:6.3f} ms CPU per request")
-            print(f"peer list ({PEERS} peers) {list_cpu * 1000:6.3f} ms CPU per request  ({list_cpu / bare_cpu:.1f} x)")
+            ratio = list_cpu / bare_cpu
+            print(f"peer list ({LISTED_PEERS} peers) {list_cpu * 1000:6.3f} ms CPU per request  ({ratio:.1f} x)")
             if profile:
                 profiler = cProfile.Profile()
                 profiler.enable()

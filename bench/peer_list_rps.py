@@ -11,12 +11,11 @@ import asyncio
 import time
 
 from common import REPO, deployment, result
-from seed import customers_with_tokens, servers_with_peers
+from seed import LISTED_PEERS, customer_with_listed_peers
 
 CONNECTIONS = int(__import__("os").environ.get("BENCH_CONNECTIONS", "32"))
 PHASE_SECONDS = 4.0
 WARMUP_SECONDS = 1.0
-PEERS = 10  # a customer's devices; the list returns each with its server and plan history
 
 
 async def _one_connection(port: int, request: bytes, stop_at: float, counts: list[int]) -> None:
@@ -54,12 +53,7 @@ async def requests_per_second(port: int, path: str, token: str | None) -> float:
 
 async def main() -> None:
     async with deployment() as dep:
-        services = dep.services()
-        try:
-            [(user_id, token)] = await customers_with_tokens(services, 1)
-            await servers_with_peers(services, user_id, nodes=1, peers_per_node=PEERS)
-        finally:
-            await services.close()
+        token = await customer_with_listed_peers(dep.services())
         dep.process.start([str(REPO / "bench" / "serve_with_bare.py")])
         await asyncio.to_thread(dep.process.wait_ready)
         port = dep.process.http_port
@@ -70,7 +64,7 @@ async def main() -> None:
     bare_rps, list_rps = sum(bare) / len(bare), sum(listed) / len(listed)
     ratio = list_rps / bare_rps
     print(f"bare handler        {bare_rps:8.0f} req/s  (phases {', '.join(f'{x:.0f}' for x in bare)})")
-    print(f"peer list ({PEERS} peers) {list_rps:8.0f} req/s  (phases {', '.join(f'{x:.0f}' for x in listed)})")
+    print(f"peer list ({LISTED_PEERS} peers) {list_rps:8.0f} req/s  (phases {', '.join(f'{x:.0f}' for x in listed)})")
     result(
         "authenticated peer list vs bare handler",
         f"{ratio:.2f} x ({list_rps:.0f} vs {bare_rps:.0f} req/s)",

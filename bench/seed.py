@@ -97,3 +97,17 @@ async def servers_with_peers(
             for start in range(0, len(rows), CHUNK):
                 await db.execute(insert(Peer), rows[start : start + CHUNK])
     return created
+
+
+# A customer's devices: the peer-list benchmarks list each with its server and plan history.
+LISTED_PEERS = 10
+
+
+async def customer_with_listed_peers(services: Services) -> str:
+    """One customer holding LISTED_PEERS peers on one server; returns their access token. Closes `services`."""
+    try:
+        [(user_id, token)] = await customers_with_tokens(services, 1)
+        await servers_with_peers(services, user_id, nodes=1, peers_per_node=LISTED_PEERS)
+    finally:
+        await services.close()
+    return token
