@@ -105,6 +105,8 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     finally:
         if made is not None:
             made.close()
+            # Shown by pytest only when the test failed: what the control plane saw.
+            print("--- control plane log (last 200 lines) ---", *made.cp.log().splitlines()[-200:], sep="\n")
         ns.delete()
 
 
