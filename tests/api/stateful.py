@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from hypothesis import HealthCheck, Phase, settings
@@ -37,6 +37,19 @@ from node_agent.state import (
 )
 from protos import agent_pb2
 from tests.api.conftest import make_settings
+
+T = TypeVar("T")
+
+
+class ServicesMachine(RuleBasedStateMachine):
+    """A state machine over the real services, whose rules run coroutines on the test's one event loop."""
+
+    def __init__(self, services: Services, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self.services, self.loop = services, loop
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self.loop.run_until_complete(coro)
 
 
 @dataclass(frozen=True)

@@ -20,19 +20,19 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import initialize, invariant, precondition, rule
 from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
@@ -51,7 +51,7 @@ from controlplane.services import Services
 from controlplane.settings import RateLimits
 from tests.api.conftest import LOOSE, _empty_database
 from tests.api.factories import bearer, login, make_server, make_user
-from tests.api.stateful import machine_client, machine_services, run_machine
+from tests.api.stateful import ServicesMachine, machine_client, machine_services, run_machine
 from tests.api.test_fanout_redis import RecordingSocket
 from tests.clock import ManualClock, manual_clock
 from tests.fakes import qvapay as qvapay_fake
@@ -59,7 +59,6 @@ from tests.fakes.gateways import gateway_settings
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
 
-T = TypeVar("T")
 GATEWAYS = ("qvapay", "remesita")
 LABELS = {"qvapay": "QvaPay", "remesita": "Remesita"}
 PLANS = (("Mensual", 720, Decimal("5.00")), ("Semanal", 168, Decimal("2.50")))
@@ -126,10 +125,9 @@ class Sent:
     stamp: int  # when it was sent (QvaPay signs and dates its webhooks)
 
 
-class InvoiceFulfilment(RuleBasedStateMachine):
+class InvoiceFulfilment(ServicesMachine):
     def __init__(self, services: Services, loop: asyncio.AbstractEventLoop, world: World) -> None:
-        super().__init__()
-        self.services, self.loop = services, loop
+        super().__init__(services, loop)
         self.client, self.clock = world.client, world.clock
         self.fakes: dict[str, Any] = {"qvapay": world.qvapay, "remesita": world.remesita}
         self.jobs = Jobs(services)
@@ -146,9 +144,6 @@ class InvoiceFulfilment(RuleBasedStateMachine):
         self.touched: set[str] = set()
         self.server_full = False
         self.answered: Counter[str] = Counter()  # how notifications were answered (the fixed walk checks its paths)
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self.loop.run_until_complete(coro)
 
     # --- the world --------------------------------------------------------------------------------------------
 

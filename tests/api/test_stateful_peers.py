@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-from collections.abc import Coroutine
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import Bundle, initialize, invariant, rule
 from sqlalchemy import select
 
 from controlplane.db import utcnow
@@ -34,24 +33,18 @@ from controlplane.errors import DomainError
 from controlplane.services import Services
 from controlplane.wgkeys import generate_keypair, public_key_of
 from tests.api.conftest import _empty_database
-from tests.api.stateful import ModelAgents, machine_services, run_machine, server_input
-
-T = TypeVar("T")
+from tests.api.stateful import ModelAgents, ServicesMachine, machine_services, run_machine, server_input
 
 
-class PeerLifeCycle(RuleBasedStateMachine):
+class PeerLifeCycle(ServicesMachine):
     peers = Bundle("peers")
 
     def __init__(self, services: Services, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__()
-        self.services, self.loop = services, loop
+        super().__init__(services, loop)
         self.users: list[str] = []
         self.servers: list[str] = []
         self.agents = ModelAgents(services)
         self.names = 0
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self.loop.run_until_complete(coro)
 
     @initialize()
     def world(self) -> None:

@@ -24,16 +24,16 @@ After every step:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import initialize, invariant, rule
 from sqlalchemy import func, select
 
 from controlplane.db import transaction, utcnow
@@ -47,9 +47,8 @@ from controlplane.wgkeys import generate_keypair
 from node_agent.state import normalize_address
 from tests.api.conftest import _empty_database
 from tests.api.factories import PASSWORD, bearer, login
-from tests.api.stateful import ModelAgents, machine_client, machine_services, run_machine, server_input
+from tests.api.stateful import ModelAgents, ServicesMachine, machine_client, machine_services, run_machine, server_input
 
-T = TypeVar("T")
 PARTYS = "/api/client/network/partys"
 CUSTOMERS = (("ana", "Ana"), ("beto", "Beto"), ("caro", "Caro"))
 # Servers 0 and 1 allow rooms, server 2 does not (until an admin switches it on).
@@ -96,10 +95,10 @@ class Customer:
     headers: dict[str, str]
 
 
-class RoomLifeCycle(RuleBasedStateMachine):
+class RoomLifeCycle(ServicesMachine):
     def __init__(self, services: Services, loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient) -> None:
-        super().__init__()
-        self.services, self.loop, self.client = services, loop, client
+        super().__init__(services, loop)
+        self.client = client
         self.customers: list[Customer] = []
         self.admin: dict[str, str] = {}
         self.servers: list[str] = []
@@ -112,9 +111,6 @@ class RoomLifeCycle(RuleBasedStateMachine):
         self.names_of: dict[str, str] = {}  # every room's last name (deleted ones too)
         self.agents = ModelAgents(services)
         self.peer_names = 0
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self.loop.run_until_complete(coro)
 
     @initialize()
     def world(self) -> None:
