@@ -1,7 +1,8 @@
-"""Benchmark: agent sync on wireguard-go with 10 000 peers, printed beside the design's targets.
+"""Benchmark: agent sync on wireguard-go with 10 000 (or 50 000) peers, printed beside the design's targets.
 
 Run as root: `uv run python bench/agent_sync.py [--peers 10000] [--rounds 3]`. Everything happens in a network
-namespace made (and removed) here. Not a test: it prints figures, it does not fail on them.
+namespace made (and removed) here. Not a test: it prints figures, it does not fail on them. The agent runs in
+this process: its memory is this process's resident set, measured before and after its first full sync.
 """
 
 from __future__ import annotations
@@ -31,6 +32,22 @@ from node_agent.config import AgentConfig
 from node_agent.firewall import Firewall
 from node_agent.keys import generate_private_key
 from protos import agent_pb2
+
+
+def resident_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def noop_target(count: int) -> float:
+    """Seconds a resync with nothing to change may take (DESIGN.md): 150 ms at 10 000 peers, 500 ms at 50 000."""
+    return 0.15 if count <= 10_000 else 0.5
 
 
 def peer_specs(count: int, salt: int) -> list[agent_pb2.PeerSpec]:
@@ -93,6 +110,7 @@ async def run(ns: str, count: int, rounds: int) -> None:
     noop: list[float] = []
     one: list[float] = []
     noop_writes = 0
+    rss_before = rss_after = 0.0
     try:
         with tempfile.TemporaryDirectory() as tmpdir:
             peers = peer_specs(count, 1)
@@ -110,9 +128,13 @@ async def run(ns: str, count: int, rounds: int) -> None:
                 agent = await new_agent(ns, Path(tmpdir))
                 agents.append(agent)
                 state = full_state(peers, 2)
+                if r == 0:
+                    rss_before = resident_mib()
                 started = time.perf_counter()
                 result = await agent.handle_full_state(state)
                 full.append(time.perf_counter() - started)
+                if r == 0:
+                    rss_after = resident_mib()
                 assert result.result.ok, result.result.error
 
                 # The same snapshot again (a reconnect with nothing new): reads only.
@@ -158,25 +180,40 @@ async def run(ns: str, count: int, rounds: int) -> None:
 
     raw_s, full_s, noop_s = statistics.median(raw), statistics.median(full), statistics.median(noop)
     one_ms = statistics.median(one) * 1000
+    goal_ms = noop_target(count) * 1000
+    load = load_average()
     print(f"agent sync benchmark, {count} peers, wireguard-go, median of {rounds} round(s) ({os.cpu_count()} cpus)")
+    print(f"  load average at the end  {load}")
     print(f"  raw UAPI set            {raw_s * 1000:8.1f} ms")
     print(f"  agent full sync         {full_s * 1000:8.1f} ms   ratio {full_s / raw_s:5.2f} x raw   target <= 1.30 x")
-    print(f"  no-op resync            {noop_s * 1000:8.1f} ms   writes {noop_writes}         target < 150 ms, 0 writes")
+    print(
+        f"  no-op resync            {noop_s * 1000:8.1f} ms   writes {noop_writes}"
+        f"     target < {goal_ms:.0f} ms, 0 writes"
+    )
     print(f"  one peer change         {one_ms:8.2f} ms   (median of {len(one)})   target < 5 ms")
+    print(
+        f"  agent resident memory   {rss_after:8.0f} MiB after the first full sync ({rss_after - rss_before:+.0f} MiB)"
+    )
     ratio = full_s / raw_s
     report_result(
         f"agent full sync, {count} peers, wireguard-go",
-        f"{ratio:.2f} x raw UAPI set ({full_s * 1000:.0f} vs {raw_s * 1000:.0f} ms)",
+        f"{ratio:.2f} x raw UAPI set ({full_s * 1000:.0f} vs {raw_s * 1000:.0f} ms; load {load})",
         "<= 1.30 x",
         ratio <= 1.3,
     )
     report_result(
         f"agent sync with nothing to change, {count} peers",
         f"{noop_s * 1000:.0f} ms, {noop_writes} writes",
-        "< 150 ms, 0 writes",
-        noop_s < 0.15 and noop_writes == 0,
+        f"< {goal_ms:.0f} ms, 0 writes",
+        noop_s < noop_target(count) and noop_writes == 0,
     )
     report_result(f"one peer change with {count} present", f"{one_ms:.2f} ms (median)", "< 5 ms", one_ms < 5)
+    report_result(
+        f"agent memory with {count} peers",
+        f"{rss_after:.0f} MiB resident ({rss_after - rss_before:+.0f} MiB for the sync)",
+        "stated",
+        None,
+    )
 
 
 def main() -> None:

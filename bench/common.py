@@ -7,9 +7,12 @@ import os
 import resource
 import sys
 import tempfile
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+import asyncpg
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -20,6 +23,45 @@ from controlplane.settings import Settings  # noqa: E402
 from tests.multiprocess.cluster import ControlPlaneProcess  # noqa: E402
 
 RESULT_PREFIX = "RESULT|"
+DATABASE_PREFIX = "DATABASE|"  # printed by bench_database: run_all.py checks the run used the database it asked for
+
+# A PostgreSQL server (any database on it; the benchmark makes its own beside it). Unset: SQLite in a temporary
+# folder. run_all.py sets it for the second run of every benchmark that depends on the database.
+DATABASE_ENV = "VPN_BENCH_DATABASE_URL"
+
+
+def database_name() -> str:
+    """The database this run measures, for the benchmark's own printout ("SQLite" or "PostgreSQL")."""
+    return "PostgreSQL" if os.environ.get(DATABASE_ENV, "").startswith("postgresql") else "SQLite"
+
+
+@asynccontextmanager
+async def bench_database(workdir: Path) -> AsyncIterator[str]:
+    """The SQLAlchemy URL of an empty database for one deployment, dropped afterwards.
+
+    On PostgreSQL a fresh database per deployment (a benchmark that deploys twice must not find the first
+    one's rows); CREATE/DROP DATABASE cannot run in a transaction, so asyncpg talks to the server directly.
+    """
+    server = os.environ.get(DATABASE_ENV, "")
+    print(f"{DATABASE_PREFIX}{database_name()}", flush=True)
+    if not server.startswith("postgresql"):
+        yield f"sqlite+aiosqlite:///{workdir / 'bench.sqlite3'}"
+        return
+    admin = server.replace("postgresql+asyncpg://", "postgresql://", 1)
+    name = f"vpnbench_{uuid.uuid4().hex[:12]}"
+    conn = await asyncpg.connect(admin, timeout=10)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    try:
+        yield admin.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1) + f"/{name}"
+    finally:
+        conn = await asyncpg.connect(admin, timeout=10)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()
 
 
 def result(what: str, figure: str, target: str, met: bool | None) -> None:
@@ -44,14 +86,13 @@ def raise_fd_limit(wanted: int) -> int:
 
 
 class BenchDeployment:
-    """A migrated SQLite database and key file in a temporary folder; services to seed it; one process to serve."""
+    """A migrated database (bench_database) and a key file in a temporary folder; services to seed it; one
+    process to serve."""
 
-    def __init__(self, workdir: Path, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(self, workdir: Path, database_url: str, extra_env: dict[str, str] | None = None) -> None:
         self.workdir = workdir
         self.env = {
-            # SQLite (one host) unless VPN_BENCH_DATABASE_URL names an empty database (e.g. PostgreSQL) to use.
-            "VPN_DATABASE_URL": os.environ.get("VPN_BENCH_DATABASE_URL")
-            or f"sqlite+aiosqlite:///{workdir / 'bench.sqlite3'}",
+            "VPN_DATABASE_URL": database_url,
             "VPN_SECRET_KEY_FILE": str(workdir / "secret.key"),
             "VPN_LOG_LEVEL": "WARNING",  # an access line per request would measure the logger
             # A deployed control plane starts from compiled bytecode (docs/deployment.md, "Bytecode"); here the
@@ -69,9 +110,10 @@ class BenchDeployment:
 @asynccontextmanager
 async def deployment(extra_env: dict[str, str] | None = None) -> AsyncIterator[BenchDeployment]:
     with tempfile.TemporaryDirectory(prefix="vpnbench") as tmp:
-        dep = BenchDeployment(Path(tmp), extra_env)
-        await asyncio.to_thread(upgrade, dep.env["VPN_DATABASE_URL"])  # Alembic runs its own event loop
-        try:
-            yield dep
-        finally:
-            dep.process.stop()
+        async with bench_database(Path(tmp)) as url:
+            dep = BenchDeployment(Path(tmp), url, extra_env)
+            await asyncio.to_thread(upgrade, url)  # Alembic runs its own event loop
+            try:
+                yield dep
+            finally:
+                dep.process.stop()

@@ -8,26 +8,32 @@ import getpass
 import os
 import sys
 
+import uvicorn
+
 from controlplane.observability.logs import configure_logging
 from controlplane.settings import Settings
 
 
-def _serve(settings: Settings) -> None:
-    import uvicorn
-
+def uvicorn_server(settings: Settings) -> uvicorn.Server:
     from controlplane.app import create_app
 
     host, _, port = settings.http_bind.rpartition(":")
-    uvicorn.run(
+    # The address to open, which links and the live socket's origin check follow (docs/deployment.md, client URL).
+    print(f"Cliente web: {settings.client_url}", flush=True)
+    config = uvicorn.Config(
         create_app(settings),
-        host=host or "127.0.0.1",
+        host=host.strip("[]") or "127.0.0.1",
         port=int(port),
         log_level=settings.log_level.lower(),
         log_config=None,  # keep the handlers configure_logging set (text or JSON, with request ids)
         access_log=False,  # http_observer writes one access line per request, with its request id
         proxy_headers=False,
         ws_max_size=64 * 1024,
+        # No per-socket compression (docs/benchmarks.md, "Reconnect storms"): a pair of zlib streams per socket cost
+        # about 45 kB of its ~80, for pushes of a few hundred bytes; compressing beside secrets is a risk too.
+        ws_per_message_deflate=False,
     )
+    return uvicorn.Server(config)
 
 
 def _migrate(settings: Settings) -> None:
@@ -57,23 +63,32 @@ def main(argv: list[str] | None = None) -> int:
     admin = sub.add_parser("create-admin", help="create a staff account (password asked, or VPN_ADMIN_PASSWORD)")
     admin.add_argument("username")
     admin.add_argument("--role", choices=["admin", "support"], default="admin")
-    sub.add_parser("demo", help="load demo data the first time (admin, plans, a server, a customer)")
+    sub.add_parser(
+        "demo",
+        help="the demo (`make run`): demo data the first time, fake gateways, a simulated node, then serve; "
+        "refused when the settings look like production",
+    )
     args = parser.parse_args(argv)
 
     settings = Settings.from_env()
     configure_logging(settings.log_format, settings.log_level)
+    if args.command == "demo":
+        from controlplane.demo.run import ProductionRefused, run_demo
+
+        try:
+            run_demo()
+        except ProductionRefused as refused:
+            print(f"La demostración no arranca: estos ajustes parecen de producción.\n{refused}", file=sys.stderr)
+            return 2
+        return 0
     if args.command == "serve":
-        _serve(settings)
+        uvicorn_server(settings).run()
     elif args.command == "migrate":
         _migrate(settings)
     elif args.command == "create-admin":
         password = os.environ.get("VPN_ADMIN_PASSWORD") or getpass.getpass("Contraseña: ")
         asyncio.run(_create_admin(settings, args.username, password, args.role))
         print(f"Cuenta {args.role} '{args.username}' creada.")
-    elif args.command == "demo":
-        from controlplane.demo import load_demo
-
-        print(asyncio.run(load_demo(settings)))
     return 0
 
 

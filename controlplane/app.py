@@ -10,9 +10,10 @@ from typing import Any
 from litestar import Litestar
 from litestar.config.app import AppConfig
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin
 
 from controlplane.agents.servicer import NodeControlServicer, start_grpc_server
+from controlplane.allow_header import allow_header_hook
 from controlplane.dependencies import COMMON_DEPENDENCIES
 from controlplane.domain.accounts.controllers import (
     AdminAuthController,
@@ -27,12 +28,16 @@ from controlplane.domain.partys.controllers import PartyController
 from controlplane.domain.peers.controllers import MirrorController, PeerController
 from controlplane.domain.plans.controllers import PlanController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
+from controlplane.domain.usage.controllers import UsageController
+from controlplane.domain.usage.meter import UsageMeter
 from controlplane.errors import EXCEPTION_HANDLERS
 from controlplane.jobs.scheduler import Jobs
 from controlplane.observability.health import healthz, readyz
 from controlplane.observability.metrics import http_observer, metrics_endpoint
 from controlplane.openapi_errors import document_errors
+from controlplane.query_params import strict_query
 from controlplane.realtime.socket import live_socket
+from controlplane.requests import StrictJSONRequest
 from controlplane.security_headers import security_headers_hook
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
@@ -48,6 +53,7 @@ ROUTE_HANDLERS: list[Any] = [
     AdminAuthController,
     AdminSwitchesController,
     PeerController,
+    UsageController,
     PartyController,
     MirrorController,
     PlanController,
@@ -75,7 +81,15 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         grpc_server = None
         if settings.run_grpc:
             servicer = NodeControlServicer(
-                running.sessionmaker, running.box, running.servers, running.operations, running.agents, running.hub
+                running.sessionmaker,
+                running.box,
+                running.servers,
+                running.operations,
+                running.agents,
+                running.hub,
+                presence=running.partys.record_presence,
+                endpoints=running.devices.record,
+                usage=UsageMeter(),
             )
             grpc_server = await start_grpc_server(
                 servicer, settings.grpc_bind, settings.grpc_tls_cert, settings.grpc_tls_key
@@ -97,15 +111,19 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         route_handlers=[*ROUTE_HANDLERS, webui_router],
         dependencies=COMMON_DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
+        request_class=StrictJSONRequest,
+        before_request=strict_query,
         lifespan=[lifespan],
         middleware=[http_observer],
         request_max_body_size=settings.max_body_bytes,
-        before_send=[security_headers_hook(settings)],
+        before_send=[security_headers_hook(settings), allow_header_hook()],
         openapi_config=OpenAPIConfig(
             title=f"{settings.product_name} API",
             version="1",
             path="/api/schema",
-            render_plugins=[SwaggerRenderPlugin()],
+            # The document only (/api/schema/openapi.json), no viewer: the usual viewers load their code from a CDN
+            # onto this origin, whose storage holds the sessions' tokens (docs/security.md, "API viewer").
+            render_plugins=[JsonRenderPlugin()],
         ),
     )
     app = Litestar.from_config(config)

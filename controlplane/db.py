@@ -150,7 +150,8 @@ def after_commit(session: AsyncSession, callback: AfterCommit) -> None:
     session.info.setdefault("after_commit", []).append(callback)
 
 
-async def _run_after_commit(session: AsyncSession) -> None:
+async def run_after_commit(session: AsyncSession) -> None:
+    """The after-commit callbacks of a transaction committed by hand (one that must outlive an error answer)."""
     for callback in session.info.pop("after_commit", []):
         try:
             await callback()
@@ -178,11 +179,11 @@ async def transaction(db_sessionmaker: async_sessionmaker[AsyncSession]) -> Asyn
                 await session.close()
         raise
     if _untouched(session):
-        await _run_after_commit(session)
+        await run_after_commit(session)
         return
     try:
         await session.commit()
-        await _run_after_commit(session)
+        await run_after_commit(session)
     finally:
         await session.close()
 

@@ -28,19 +28,24 @@ class Mailer:
         return self._url.scheme in {"smtp", "smtps", "file"}
 
     async def send(self, to: str, subject: str, body: str) -> None:
+        """Send, or log why not: for mails nothing retries (a lost verification mail is asked for again)."""
+        try:
+            await self.deliver(to, subject, body)
+        except (OSError, aiosmtplib.SMTPException) as exc:
+            # The address and subject are fine to log; the body holds single-use links and is not.
+            log.warning("could not send mail %r to %s: %s", subject, to, exc)
+
+    async def deliver(self, to: str, subject: str, body: str) -> None:
+        """Send, raising OSError or SMTPException when the server does not take it (callers that retry)."""
         msg = EmailMessage()
         msg["From"] = self._sender
         msg["To"] = to
         msg["Subject"] = subject
         msg.set_content(body)
-        try:
-            if self._url.scheme == "file":
-                await self._write_to_outbox(msg)
-            else:
-                await self._send_smtp(msg)
-        except (OSError, aiosmtplib.SMTPException) as exc:
-            # The address and subject are fine to log; the body holds single-use links and is not.
-            log.warning("could not send mail %r to %s: %s", subject, to, exc)
+        if self._url.scheme == "file":
+            await self._write_to_outbox(msg)
+        else:
+            await self._send_smtp(msg)
 
     async def _send_smtp(self, msg: EmailMessage) -> None:
         url = self._url

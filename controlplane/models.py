@@ -6,10 +6,11 @@ from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.models import AuditEntry
 from controlplane.domain.invoices.models import Invoice
 from controlplane.domain.partys.models import Party, PartyMember
-from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
+from controlplane.domain.peers.models import ExpiryReminder, NodeOperation, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.servers.models import Server
 from controlplane.domain.switches.models import Switch
+from controlplane.domain.usage.models import PeerUsageDay, PeerUsageHour, ServerUsageDay, ServerUsageHour, UsageCounter
 from controlplane.jobs.models import JobLease
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "AuditEntry",
     "Base",
     "ClientRelease",
+    "ExpiryReminder",
     "Invoice",
     "JobLease",
     "LoginSession",
@@ -25,10 +27,15 @@ __all__ = [
     "Party",
     "PartyMember",
     "Peer",
+    "PeerUsageDay",
+    "PeerUsageHour",
     "Plan",
     "PlanHistory",
     "RefreshToken",
     "Server",
+    "ServerUsageDay",
+    "ServerUsageHour",
     "Switch",
+    "UsageCounter",
     "User",
 ]

@@ -80,8 +80,8 @@ def error_statuses(handler: HTTPRouteHandler, path_params: set[str]) -> set[int]
         statuses |= {413, 422}
     if path_has_params:
         statuses.add(404)
-    if params - {"data", "request", "socket"} - set(handler.resolve_dependencies()) - path_params:
-        statuses.add(422)  # query parameters are decoded and checked too
+    if not handler.opt.get("loose_query"):
+        statuses.add(422)  # every query string is checked: undeclared or badly written parameters (query_params.py)
     if handler.http_methods & MUTATING:
         statuses |= {404, 409}  # a change may name something that is gone, or clash with the current state
     if "db" in params:

@@ -1,9 +1,11 @@
-"""Fixed-window attempt counters, in memory for one process or in Redis for several."""
+"""Fixed-window attempt counters and holds (a key refused until a moment), in memory for one process or in Redis
+for several."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import time
 from typing import Protocol
 
@@ -25,10 +27,20 @@ class RateLimiter(Protocol):
     async def check(self, key: str, limit: RateLimit) -> None:
         """Raise TooManyRequests when the window is full, without counting this request."""
 
+    async def count(self, key: str, window_seconds: int) -> int:
+        """Count one event in the key's window; return how many the window holds now."""
+
+    async def hold(self, key: str, seconds: int) -> None:
+        """Refuse the key for `seconds` from now (see `held`)."""
+
+    async def held(self, key: str) -> int:
+        """Seconds the key is still refused for; 0 when it is not."""
+
 
 class MemoryRateLimiter:
     def __init__(self) -> None:
         self._windows: dict[str, tuple[float, int]] = {}
+        self._holds: dict[str, float] = {}
 
     async def hit(self, key: str, limit: RateLimit) -> None:
         now = time.monotonic()
@@ -43,12 +55,34 @@ class MemoryRateLimiter:
 
     async def reset(self, key: str) -> None:
         self._windows.pop(key, None)
+        self._holds.pop(key, None)
 
     async def check(self, key: str, limit: RateLimit) -> None:
         now = time.monotonic()
         started, count = self._windows.get(key, (now, 0))
         if now - started < limit.window_seconds and count >= limit.attempts:
             raise TooManyRequests(int(limit.window_seconds - (now - started)) + 1)
+
+    async def count(self, key: str, window_seconds: int) -> int:
+        now = time.monotonic()
+        started, count = self._windows.get(key, (now, 0))
+        if now - started >= window_seconds:
+            started, count = now, 0
+        self._windows[key] = (started, count + 1)
+        if len(self._windows) > 100_000:
+            self._forget_expired(now, window_seconds)
+        return count + 1
+
+    async def hold(self, key: str, seconds: int) -> None:
+        now = time.monotonic()
+        self._holds[key] = now + seconds
+        if len(self._holds) > 100_000:
+            for old in [k for k, until in self._holds.items() if until <= now]:
+                del self._holds[old]
+
+    async def held(self, key: str) -> int:
+        left = self._holds.get(key, 0.0) - time.monotonic()
+        return math.ceil(left) if left > 0 else 0
 
     def _forget_expired(self, now: float, window: int) -> None:
         for key in [k for k, (started, _) in self._windows.items() if now - started >= window]:
@@ -80,6 +114,30 @@ class RedisRateLimiter:
         await self._fallback.check(key, limit)
         with contextlib.suppress(RedisError):
             await self._check(key, limit)
+
+    async def count(self, key: str, window_seconds: int) -> int:
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.incr(self._prefix + key)
+                pipe.expire(self._prefix + key, window_seconds, nx=True)
+                count, _ = await pipe.execute()
+            return int(count)
+        except RedisError as exc:
+            log.warning("rate limiter: redis unreachable (%s); counting in this process", type(exc).__name__)
+            return await self._fallback.count(key, window_seconds)
+
+    async def hold(self, key: str, seconds: int) -> None:
+        await self._fallback.hold(key, seconds)
+        with contextlib.suppress(RedisError):
+            await self._redis.set(self._prefix + key, 1, ex=seconds)
+
+    async def held(self, key: str) -> int:
+        here = await self._fallback.held(key)
+        try:
+            ttl = await self._redis.pttl(self._prefix + key)
+        except RedisError:
+            return here
+        return max(here, math.ceil(ttl / 1000) if ttl and ttl > 0 else 0)
 
     async def _hit(self, key: str, limit: RateLimit) -> None:
         name = self._prefix + key

@@ -32,14 +32,6 @@ CAPTCHA_SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-# Swagger UI (/api/schema/swagger) loads its bundle from jsDelivr and starts it with an inline script.
-DOCS_PREFIX = "/api/schema"
-DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://cdn.jsdelivr.net; "
-    "frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
-)
-
 
 def content_security_policy(settings: Settings) -> str:
     """The web client's policy: own scripts only; inline styles (Mantine writes CSS variables and style props
@@ -84,15 +76,21 @@ def security_headers(settings: Settings) -> list[tuple[bytes, bytes]]:
     return [(k.encode(), v.encode()) for k, v in headers.items()]
 
 
+# API answers (peer lists, configurations, invoices, sessions' tokens) and mirror links carry one customer's data:
+# no browser, proxy or shared cache may keep a copy (docs/security.md, "no-store"). A handler that sets its own
+# Cache-Control keeps it.
+PRIVATE_PREFIXES = ("/api/", "/mirror/")
+NO_STORE = (b"cache-control", b"no-store")
+
+
 def security_headers_hook(settings: Settings) -> Callable[[Message, Scope], Awaitable[None]]:
     """A Litestar `before_send` hook: it sees every answer, errors and static files included."""
     common = security_headers(settings)
-    docs = [(k, DOCS_CSP.encode() if k == b"content-security-policy" else v) for k, v in common]
 
     async def add_headers(message: Message, scope: Scope) -> None:
         if message["type"] != "http.response.start":
             return
-        extra = docs if scope["path"].startswith(DOCS_PREFIX) else common
+        extra = [*common, NO_STORE] if scope["path"].startswith(PRIVATE_PREFIXES) else common
         headers = list(message.get("headers") or [])
         present = {bytes(k).lower() for k, _ in headers}
         message["headers"] = [*headers, *(h for h in extra if h[0] not in present)]

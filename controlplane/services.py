@@ -12,14 +12,17 @@ from controlplane.agents.registry import AgentRegistry
 from controlplane.captcha import CaptchaVerifier
 from controlplane.crypto import SecretBox
 from controlplane.db import create_engine, create_read_sessionmaker, create_sessionmaker, session_class_of
+from controlplane.domain.accounts.deletion import AccountDeletion
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.manager.users import StaffUsers
 from controlplane.domain.partys.service import PartyService
+from controlplane.domain.peers.devices import SharedConfigWatch
 from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.peers.reminders import ExpiryReminders
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
@@ -29,6 +32,7 @@ from controlplane.passwords import Passwords
 from controlplane.payments import build_gateways
 from controlplane.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from controlplane.realtime.bus import EventBus
+from controlplane.realtime.handshakes import HandshakeChecks
 from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.realtime.slots import MemorySocketSlots, RedisSocketSlots, SocketSlots
@@ -46,6 +50,7 @@ class Services:
     redis: Redis | None
     http: httpx.AsyncClient
     limiter: RateLimiter
+    passwords: Passwords
     mailer: Mailer
     switches: SwitchService
     sessions: SessionService
@@ -54,15 +59,20 @@ class Services:
     invalidation: CacheInvalidation
     hub: PushHub
     socket_slots: SocketSlots
+    handshakes: HandshakeChecks
     agents: AgentRegistry
     operations: OperationService
     servers: ServerService
     peers: PeerService
+    # Two devices on one peer, from the endpoints agents report (domain/peers/devices.py).
+    devices: SharedConfigWatch
     metrics: ControlPlaneMetrics
     invoices: InvoiceService
     partys: PartyService
     audit: AuditLog
     staff_users: StaffUsers
+    deletion: AccountDeletion
+    reminders: ExpiryReminders
 
     async def start(self) -> None:
         await self.bus.start()
@@ -88,9 +98,9 @@ def build_services(settings: Settings) -> Services:
     passwords = Passwords(settings.password_hashing)
     bus = EventBus(redis, settings.redis_prefix)
     invalidation = CacheInvalidation(bus, session_class_of(sessionmaker))
-    sessions = SessionService(settings, box, invalidation)
-    captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     hub = PushHub(bus)
+    sessions = SessionService(settings, box, invalidation, hub)
+    captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     agents = AgentRegistry()
     bus.subscribe("node", agents.on_node_event)
     operations = OperationService(bus, settings.operation_timeout_seconds)
@@ -100,7 +110,11 @@ def build_services(settings: Settings) -> Services:
     watch_peer_lists(invalidation, session_class_of(sessionmaker))
     invoices = InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings)
     invoices.count_payment = metrics.record_payment
-    accounts = AccountService(settings, box, passwords, sessions, limiter, captcha)
+    accounts = AccountService(settings, box, passwords, sessions, limiter, captcha, sessionmaker, read_sessionmaker)
+    mailer = Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox")
+    switches = SwitchService(read_sessionmaker)
+    partys = PartyService(box, operations, hub, peers, limiter)
+    deletion = AccountDeletion(accounts, sessions, peers, partys)
     return Services(
         settings=settings,
         box=box,
@@ -110,21 +124,26 @@ def build_services(settings: Settings) -> Services:
         redis=redis,
         http=http,
         limiter=limiter,
-        mailer=Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox"),
-        switches=SwitchService(read_sessionmaker),
+        passwords=passwords,
+        mailer=mailer,
+        switches=switches,
         sessions=sessions,
         accounts=accounts,
         bus=bus,
         invalidation=invalidation,
         hub=hub,
         socket_slots=RedisSocketSlots(redis, settings.redis_prefix) if redis is not None else MemorySocketSlots(),
+        handshakes=HandshakeChecks(sessions, read_sessionmaker),
         agents=agents,
         operations=operations,
         servers=ServerService(box),
         peers=peers,
+        devices=SharedConfigWatch(hub, peers.view),
         metrics=metrics,
         invoices=invoices,
-        partys=PartyService(box, operations, hub, peers, limiter),
+        partys=partys,
         audit=AuditLog(hub),
-        staff_users=StaffUsers(accounts, sessions, hub),
+        staff_users=StaffUsers(accounts, sessions, deletion),
+        deletion=deletion,
+        reminders=ExpiryReminders(mailer, switches, settings),
     )

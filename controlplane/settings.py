@@ -5,10 +5,37 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import msgspec
 
 DEFAULT_VAR_DIR = Path("var")
+DEFAULT_HTTP_BIND = "127.0.0.1:8000"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def client_url_for_bind(bind: str) -> str:
+    """The address a browser on this machine opens when `VPN_CLIENT_URL` is not set (docs/deployment.md, client
+    URL): the bind's own host and port, with a wildcard bind (`0.0.0.0`, `::`) shown as 127.0.0.1."""
+    host, _, port = bind.rpartition(":")
+    host = host.strip("[]")
+    if host in ("", "0.0.0.0", "::"):
+        host = "127.0.0.1"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}" if port == "80" else f"http://{host}:{port}"
+
+
+def default_origins(client_url: str) -> tuple[str, ...]:
+    """Origins the live socket accepts when `VPN_ALLOWED_ORIGINS` is not set: the client URL's, and for a client
+    on loopback every loopback spelling of the same port (a newcomer types `localhost` as often as 127.0.0.1)."""
+    parts = urlsplit(client_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    host = parts.netloc.rsplit(":", 1)[0] if not parts.netloc.endswith("]") else parts.netloc
+    if host not in LOOPBACK_HOSTS:
+        return (origin,)
+    port = f":{parts.port}" if parts.port else ""
+    return (origin, *(f"{parts.scheme}://{other}{port}" for other in LOOPBACK_HOSTS if other != host))
 
 
 class PasswordHashing(msgspec.Struct, frozen=True):
@@ -17,6 +44,10 @@ class PasswordHashing(msgspec.Struct, frozen=True):
     time_cost: int = 3
     memory_cost_kib: int = 64 * 1024
     parallelism: int = 4
+    # Hashes computed at once (0: one per core): each takes a core and its memory, so more only queue in the kernel.
+    concurrent: int = 0
+    # How long a login may wait for its turn before it is refused with 429 (docs/security.md, "Login storms").
+    queue_seconds: float = 2.0
 
 
 class RateLimit(msgspec.Struct, frozen=True):
@@ -25,8 +56,17 @@ class RateLimit(msgspec.Struct, frozen=True):
 
 
 class RateLimits(msgspec.Struct, frozen=True):
-    login_per_account: RateLimit = RateLimit(10, 300)
+    # Failed logins to one account from one address before each further try waits (30 s, doubling); per address,
+    # failed logins to any accounts (spraying). docs/security.md, "Logins".
+    login_per_account: RateLimit = RateLimit(5, 3600)
     login_per_address: RateLimit = RateLimit(50, 300)
+    # With a captcha configured: failed logins to one account from any address before every further try on that
+    # account needs a solved captcha (the owner solves it and gets in; a guesser with many addresses pays per try).
+    login_captcha_per_account: RateLimit = RateLimit(3, 3600)
+    # A signed-in customer: verification emails sent by changing the address, and wrong current passwords on the
+    # settings form before each further try waits (30 s, doubling). docs/security.md, "Settings".
+    verification_emails_per_account: RateLimit = RateLimit(5, 3600)
+    password_checks_per_account: RateLimit = RateLimit(5, 3600)
     register_per_address: RateLimit = RateLimit(10, 3600)
     recovery_per_account: RateLimit = RateLimit(3, 3600)
     recovery_per_address: RateLimit = RateLimit(20, 3600)
@@ -46,7 +86,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redis_prefix: str = "vpn:"  # channels and keys; lets several deployments (or test runs) share one Redis
     product_name: str = "VPN Service"
     support_url: str = ""
-    client_url: str = "http://127.0.0.1:8000"
+    client_url: str = client_url_for_bind(DEFAULT_HTTP_BIND)
     captcha_provider: str = "hcaptcha"
     captcha_site_key: str = ""
     captcha_secret: str = ""
@@ -54,7 +94,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_url: str = ""
     mail_from: str = "no-reply@localhost"
     secret_key_file: Path = DEFAULT_VAR_DIR / "secret.key"
-    http_bind: str = "127.0.0.1:8000"
+    http_bind: str = DEFAULT_HTTP_BIND
     grpc_bind: str = "127.0.0.1:50051"
     grpc_public_url: str = "127.0.0.1:50051"  # what agents dial (shown in the install steps)
     grpc_tls_cert: str = ""
@@ -76,6 +116,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     run_grpc: bool = True
     operation_timeout_seconds: float = 60.0
     expiry_interval_seconds: float = 30.0  # how often the expiry job looks for peers past their date
+    reminder_interval_seconds: float = 300.0  # how often the reminder job looks for peers about to expire
     database_pool: bool = True
     log_format: str = "text"  # "json": one JSON object per line, for log collectors
     log_level: str = "INFO"
@@ -108,7 +149,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             return env.get(f"VPN_{name}", default).strip()
 
         var_dir = Path(get("VAR_DIR", str(DEFAULT_VAR_DIR)))
-        client_url = get("CLIENT_URL", "http://127.0.0.1:8000").rstrip("/")
+        http_bind = get("HTTP_BIND", DEFAULT_HTTP_BIND)
+        client_url = (get("CLIENT_URL") or client_url_for_bind(http_bind)).rstrip("/")
         origins = tuple(o.strip().rstrip("/") for o in get("ALLOWED_ORIGINS").split(",") if o.strip())
         return cls(
             database_url=get("DATABASE_URL", f"sqlite+aiosqlite:///{var_dir / 'vpn.sqlite3'}"),
@@ -124,16 +166,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             smtp_url=get("SMTP_URL"),
             mail_from=get("MAIL_FROM", "no-reply@localhost"),
             secret_key_file=Path(get("SECRET_KEY_FILE", str(var_dir / "secret.key"))),
-            http_bind=get("HTTP_BIND", "127.0.0.1:8000"),
+            http_bind=http_bind,
             grpc_bind=get("GRPC_BIND", "127.0.0.1:50051"),
             grpc_public_url=get("GRPC_PUBLIC_URL") or get("GRPC_BIND", "127.0.0.1:50051"),
             grpc_tls_cert=get("GRPC_TLS_CERT"),
             grpc_tls_key=get("GRPC_TLS_KEY"),
             webui_dist=Path(get("WEBUI_DIST", "webui/dist")),
-            allowed_origins=origins or (client_url,),
+            allowed_origins=origins or default_origins(client_url),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
             operation_timeout_seconds=float(get("OPERATION_TIMEOUT", "60")),
             expiry_interval_seconds=float(get("EXPIRY_INTERVAL", "30")),
+            reminder_interval_seconds=float(get("REMINDER_INTERVAL", "300")),
             log_format=get("LOG_FORMAT", "text").lower(),
             log_level=get("LOG_LEVEL", "INFO").upper(),
             metrics_token=get("METRICS_TOKEN"),

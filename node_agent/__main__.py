@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 
+from node_agent import logs
 from node_agent.agent import NodeAgent
 from node_agent.client import ControlClient
 from node_agent.config import ConfigError, load_config
@@ -17,14 +18,15 @@ log = logging.getLogger("node_agent")
 
 async def _run() -> None:
     config = load_config()
-    logging.getLogger().setLevel(config.log_level.upper())
-    # Libraries' debug output can dump whole netlink/gRPC messages, keys included: keep them quiet.
-    for noisy in ("pyroute2", "grpc", "asyncio"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+    # Whatever prints them by mistake, the credential and the node's private key never reach a line.
+    logs.secrets.add(config.credential)
+    logs.configure_logging(config.log_level)
     log.info("starting: %s", config)
     agent = NodeAgent(config)
+    logs.secrets.add(agent.private_key)
     log.info("node public key %s", agent.public_key)
     metrics = AgentMetrics()
+    metrics.track_relay(agent.firewall.read_relay_counters, agent.relay_limits)
     if config.metrics_bind:
         metrics.serve(config.metrics_bind)
     client = ControlClient(config, agent, metrics=metrics)
@@ -39,7 +41,7 @@ async def _run() -> None:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure_logging("INFO")
     try:
         asyncio.run(_run())
     except ConfigError as exc:

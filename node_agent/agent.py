@@ -18,6 +18,7 @@ from node_agent.config import AgentConfig
 from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
 from node_agent.reconcile import Changes, reconcile
+from node_agent.relay import RelayLimits
 from node_agent.state import (
     NO_BACKBONE,
     Backbone,
@@ -70,6 +71,10 @@ class NodeAgent:
         self._lock = asyncio.Lock()
 
     @property
+    def relay_limits(self) -> RelayLimits:
+        return RelayLimits(int(self.config.relay_packets_per_second), int(self.config.relay_bytes_per_second))
+
+    @property
     def peer_count(self) -> int:
         return len(self._peers)
 
@@ -84,6 +89,7 @@ class NodeAgent:
                 backend=self.config.backend,
                 applied_serial=self.applied_serial,
                 public_key=self.public_key,
+                resume=True,  # this agent understands InSync (no snapshot when applied_serial is current)
             )
         )
 
@@ -100,16 +106,23 @@ class NodeAgent:
     async def handle_full_state(self, msg: agent_pb2.FullState) -> agent_pb2.AgentMessage:
         async with self._lock, _gc_paused():
             started = time.perf_counter()
+            # The device is read while the snapshot is converted (in a thread): with 50 000 peers wireguard-go
+            # spends a few hundred ms writing its answer, on the other core (docs/benchmarks.md, "50 000 peers").
+            reading = asyncio.ensure_future(self._read_device_if_any())
             try:
-                desired = desired_from_full_state(msg)
+                desired = await asyncio.to_thread(desired_from_full_state, msg)
             except InvalidSpec as exc:
+                await reading
                 log.error("full state %s refused: %s", msg.serial, exc)
                 return self._result(msg.operation_id, msg.serial, f"invalid full state: {exc}")
+            except BaseException:
+                reading.cancel()
+                raise
             try:
-                changes = await self._apply_full(desired)
+                changes = await self._apply_full(desired, await reading)
             except APPLY_ERRORS as exc:
                 log.error("full state %s failed: %s", msg.serial, exc)
-                self.resync_needed = True
+                self._device_unknown()
                 return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
             self.applied_serial = msg.serial
             self.full_state_seen = True
@@ -131,6 +144,27 @@ class NodeAgent:
                 )
             return self._result(msg.operation_id, msg.serial)
 
+    def _device_unknown(self) -> None:
+        """An apply failed half-way: the device may differ from every serial, so the next stream must bring a
+        snapshot. Reporting serial 0 in the next Hello guarantees it (a current serial would get InSync)."""
+        self.resync_needed = True
+        self.applied_serial = 0
+
+    def handle_in_sync(self, msg: agent_pb2.InSync) -> bool:
+        """The control plane says the serial this agent reported is current: it stands for this stream's
+        snapshot. False when it names another serial (never expected): the caller reconnects for a snapshot."""
+        if msg.serial != self.applied_serial or self.applied_serial == 0:
+            log.error(
+                "in sync at serial %s, but this agent applied %s: asking for a full state",
+                msg.serial,
+                self.applied_serial,
+            )
+            self._device_unknown()
+            return False
+        self.full_state_seen = True
+        log.info("in sync at serial %s: no full state needed", msg.serial)
+        return True
+
     async def handle_delta(self, msg: agent_pb2.Delta) -> agent_pb2.AgentMessage:
         async with self._lock:
             if not self.full_state_seen:
@@ -148,7 +182,7 @@ class NodeAgent:
                 changes = await self._apply_delta(desired)
             except APPLY_ERRORS as exc:
                 log.error("delta %s failed: %s", msg.serial, exc)
-                self.resync_needed = True
+                self._device_unknown()
                 return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
             self.applied_serial = msg.serial
             log.info(
@@ -183,7 +217,15 @@ class NodeAgent:
 
     # --- applying -----------------------------------------------------------------------------------------
 
-    async def _apply_full(self, desired: DesiredState) -> Changes:
+    async def _read_device_if_any(self) -> DeviceState | None:
+        """The device as it is, or None when there is none to read yet (ensure_interface then makes it)."""
+        try:
+            return await self.backend.read_device()
+        except APPLY_ERRORS as exc:
+            log.debug("device not read before the snapshot: %s", exc)
+            return None
+
+    async def _apply_full(self, desired: DesiredState, device: DeviceState | None) -> Changes:
         assert desired.interface is not None
         if desired.interface.name != self.config.interface:
             # The local name wins: it is a local concern (and userspace socket names must be unique per host).
@@ -193,7 +235,7 @@ class NodeAgent:
                 self.config.interface,
             )
         desired.interface = dataclasses.replace(desired.interface, name=self.config.interface)
-        actual = await self.backend.ensure_interface(desired.interface, self.private_key)
+        actual = await self.backend.ensure_interface(desired.interface, self.private_key, device)
         changes = reconcile(desired, actual, self._rooms, self._backbone)
         self.last_changes = changes
         await self.backend.apply(changes)
@@ -201,7 +243,7 @@ class NodeAgent:
         self._peers = {**kept, **desired.peers}
         self._interface_addresses = desired.interface.addresses
         await self.firewall.enable_forwarding(ipv6=any(":" in a for a in self._interface_addresses))
-        await self._apply_rooms_and_backbone(changes)
+        await self._apply_rooms_and_backbone(changes, check_devices=True)
         return changes
 
     async def _apply_delta(self, desired: DesiredState) -> Changes:
@@ -215,12 +257,14 @@ class NodeAgent:
         await self._apply_rooms_and_backbone(changes)
         return changes
 
-    async def _apply_rooms_and_backbone(self, changes: Changes) -> None:
+    async def _apply_rooms_and_backbone(self, changes: Changes, check_devices: bool = False) -> None:
         if changes.backbone is not None:
             await self._apply_backbone(changes.backbone)
             self._backbone = changes.backbone
         rooms = changes.rooms if changes.rooms is not None else self._rooms or {}
-        await self.firewall.apply(self._firewall_plan(rooms))
+        # Room isolation and the discovery relay are one ruleset: a membership change moves both in one nft
+        # transaction, acknowledged by this operation's result (docs/agent-protocol.md, "Discovery relay").
+        await self.firewall.apply(self._firewall_plan(rooms), check_devices=check_devices)
         self._rooms = rooms
 
     def _backbone_name(self, backbone: Backbone) -> str:
@@ -239,6 +283,7 @@ class NodeAgent:
             local_networks=local,
             egress_interface=self.config.egress_interface,
             rooms=dict(rooms),
+            relay_limits=self.relay_limits,
         )
 
     async def _apply_backbone(self, backbone: Backbone) -> None:

@@ -1,4 +1,5 @@
-"""The gRPC side: dial the control plane, run one Connect stream, reconnect with jittered backoff."""
+"""The gRPC side: dial the control plane, run one Connect stream, reconnect with jittered backoff
+(node_agent/backoff.py: about a second at first, as after a control-plane restart; longer while it stays away)."""
 
 from __future__ import annotations
 
@@ -153,6 +154,10 @@ class ControlClient:
             result = await self.agent.handle_delta(message.delta)
             self.metrics.record_apply("delta", time.perf_counter() - started, result.result.ok)
             outbox.put_nowait(result)
+        elif kind == "in_sync":
+            if not self.agent.handle_in_sync(message.in_sync):
+                return False  # reconnect: the next Hello reports serial 0 and gets a snapshot
+            self.backoff.reset()  # acknowledged by the control plane: this connection is healthy
         elif kind == "keepalive":
             pass
         elif kind == "refused":

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from node_agent.relay import MAX_BYTES_PER_SECOND, MAX_PACKETS_PER_SECOND
+
 DEFAULT_CONFIG_PATH = Path("/etc/vpn-node/agent.toml")
 DEFAULT_STATE_DIR = Path("/var/lib/vpn-node")
 BACKENDS = ("kernel", "userspace")
@@ -37,6 +39,9 @@ class AgentConfig:
     backoff_max: float = 30.0
     log_level: str = "INFO"
     metrics_bind: str = ""  # host:port for Prometheus (e.g. 127.0.0.1:9586); "" = no metrics listener
+    # Discovery relay limits per room member (node_agent/relay.py): far above a LAN game, far below a flood.
+    relay_packets_per_second: float = 50
+    relay_bytes_per_second: float = 65536
 
     def __repr__(self) -> str:
         # The credential is a secret: never let it reach a log line through repr().
@@ -66,6 +71,8 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "backoff_max": ("VPN_NODE_BACKOFF_MAX", float),
     "log_level": ("VPN_NODE_LOG_LEVEL", str),
     "metrics_bind": ("VPN_NODE_METRICS_BIND", str),
+    "relay_packets_per_second": ("VPN_NODE_RELAY_PACKETS_PER_SECOND", float),
+    "relay_bytes_per_second": ("VPN_NODE_RELAY_BYTES_PER_SECOND", float),
 }
 _REQUIRED = ("control_url", "node_id", "credential")
 
@@ -141,6 +148,12 @@ def load_config(environ: Mapping[str, str] | None = None, config_path: Path | No
     level = values.get("log_level", "INFO").upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(f"log_level must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+    for name, most in (
+        ("relay_packets_per_second", MAX_PACKETS_PER_SECOND),
+        ("relay_bytes_per_second", MAX_BYTES_PER_SECOND),
+    ):
+        if name in values and not 1 <= values[name] <= most:
+            raise ConfigError(f"{name} must be between 1 and {most}, got {values[name]!r}")
     if values.get("tls_ca") is not None and not values["tls_ca"].is_file():
         raise ConfigError(f"tls_ca file {values['tls_ca']} does not exist")
     return AgentConfig(**values)

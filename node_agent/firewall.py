@@ -7,10 +7,14 @@ import hashlib
 import ipaddress
 import logging
 import re
+import socket
+import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from node_agent import relay
+from node_agent.relay import DEFAULT_LIMITS, RelayLimits
 from node_agent.state import Room
 
 log = logging.getLogger(__name__)
@@ -32,6 +36,7 @@ class FirewallPlan:
     local_networks: frozenset[str]  # our own tunnel subnets, masqueraded out of the egress interface
     egress_interface: str  # "" = no NAT / internet rules
     rooms: Mapping[str, Room]
+    relay_limits: RelayLimits = DEFAULT_LIMITS  # the discovery relay's per-member limits (node_agent/relay.py)
 
 
 def room_set_name(room_id: str) -> str:
@@ -130,6 +135,16 @@ def render_ruleset(plan: FirewallPlan) -> str:
             "\t}",
         ]
     lines.append("}")
+    # The discovery relay follows the same rooms in the same transaction: one membership change, one moment.
+    lines += relay.render_relay(
+        plan.rooms,
+        plan.local_networks,
+        plan.client_networks,
+        plan.tunnel_interfaces[0],
+        plan.tunnel_interfaces[1] if len(plan.tunnel_interfaces) > 1 else "",
+        plan.relay_limits,
+        _quote,
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -140,14 +155,25 @@ class Firewall:
         self.netns = netns
         self.nft = nft
         self._applied: FirewallPlan | None = None
+        self._applied_devices: tuple[int, ...] | None = None
         self._forwarding: set[str] = set()
 
     def _argv(self, *args: str) -> list[str]:
         argv = [self.nft, *args]
         return ["ip", "netns", "exec", self.netns, *argv] if self.netns else argv
 
-    async def apply(self, plan: FirewallPlan) -> bool:
-        """Apply if different from the last applied plan; returns whether nft was run."""
+    async def apply(self, plan: FirewallPlan, check_devices: bool = False) -> bool:
+        """Apply if different from the last applied plan; returns whether nft was run.
+
+        nft binds the relay's hook and `dup` targets to interface indexes when it loads the rules: with
+        `check_devices` (every snapshot) a tunnel interface recreated since (a restarted wireguard-go) forces a
+        rewrite even when the plan is the same.
+        """
+        devices: tuple[int, ...] | None = None
+        if check_devices:
+            devices = await self._interface_indexes(plan.tunnel_interfaces)
+            if devices != self._applied_devices:
+                self._applied = None
         if plan == self._applied:
             return False
         ruleset = render_ruleset(plan)
@@ -161,8 +187,31 @@ class Firewall:
         if proc.returncode != 0:
             raise FirewallError(f"nft rejected the ruleset: {err.decode(errors='replace').strip()}")
         self._applied = plan
+        if devices is not None:
+            self._applied_devices = devices
         log.info("firewall applied: %d room(s), egress %r", len(plan.rooms), plan.egress_interface or None)
         return True
+
+    async def _interface_indexes(self, names: Iterable[str]) -> tuple[int, ...]:
+        """Index of each named interface (0 = absent), read with one `ip -o link show` in another namespace."""
+        if not self.netns:
+            # In the agent's own namespace (production) a lookup costs microseconds; a process costs milliseconds on
+            # every snapshot.
+            return tuple(_index_here(name) for name in names)
+        argv = ["ip", "-o", "link", "show"]
+        if self.netns:
+            argv = ["ip", "netns", "exec", self.netns, *argv]
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        out, _ = await proc.communicate()
+        indexes: dict[str, int] = {}
+        for line in out.decode(errors="replace").splitlines():
+            number, _, rest = line.partition(": ")
+            name = rest.split(":", 1)[0].split("@", 1)[0]
+            if number.isdigit():
+                indexes[name] = int(number)
+        return tuple(indexes.get(name, 0) for name in names)
 
     async def enable_forwarding(self, ipv6: bool) -> None:
         """Turn on IP forwarding (a per-namespace setting); without it no client reaches the internet."""
@@ -191,8 +240,25 @@ class Firewall:
         proc = await asyncio.create_subprocess_exec(
             *self._argv("-f", "-"), stdin=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
-        await proc.communicate(f"table inet {TABLE} {{}}\ndelete table inet {TABLE}\n".encode())
+        relay_table = relay.render_relay({}, (), (), "", "", DEFAULT_LIMITS, _quote)
+        await proc.communicate(
+            "\n".join([f"table inet {TABLE} {{}}", f"delete table inet {TABLE}", *relay_table, ""]).encode()
+        )
         self._applied = None
+
+    def read_relay_counters(self) -> dict[str, tuple[int, int]]:
+        """The relay's nft counters by name (blocking: called from the metrics exporter's thread at scrape time).
+        No table (no member has anybody to relay to) reads as no counters."""
+        proc = subprocess.run(  # noqa: S603 - fixed argv: nft and our table name
+            self._argv("-j", "list", "counters", "table", "netdev", relay.TABLE),
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        if proc.returncode != 0:
+            return {}
+        return relay.parse_counters(proc.stdout)
 
 
 def enable_forwarding(keys: list[str], proc_sys: Path = Path("/proc/sys")) -> None:
@@ -201,3 +267,10 @@ def enable_forwarding(keys: list[str], proc_sys: Path = Path("/proc/sys")) -> No
         path = proc_sys / key.replace(".", "/")
         if path.read_text().strip() != "1":
             path.write_text("1\n")
+
+
+def _index_here(name: str) -> int:
+    try:
+        return socket.if_nametoindex(name)
+    except OSError:
+        return 0

@@ -8,8 +8,11 @@ import time
 from collections.abc import Callable, Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 from node_agent.config import ConfigError
+from node_agent.relay import RelayLimits, RelayTotals
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,20 @@ class AgentMetrics:
         self.peers.set_function(peer_count)
         self.applied_serial.set_function(applied_serial)
 
+    def track_relay(self, read_counters: Callable[[], dict[str, tuple[int, int]]], limits: RelayLimits) -> None:
+        """The discovery relay's limits, and its counters read from nftables at scrape time."""
+        Gauge(
+            "vpn_agent_relay_limit_packets_per_second",
+            "Discovery packets a room member may have relayed per second; more are dropped.",
+            registry=self.registry,
+        ).set(limits.packets_per_second)
+        Gauge(
+            "vpn_agent_relay_limit_bytes_per_second",
+            "Discovery bytes a room member may have relayed per second; more are dropped.",
+            registry=self.registry,
+        ).set(limits.bytes_per_second)
+        self.registry.register(_RelayCollector(read_counters))
+
     def record_apply(self, kind: str, seconds: float, ok: bool) -> None:
         self.apply_seconds.labels(kind).observe(seconds)
         if not ok:
@@ -70,3 +87,31 @@ class AgentMetrics:
         server, _thread = start_http_server(int(port), addr=host.strip("[]") or "127.0.0.1", registry=self.registry)
         log.info("metrics on http://%s/metrics", bind)
         return server.shutdown
+
+
+class _RelayCollector(Collector):
+    """vpn_agent_relay_packets / _bytes by result: "relayed" (copied to the sender's room mates, counted once per
+    packet sent, not per copy) or "limited" (dropped by the sender's limits)."""
+
+    def __init__(self, read_counters: Callable[[], dict[str, tuple[int, int]]]) -> None:
+        self._read = read_counters
+        self._totals = RelayTotals()
+
+    def collect(self) -> Iterable[CounterMetricFamily]:
+        try:
+            current = self._read()
+        except Exception:  # a failed read must not break the whole scrape
+            log.exception("cannot read the relay counters")
+            current = None
+        totals = self._totals.update(current) if current is not None else None
+        packets = CounterMetricFamily(
+            "vpn_agent_relay_packets", "Discovery packets from room members, by result.", labels=("result",)
+        )
+        octets = CounterMetricFamily(
+            "vpn_agent_relay_bytes", "Bytes of discovery packets from room members, by result.", labels=("result",)
+        )
+        for result, (count, size) in (totals or {}).items():
+            packets.add_metric((result,), count)
+            octets.add_metric((result,), size)
+        yield packets
+        yield octets

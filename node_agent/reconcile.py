@@ -62,7 +62,7 @@ def diff_peers(
         current = actual.get(key)
         if current is None:
             add.append(peer)
-        elif peer_differs(peer, current):
+        elif current is not peer and peer_differs(peer, current):  # the same object: read back as written
             update.append(peer)
     # A key both upserted and removed in one message ends up present: the upsert is the later intent.
     removals = [key for key in remove if key in actual and key not in desired]

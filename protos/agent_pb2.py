@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12protos/agent.proto\x12\x0cvpn.agent.v1\"\xca\x01\n\x0c\x41gentMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.vpn.agent.v1.HelloH\x00\x12/\n\x06result\x18\x02 \x01(\x0b\x32\x1d.vpn.agent.v1.OperationResultH\x00\x12*\n\x05stats\x18\x03 \x01(\x0b\x32\x19.vpn.agent.v1.StatsReportH\x00\x12,\n\tkeepalive\x18\x04 \x01(\x0b\x32\x17.vpn.agent.v1.KeepaliveH\x00\x42\t\n\x07payload\"\xc8\x01\n\x0e\x43ontrolMessage\x12-\n\nfull_state\x18\x01 \x01(\x0b\x32\x17.vpn.agent.v1.FullStateH\x00\x12$\n\x05\x64\x65lta\x18\x02 \x01(\x0b\x32\x13.vpn.agent.v1.DeltaH\x00\x12,\n\tkeepalive\x18\x03 \x01(\x0b\x32\x17.vpn.agent.v1.KeepaliveH\x00\x12(\n\x07refused\x18\x04 \x01(\x0b\x32\x15.vpn.agent.v1.RefusedH\x00\x42\t\n\x07payload\"\x80\x01\n\x05Hello\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x15\n\ragent_version\x18\x03 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x04 \x01(\t\x12\x16\n\x0e\x61pplied_serial\x18\x05 \x01(\x04\x12\x12\n\npublic_key\x18\x06 \x01(\t\"R\n\rInterfaceSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0blisten_port\x18\x02 \x01(\r\x12\x11\n\taddresses\x18\x03 \x03(\t\x12\x0b\n\x03mtu\x18\x04 \x01(\r\"J\n\x08PeerSpec\x12\x12\n\npublic_key\x18\x01 \x01(\t\x12\x15\n\rpreshared_key\x18\x02 \x01(\t\x12\x13\n\x0b\x61llowed_ips\x18\x03 \x03(\t\"\'\n\x08RoomSpec\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\t\"Z\n\x0c\x42\x61\x63kbonePeer\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x03 \x01(\t\x12\x13\n\x0b\x61llowed_ips\x18\x04 \x03(\t\"o\n\x0c\x42\x61\x63kboneSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0blisten_port\x18\x02 \x01(\r\x12\x11\n\taddresses\x18\x03 \x03(\t\x12)\n\x05peers\x18\x04 \x03(\x0b\x32\x1a.vpn.agent.v1.BackbonePeer\"\xdd\x01\n\tFullState\x12\x0e\n\x06serial\x18\x01 \x01(\x04\x12.\n\tinterface\x18\x02 \x01(\x0b\x32\x1b.vpn.agent.v1.InterfaceSpec\x12%\n\x05peers\x18\x03 \x03(\x0b\x32\x16.vpn.agent.v1.PeerSpec\x12%\n\x05rooms\x18\x04 \x03(\x0b\x32\x16.vpn.agent.v1.RoomSpec\x12,\n\x08\x62\x61\x63kbone\x18\x05 \x01(\x0b\x32\x1a.vpn.agent.v1.BackboneSpec\x12\x14\n\x0coperation_id\x18\x06 \x01(\t\"\xe3\x01\n\x05\x44\x65lta\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12,\n\x0cupsert_peers\x18\x03 \x03(\x0b\x32\x16.vpn.agent.v1.PeerSpec\x12\x14\n\x0cremove_peers\x18\x04 \x03(\t\x12,\n\x0cupsert_rooms\x18\x05 \x03(\x0b\x32\x16.vpn.agent.v1.RoomSpec\x12\x14\n\x0cremove_rooms\x18\x06 \x03(\t\x12,\n\x08\x62\x61\x63kbone\x18\x07 \x01(\x0b\x32\x1a.vpn.agent.v1.BackboneSpec\"R\n\x0fOperationResult\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\n\n\x02ok\x18\x03 \x01(\x08\x12\r\n\x05\x65rror\x18\x04 \x01(\t\"o\n\tPeerStats\x12\x12\n\npublic_key\x18\x01 \x01(\t\x12\x18\n\x10latest_handshake\x18\x02 \x01(\x03\x12\x10\n\x08rx_bytes\x18\x03 \x01(\x04\x12\x10\n\x08tx_bytes\x18\x04 \x01(\x04\x12\x10\n\x08\x65ndpoint\x18\x05 \x01(\t\"E\n\x0bStatsReport\x12\x0e\n\x06serial\x18\x01 \x01(\x04\x12&\n\x05peers\x18\x02 \x03(\x0b\x32\x17.vpn.agent.v1.PeerStats\"\x1f\n\tKeepalive\x12\x12\n\nsent_at_ms\x18\x01 \x01(\x03\"(\n\x07Refused\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t2V\n\x0bNodeControl\x12G\n\x07\x43onnect\x12\x1a.vpn.agent.v1.AgentMessage\x1a\x1c.vpn.agent.v1.ControlMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12protos/agent.proto\x12\x0cvpn.agent.v1\"\xca\x01\n\x0c\x41gentMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.vpn.agent.v1.HelloH\x00\x12/\n\x06result\x18\x02 \x01(\x0b\x32\x1d.vpn.agent.v1.OperationResultH\x00\x12*\n\x05stats\x18\x03 \x01(\x0b\x32\x19.vpn.agent.v1.StatsReportH\x00\x12,\n\tkeepalive\x18\x04 \x01(\x0b\x32\x17.vpn.agent.v1.KeepaliveH\x00\x42\t\n\x07payload\"\xf1\x01\n\x0e\x43ontrolMessage\x12-\n\nfull_state\x18\x01 \x01(\x0b\x32\x17.vpn.agent.v1.FullStateH\x00\x12$\n\x05\x64\x65lta\x18\x02 \x01(\x0b\x32\x13.vpn.agent.v1.DeltaH\x00\x12,\n\tkeepalive\x18\x03 \x01(\x0b\x32\x17.vpn.agent.v1.KeepaliveH\x00\x12(\n\x07refused\x18\x04 \x01(\x0b\x32\x15.vpn.agent.v1.RefusedH\x00\x12\'\n\x07in_sync\x18\x05 \x01(\x0b\x32\x14.vpn.agent.v1.InSyncH\x00\x42\t\n\x07payload\"\x90\x01\n\x05Hello\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x12\n\ncredential\x18\x02 \x01(\t\x12\x15\n\ragent_version\x18\x03 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x04 \x01(\t\x12\x16\n\x0e\x61pplied_serial\x18\x05 \x01(\x04\x12\x12\n\npublic_key\x18\x06 \x01(\t\x12\x0e\n\x06resume\x18\x07 \x01(\x08\"R\n\rInterfaceSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0blisten_port\x18\x02 \x01(\r\x12\x11\n\taddresses\x18\x03 \x03(\t\x12\x0b\n\x03mtu\x18\x04 \x01(\r\"J\n\x08PeerSpec\x12\x12\n\npublic_key\x18\x01 \x01(\t\x12\x15\n\rpreshared_key\x18\x02 \x01(\t\x12\x13\n\x0b\x61llowed_ips\x18\x03 \x03(\t\"\'\n\x08RoomSpec\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\t\"Z\n\x0c\x42\x61\x63kbonePeer\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x03 \x01(\t\x12\x13\n\x0b\x61llowed_ips\x18\x04 \x03(\t\"o\n\x0c\x42\x61\x63kboneSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0blisten_port\x18\x02 \x01(\r\x12\x11\n\taddresses\x18\x03 \x03(\t\x12)\n\x05peers\x18\x04 \x03(\x0b\x32\x1a.vpn.agent.v1.BackbonePeer\"\xdd\x01\n\tFullState\x12\x0e\n\x06serial\x18\x01 \x01(\x04\x12.\n\tinterface\x18\x02 \x01(\x0b\x32\x1b.vpn.agent.v1.InterfaceSpec\x12%\n\x05peers\x18\x03 \x03(\x0b\x32\x16.vpn.agent.v1.PeerSpec\x12%\n\x05rooms\x18\x04 \x03(\x0b\x32\x16.vpn.agent.v1.RoomSpec\x12,\n\x08\x62\x61\x63kbone\x18\x05 \x01(\x0b\x32\x1a.vpn.agent.v1.BackboneSpec\x12\x14\n\x0coperation_id\x18\x06 \x01(\t\"\x18\n\x06InSync\x12\x0e\n\x06serial\x18\x01 \x01(\x04\"\xe3\x01\n\x05\x44\x65lta\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12,\n\x0cupsert_peers\x18\x03 \x03(\x0b\x32\x16.vpn.agent.v1.PeerSpec\x12\x14\n\x0cremove_peers\x18\x04 \x03(\t\x12,\n\x0cupsert_rooms\x18\x05 \x03(\x0b\x32\x16.vpn.agent.v1.RoomSpec\x12\x14\n\x0cremove_rooms\x18\x06 \x03(\t\x12,\n\x08\x62\x61\x63kbone\x18\x07 \x01(\x0b\x32\x1a.vpn.agent.v1.BackboneSpec\"R\n\x0fOperationResult\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\n\n\x02ok\x18\x03 \x01(\x08\x12\r\n\x05\x65rror\x18\x04 \x01(\t\"o\n\tPeerStats\x12\x12\n\npublic_key\x18\x01 \x01(\t\x12\x18\n\x10latest_handshake\x18\x02 \x01(\x03\x12\x10\n\x08rx_bytes\x18\x03 \x01(\x04\x12\x10\n\x08tx_bytes\x18\x04 \x01(\x04\x12\x10\n\x08\x65ndpoint\x18\x05 \x01(\t\"E\n\x0bStatsReport\x12\x0e\n\x06serial\x18\x01 \x01(\x04\x12&\n\x05peers\x18\x02 \x03(\x0b\x32\x17.vpn.agent.v1.PeerStats\"\x1f\n\tKeepalive\x12\x12\n\nsent_at_ms\x18\x01 \x01(\x03\"(\n\x07Refused\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t2V\n\x0bNodeControl\x12G\n\x07\x43onnect\x12\x1a.vpn.agent.v1.AgentMessage\x1a\x1c.vpn.agent.v1.ControlMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,33 +34,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_AGENTMESSAGE']._serialized_start=37
   _globals['_AGENTMESSAGE']._serialized_end=239
   _globals['_CONTROLMESSAGE']._serialized_start=242
-  _globals['_CONTROLMESSAGE']._serialized_end=442
-  _globals['_HELLO']._serialized_start=445
-  _globals['_HELLO']._serialized_end=573
-  _globals['_INTERFACESPEC']._serialized_start=575
-  _globals['_INTERFACESPEC']._serialized_end=657
-  _globals['_PEERSPEC']._serialized_start=659
-  _globals['_PEERSPEC']._serialized_end=733
-  _globals['_ROOMSPEC']._serialized_start=735
-  _globals['_ROOMSPEC']._serialized_end=774
-  _globals['_BACKBONEPEER']._serialized_start=776
-  _globals['_BACKBONEPEER']._serialized_end=866
-  _globals['_BACKBONESPEC']._serialized_start=868
-  _globals['_BACKBONESPEC']._serialized_end=979
-  _globals['_FULLSTATE']._serialized_start=982
-  _globals['_FULLSTATE']._serialized_end=1203
-  _globals['_DELTA']._serialized_start=1206
-  _globals['_DELTA']._serialized_end=1433
-  _globals['_OPERATIONRESULT']._serialized_start=1435
-  _globals['_OPERATIONRESULT']._serialized_end=1517
-  _globals['_PEERSTATS']._serialized_start=1519
-  _globals['_PEERSTATS']._serialized_end=1630
-  _globals['_STATSREPORT']._serialized_start=1632
-  _globals['_STATSREPORT']._serialized_end=1701
-  _globals['_KEEPALIVE']._serialized_start=1703
-  _globals['_KEEPALIVE']._serialized_end=1734
-  _globals['_REFUSED']._serialized_start=1736
-  _globals['_REFUSED']._serialized_end=1776
-  _globals['_NODECONTROL']._serialized_start=1778
-  _globals['_NODECONTROL']._serialized_end=1864
+  _globals['_CONTROLMESSAGE']._serialized_end=483
+  _globals['_HELLO']._serialized_start=486
+  _globals['_HELLO']._serialized_end=630
+  _globals['_INTERFACESPEC']._serialized_start=632
+  _globals['_INTERFACESPEC']._serialized_end=714
+  _globals['_PEERSPEC']._serialized_start=716
+  _globals['_PEERSPEC']._serialized_end=790
+  _globals['_ROOMSPEC']._serialized_start=792
+  _globals['_ROOMSPEC']._serialized_end=831
+  _globals['_BACKBONEPEER']._serialized_start=833
+  _globals['_BACKBONEPEER']._serialized_end=923
+  _globals['_BACKBONESPEC']._serialized_start=925
+  _globals['_BACKBONESPEC']._serialized_end=1036
+  _globals['_FULLSTATE']._serialized_start=1039
+  _globals['_FULLSTATE']._serialized_end=1260
+  _globals['_INSYNC']._serialized_start=1262
+  _globals['_INSYNC']._serialized_end=1286
+  _globals['_DELTA']._serialized_start=1289
+  _globals['_DELTA']._serialized_end=1516
+  _globals['_OPERATIONRESULT']._serialized_start=1518
+  _globals['_OPERATIONRESULT']._serialized_end=1600
+  _globals['_PEERSTATS']._serialized_start=1602
+  _globals['_PEERSTATS']._serialized_end=1713
+  _globals['_STATSREPORT']._serialized_start=1715
+  _globals['_STATSREPORT']._serialized_end=1784
+  _globals['_KEEPALIVE']._serialized_start=1786
+  _globals['_KEEPALIVE']._serialized_end=1817
+  _globals['_REFUSED']._serialized_start=1819
+  _globals['_REFUSED']._serialized_end=1859
+  _globals['_NODECONTROL']._serialized_start=1861
+  _globals['_NODECONTROL']._serialized_end=1947
 # @@protoc_insertion_point(module_scope)

@@ -19,32 +19,36 @@ class AgentMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., result: _Optional[_Union[OperationResult, _Mapping]] = ..., stats: _Optional[_Union[StatsReport, _Mapping]] = ..., keepalive: _Optional[_Union[Keepalive, _Mapping]] = ...) -> None: ...
 
 class ControlMessage(_message.Message):
-    __slots__ = ("full_state", "delta", "keepalive", "refused")
+    __slots__ = ("full_state", "delta", "keepalive", "refused", "in_sync")
     FULL_STATE_FIELD_NUMBER: _ClassVar[int]
     DELTA_FIELD_NUMBER: _ClassVar[int]
     KEEPALIVE_FIELD_NUMBER: _ClassVar[int]
     REFUSED_FIELD_NUMBER: _ClassVar[int]
+    IN_SYNC_FIELD_NUMBER: _ClassVar[int]
     full_state: FullState
     delta: Delta
     keepalive: Keepalive
     refused: Refused
-    def __init__(self, full_state: _Optional[_Union[FullState, _Mapping]] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., keepalive: _Optional[_Union[Keepalive, _Mapping]] = ..., refused: _Optional[_Union[Refused, _Mapping]] = ...) -> None: ...
+    in_sync: InSync
+    def __init__(self, full_state: _Optional[_Union[FullState, _Mapping]] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., keepalive: _Optional[_Union[Keepalive, _Mapping]] = ..., refused: _Optional[_Union[Refused, _Mapping]] = ..., in_sync: _Optional[_Union[InSync, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("node_id", "credential", "agent_version", "backend", "applied_serial", "public_key")
+    __slots__ = ("node_id", "credential", "agent_version", "backend", "applied_serial", "public_key", "resume")
     NODE_ID_FIELD_NUMBER: _ClassVar[int]
     CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
     AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     APPLIED_SERIAL_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    RESUME_FIELD_NUMBER: _ClassVar[int]
     node_id: str
     credential: str
     agent_version: str
     backend: str
     applied_serial: int
     public_key: str
-    def __init__(self, node_id: _Optional[str] = ..., credential: _Optional[str] = ..., agent_version: _Optional[str] = ..., backend: _Optional[str] = ..., applied_serial: _Optional[int] = ..., public_key: _Optional[str] = ...) -> None: ...
+    resume: bool
+    def __init__(self, node_id: _Optional[str] = ..., credential: _Optional[str] = ..., agent_version: _Optional[str] = ..., backend: _Optional[str] = ..., applied_serial: _Optional[int] = ..., public_key: _Optional[str] = ..., resume: _Optional[bool] = ...) -> None: ...
 
 class InterfaceSpec(_message.Message):
     __slots__ = ("name", "listen_port", "addresses", "mtu")
@@ -115,6 +119,12 @@ class FullState(_message.Message):
     backbone: BackboneSpec
     operation_id: str
     def __init__(self, serial: _Optional[int] = ..., interface: _Optional[_Union[InterfaceSpec, _Mapping]] = ..., peers: _Optional[_Iterable[_Union[PeerSpec, _Mapping]]] = ..., rooms: _Optional[_Iterable[_Union[RoomSpec, _Mapping]]] = ..., backbone: _Optional[_Union[BackboneSpec, _Mapping]] = ..., operation_id: _Optional[str] = ...) -> None: ...
+
+class InSync(_message.Message):
+    __slots__ = ("serial",)
+    SERIAL_FIELD_NUMBER: _ClassVar[int]
+    serial: int
+    def __init__(self, serial: _Optional[int] = ...) -> None: ...
 
 class Delta(_message.Message):
     __slots__ = ("operation_id", "serial", "upsert_peers", "remove_peers", "upsert_rooms", "remove_rooms", "backbone")

@@ -16,7 +16,8 @@ export default defineConfig({
   server: {
     proxy: {
       '/api': { target: controlPlane, changeOrigin: true },
-      '/ws': { target: controlPlane, ws: true, changeOrigin: true },
+      // The socket checks Origin (docs/deployment.md); the dev server's own port is not the control plane's.
+      '/ws': { target: controlPlane, ws: true, changeOrigin: true, headers: { origin: controlPlane } },
     },
   },
   test: {
@@ -26,5 +27,8 @@ export default defineConfig({
     css: false,
     restoreMocks: true,
     mockReset: true,
+    // `make test` runs this beside the API and browser layers on two cores: a Mantine render can take over the
+    // default 5 s there. Waits inside tests keep their own, shorter limits.
+    testTimeout: 20_000,
   },
 });

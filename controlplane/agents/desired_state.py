@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
@@ -18,6 +18,12 @@ from protos import agent_pb2
 
 # What a PeerSpec is built from (see _peer_spec).
 PEER_SPEC_COLUMNS = (Peer.public_key, Peer.preshared_key_enc, Peer.address)
+# The same, for a peer's pending move or key rotation (docs/operations.md): the pending value where there is one.
+PENDING_SPEC_COLUMNS = (
+    func.coalesce(Peer.pending_public_key, Peer.public_key),
+    func.coalesce(Peer.pending_preshared_key_enc, Peer.preshared_key_enc),
+    func.coalesce(Peer.pending_address, Peer.address),
+)
 # The backbone interface's default name (an agent may override it locally, VPN_NODE_BACKBONE_INTERFACE).
 BACKBONE_INTERFACE = "wgb0"
 
@@ -69,8 +75,16 @@ async def read_full_state(db: AsyncSession, server: Server) -> UnsealedFullState
     """The database part of `full_state`: every row it needs, nothing decrypted yet."""
     # Through the Core connection: plain rows, without the ORM's per-row loading (a third of the read's CPU).
     connection = await db.connection()
+    # Committed peers, but a pending change on this node shows as its pending form (while its operation is
+    # pending: the pending columns live exactly that long), so a snapshot that covers the operation applies it.
     rows = await connection.execute(
-        select(*PEER_SPEC_COLUMNS).where(Peer.server_id == server.id, Peer.active.is_(True))
+        select(*PEER_SPEC_COLUMNS)
+        .where(
+            Peer.server_id == server.id,
+            Peer.active.is_(True),
+            or_(Peer.pending_server_id.is_(None), Peer.pending_server_id != server.id),
+        )
+        .union_all(select(*PENDING_SPEC_COLUMNS).where(Peer.pending_server_id == server.id, Peer.active.is_(True)))
     )
     peer_rows = [(public_key, preshared_key_enc, address) for public_key, preshared_key_enc, address in rows]
     rooms = await room_specs(db, await rooms_touching(db, server.id))
@@ -161,10 +175,14 @@ def delta_payload(
     upsert_rooms: Iterable[str] = (),
     remove_rooms: Iterable[str] = (),
     backbone: bool = False,
+    pending_peer_ids: Iterable[str] = (),
 ) -> dict[str, Any]:
     """What an operation stores: references to the desired state, never key material (secrets stay encrypted).
-    Rooms and the backbone are read when the delta is sent, so a delta always carries their current state."""
+    Rooms and the backbone are read when the delta is sent, so a delta always carries their current state.
+    `pending_peer_ids`: peers upserted in their pending form (a move or key rotation waiting for this node)."""
     payload: dict[str, Any] = {"upsert_peers": list(upsert_peer_ids), "remove_peers": list(remove_public_keys)}
+    if pending_peer_ids:
+        payload["pending_peers"] = list(pending_peer_ids)
     if upsert_rooms:
         payload["upsert_rooms"] = list(upsert_rooms)
     if remove_rooms:
@@ -186,6 +204,20 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
             )
         )
         peers = [_peer_spec(box, *row) for row in rows]
+    pending_ids = operation.delta.get("pending_peers", [])
+    if pending_ids:
+        # Only while this very operation holds the pending change: once settled, the correction says the rest.
+        rows = await db.execute(
+            select(*PENDING_SPEC_COLUMNS).where(
+                and_(
+                    Peer.id.in_(pending_ids),
+                    Peer.pending_server_id == operation.server_id,
+                    Peer.pending_operation_id == operation.id,
+                    Peer.active.is_(True),
+                )
+            )
+        )
+        peers += [_peer_spec(box, *row) for row in rows]
     rooms = await room_specs(db, operation.delta.get("upsert_rooms", []))
     # A room deleted since the operation was queued has no members left: the node drops it.
     gone = [pid for pid in operation.delta.get("upsert_rooms", []) if pid not in rooms]

@@ -7,11 +7,13 @@ import contextlib
 import logging
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import grpc
 from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.agents import desired_state
 from controlplane.agents.registry import AgentLink, AgentRegistry
@@ -22,6 +24,7 @@ from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerService
+from controlplane.domain.usage.meter import Reading, UsageMeter
 from controlplane.realtime.hub import Push, PushHub
 from protos import agent_pb2, agent_pb2_grpc
 
@@ -36,6 +39,12 @@ def _refused(code: str, message: str) -> agent_pb2.ControlMessage:
     return agent_pb2.ControlMessage(refused=agent_pb2.Refused(code=code, message=message))
 
 
+# (db, server id, public key -> latest handshake): called in the transaction that stores a stats report.
+PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
+# (db, server id, public key -> endpoint): likewise; two devices on one peer (domain/peers/devices.py).
+EndpointHook = Callable[[AsyncSession, str, dict[str, str]], Awaitable[None]]
+
+
 class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
     def __init__(
         self,
@@ -45,13 +54,20 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         operations: OperationService,
         registry: AgentRegistry,
         hub: PushHub,
+        presence: PresenceHook | None = None,
+        endpoints: EndpointHook | None = None,
+        usage: UsageMeter | None = None,
     ) -> None:
+        self._endpoints = endpoints  # shared configurations (SharedConfigWatch.record)
+        self._usage = usage  # usage history (docs/usage.md)
+        self._presence = presence  # room members' online state (PartyService.record_presence)
         self._sessionmaker = sessionmaker
         self._box = box
         self._servers = servers
         self._operations = operations
         self._registry = registry
         self._hub = hub
+        self._endings: set[asyncio.Future[None]] = set()  # streams' end bookkeeping in flight (kept referenced)
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         try:
@@ -61,17 +77,29 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         if first is grpc.aio.EOF or not first.HasField("hello"):
             await context.write(_refused("hello_required", "the first message must be a Hello"))
             return
-        server_id = await self._authenticate(first.hello)
-        if server_id is None:
+        admitted = await self._authenticate(first.hello)
+        if admitted is None:
             await context.write(_refused("unauthenticated", "unknown node or wrong credential"))
             return
+        server_id, in_sync_serial = admitted
         link = AgentLink(server_id)
         self._registry.add(link)
         await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": True}))
-        log.info("node %s connected (agent %s, %s)", server_id, first.hello.agent_version, first.hello.backend)
+        log.info(
+            "node %s connected (agent %s, %s)%s",
+            server_id,
+            first.hello.agent_version,
+            first.hello.backend,
+            "" if in_sync_serial is None else f", in sync at serial {in_sync_serial}: no full state",
+        )
         reader = asyncio.create_task(self._read(context, link), name=f"agent-reader-{server_id}")
         try:
-            await self._send_full_state(context, link)
+            if in_sync_serial is None:
+                await self._send_full_state(context, link)
+            else:
+                await context.write(agent_pb2.ControlMessage(in_sync=agent_pb2.InSync(serial=in_sync_serial)))
+                link.sent_serial = in_sync_serial
+                link.wake.set()  # operations committed since the Hello was checked
             while not link.closed.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(link.wake.wait(), timeout=KEEPALIVE_SECONDS)
@@ -87,16 +115,35 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         finally:
             reader.cancel()
             self._registry.remove(link)
-            log.info("node %s disconnected", server_id)
-            await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": False}))
+            # Shielded: when an agent goes away, the reader may see the end of its stream first and bring us here,
+            # and gRPC then cancels this handler while the offline mark is being written. Unshielded, that write
+            # and everything after it were lost: the server stayed "online" with its agent gone.
+            ended = asyncio.ensure_future(self._stream_ended(server_id))
+            self._endings.add(ended)
+            ended.add_done_callback(self._endings.discard)
+            await asyncio.shield(ended)
 
-    async def _authenticate(self, hello: agent_pb2.Hello) -> str | None:
+    async def _stream_ended(self, server_id: str) -> None:
+        if not self._registry.connected(server_id):  # not replaced by a newer stream to this process
+            await self._disconnected(server_id)
+            if self._usage is not None:
+                await self._usage.node_closed(self._sessionmaker, server_id)
+        log.info("node %s disconnected", server_id)
+        await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": False}))
+
+    async def _authenticate(self, hello: agent_pb2.Hello) -> tuple[str, int | None] | None:
+        """(server id, its serial when the agent already applied it, else None), or None for a refused node.
+
+        An agent that reports the node's current serial (`resume`, docs/agent-protocol.md "Reconnecting") gets
+        InSync instead of a FullState: after a control-plane restart, every node that missed nothing costs one
+        small transaction here instead of reading, decrypting and sending all its peers."""
         async with transaction(self._sessionmaker) as db:
             server = await self._servers.authenticate_node(db, hello.node_id, hello.credential, hello.public_key)
             if server is None:
                 log.warning("refused agent claiming node %r", hello.node_id[:64])
                 return None
-            if hello.public_key and server.public_key != hello.public_key:
+            key_changed = bool(hello.public_key) and server.public_key != hello.public_key
+            if key_changed:
                 # Customers' configuration files name this key: a new node key means they must download again.
                 log.info("node %s reports a new public key", server.id)
                 server.public_key = hello.public_key
@@ -107,7 +154,11 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             server.agent_version = hello.agent_version[:32]
             server.backend = hello.backend[:16]
             server.last_seen = utcnow()
-            return server.id
+            if hello.resume and not key_changed and 0 < hello.applied_serial == server.serial:
+                # Operations whose results were lost with the old process are applied: the serial says so.
+                await self._operations.covered_by_snapshot(db, server.id, server.serial)
+                return server.id, server.serial
+            return server.id, None
 
     async def _send_full_state(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
         async with transaction(self._sessionmaker) as db:
@@ -146,8 +197,13 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             log.exception("reading from node %s failed", link.server_id)
         finally:
             link.close()
-            async with transaction(self._sessionmaker) as db:
-                await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=utcnow()))
+
+    async def _disconnected(self, server_id: str) -> None:
+        """Offline from now on, not 45 s later: nobody should be offered a server whose agent just left
+        (docs/operations.md, "Server status")."""
+        now = utcnow()
+        async with transaction(self._sessionmaker) as db:
+            await db.execute(update(Server).where(Server.id == server_id).values(last_seen=now, disconnected_at=now))
 
     async def _seen(self, link: AgentLink) -> None:
         async with transaction(self._sessionmaker) as db:
@@ -162,7 +218,8 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                 else:
                     log.error("node %s failed to apply its full state: %s", link.server_id, error)
                 return
-            await self._operations.finish(db, result.operation_id, error)
+            if await self._operations.finish(db, result.operation_id, error, link.server_id) is None:
+                log.info("node %s answered an operation not its own or no longer pending", link.server_id)
 
     async def _on_stats(self, link: AgentLink, report: agent_pb2.StatsReport) -> None:
         """Live handshake and traffic figures, pushed to each owner in one message."""
@@ -189,6 +246,13 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                 "stats_tx_bytes": sum(p.tx_bytes for p in report.peers),
             }
             await db.execute(update(Server).where(Server.id == link.server_id).values(last_seen=now, **totals))
+            if self._presence is not None:
+                await self._presence(db, link.server_id, {k: s.latest_handshake for k, s in by_key.items()})
+            if self._endpoints is not None:
+                await self._endpoints(db, link.server_id, {k: s.endpoint for k, s in by_key.items()})
+            if self._usage is not None:
+                readings = {pid: Reading(key, by_key[key].rx_bytes, by_key[key].tx_bytes) for pid, _u, key in rows}
+                await self._usage.record(db, link.server_id, readings, now)
         await self._hub.push_staff(
             Push("node_stats", data={"id": link.server_id, **totals, "stats_at": totals["stats_at"].isoformat()})
         )

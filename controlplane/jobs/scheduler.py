@@ -1,5 +1,5 @@
-"""Scheduled jobs (APScheduler): peer expiry, operation timeouts, invoice reconciliation and expiry, each run once
-across processes."""
+"""Scheduled jobs (APScheduler): peer expiry and its reminder emails, operation timeouts, invoice reconciliation and
+expiry, each run once across processes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.db import transaction
+from controlplane.db import transaction, utcnow
+from controlplane.domain.usage.store import roll_up
 from controlplane.jobs.lease import acquire
 from controlplane.services import Services
 
@@ -36,6 +37,11 @@ class Jobs:
         self.register("operation_timeouts", services.operations.expire_overdue, seconds=5)
         self.register("reconcile_invoices", services.invoices.reconcile, seconds=60)
         self.register("expire_invoices", services.invoices.expire_stale, seconds=300)
+        # Usage history: hourly rows past 30 days into days, days past a year out (docs/usage.md).
+        self.register("roll_up_usage", lambda db: roll_up(db, utcnow()), seconds=3600)
+        self.register(
+            "expiry_reminders", services.reminders.send_due, seconds=services.settings.reminder_interval_seconds
+        )
 
     def register(self, name: str, job: Job, seconds: float) -> None:
         self._scheduler.add_job(

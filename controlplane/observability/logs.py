@@ -1,4 +1,9 @@
-"""Log set-up for the control plane: plain text or one JSON object per line, each line with its request id."""
+"""Log set-up for the control plane: plain text or one JSON object per line, each line with its request id.
+
+Every line, whoever logged it (our code, uvicorn, websockets, SQLAlchemy), goes through `redact` and, in text
+format, through `escape`: no secret reaches the log and no input can start a line of its own (docs/security.md,
+logs).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,48 @@ UNMATCHED = "<unmatched>"
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "request_id"}
 
 
+# Secrets that travel in URLs and headers, in whatever line a library writes them: query parameters named like a
+# secret (/ws?token=, /password-reset?token=, /verify-email?token=), mirror links, bearer tokens and anything
+# shaped like a JWT (our access tokens). The value ends where a URL or a quoted field would end.
+_VALUE = r"[^&\s\"'\\#;,)]+"
+_REDACTIONS = (
+    (
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9_-])((?:token|access|refresh|access_token|refresh_token|secret|password|key|"
+            r"credential|signature)=)" + _VALUE
+        ),
+        r"\1[redacted]",
+    ),
+    (re.compile(r"(/mirror/)(?!\[token\]|\{token\})" + _VALUE.replace(";,", ";,/?")), r"\1[token]"),
+    (re.compile(r"(?i)\b(bearer\s+)" + _VALUE), r"\1[redacted]"),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), "[jwt]"),
+)
+# Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: a viewer or collector may
+# break a line at any of them, so an input carrying one could forge a line of its own.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def redact(text: str) -> str:
+    for pattern, replacement in _REDACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def escape(text: str) -> str:
+    """One line: control characters written as escapes (\\n, \\x1b, \\u2028)."""
+    return _CONTROL.sub(_escaped, text)
+
+
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id_var.get()
@@ -43,7 +90,32 @@ class JsonFormatter(logging.Formatter):
         entry.update({k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")})
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        # json.dumps escapes C0 controls but leaves C1 controls and U+2028/U+2029 raw (ensure_ascii=False).
+        line = redact(json.dumps(entry, ensure_ascii=False, default=str))
+        return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", line)
+
+
+class TextFormatter(logging.Formatter):
+    """`time LEVEL logger [request id]: message`, always one line; a traceback follows on lines that begin with a
+    tab, so no line that begins at the margin comes from anything but a log call."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.message = escape(record.getMessage())
+        record.asctime = self.formatTime(record, self.datefmt)
+        if not hasattr(record, "request_id"):
+            record.request_id = "-"
+        line = self.formatMessage(record)
+        extra = []
+        if record.exc_info:
+            extra.append(self.formatException(record.exc_info))
+        if record.stack_info:
+            extra.append(self.formatStack(record.stack_info))
+        for block in extra:
+            line += "".join("\n\t" + escape(part) for part in block.splitlines())
+        return redact(line)
 
 
 def configure_logging(log_format: str = "text", level: str = "INFO") -> None:
@@ -53,7 +125,7 @@ def configure_logging(log_format: str = "text", level: str = "INFO") -> None:
     if log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"))
+        handler.setFormatter(TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

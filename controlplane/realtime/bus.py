@@ -144,11 +144,16 @@ class EventBus:
         assert self._redis is not None
         while True:
             try:
-                async with self._redis.pubsub(ignore_subscribe_messages=True) as pubsub:
+                async with self._redis.pubsub() as pubsub:
                     await pubsub.psubscribe(self._channel_prefix + "*")
-                    self._ready.set()
-                    self._gap()  # whatever was published while we were not subscribed is lost to us
                     async for message in pubsub.listen():
+                        if message.get("type") == "psubscribe":
+                            # Ready only once Redis confirms: psubscribe() returns when the command is sent, and
+                            # an event published before Redis has read it would reach neither us nor our
+                            # direct delivery (publish() sees the subscription as ready).
+                            self._ready.set()
+                            self._gap()  # whatever was published while we were not subscribed is lost to us
+                            continue
                         if message.get("type") != "pmessage":
                             continue
                         topic = message["channel"].decode().removeprefix(self._channel_prefix)

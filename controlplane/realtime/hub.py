@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import defaultdict
 from typing import Any, Protocol
 
@@ -17,6 +18,30 @@ log = logging.getLogger(__name__)
 # which sends it to the login page when the session cannot be renewed (docs/api.md, live push).
 UNAUTHORIZED_CLOSE = 4401
 SESSION_INVALID = "Sesión inválida o expirada."
+SESSION_EXPIRED = "La sesión expiró. Inicie sesión de nuevo."
+
+
+# Pushes about one peer or room: their `data` carries `version` (docs/api.md, versions), stamped when sent, which is
+# after the change committed; an answer read before that has a smaller version and loses in the browser.
+VERSIONED_TYPES = frozenset(
+    {
+        "created_peer",
+        "updated_peer",
+        "deleted_peer",
+        "new_party_operation",
+        "stop_party_operation",
+        "updated_owner_party",
+        "updated_guest_party",
+        "deleted_owner_party",
+        "deleted_guest_party",
+    }
+)
+
+
+def view_version() -> int:
+    """Microseconds of the control plane's clock: every process of one deployment reads the same clock (or one
+    kept in step by NTP, far finer than the time between a read and a push)."""
+    return time.time_ns() // 1000
 
 
 class Socket(Protocol):
@@ -37,6 +62,7 @@ class PushHub:
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
         self._sockets: dict[str, set[Socket]] = defaultdict(set)
+        self._session_of: dict[Socket, str] = {}  # the login session each socket was opened with
         # Manager pages: every staff socket hears node status, operation outcomes and audit entries.
         self._staff: set[Socket] = set()
         bus.subscribe("user", self._deliver)
@@ -47,14 +73,17 @@ class PushHub:
     def open_sockets(self) -> int:
         return sum(len(s) for s in self._sockets.values())
 
-    def attach(self, user_id: str, socket: Socket) -> None:
+    def attach(self, user_id: str, socket: Socket, session_id: str | None = None) -> None:
         self._sockets[user_id].add(socket)
+        if session_id is not None:
+            self._session_of[socket] = session_id
 
     def attach_staff(self, socket: Socket) -> None:
         self._staff.add(socket)
 
     def detach(self, user_id: str, socket: Socket) -> None:
         self._staff.discard(socket)
+        self._session_of.pop(socket, None)
         sockets = self._sockets.get(user_id)
         if sockets is not None:
             sockets.discard(socket)
@@ -66,24 +95,40 @@ class PushHub:
 
     async def push(self, user_id: str, push: Push) -> None:
         """Reaches the user's browsers on every process (through the bus)."""
-        await self._bus.publish("user", {"user_id": user_id, "push": msgspec.to_builtins(push)})
+        message = msgspec.to_builtins(push)
+        if push.type in VERSIONED_TYPES and isinstance(message.get("data"), dict):
+            message["data"]["version"] = view_version()
+        await self._bus.publish("user", {"user_id": user_id, "push": message})
 
     async def push_staff(self, push: Push) -> None:
         """Reaches every open manager page on every process."""
         await self._bus.publish("staff", {"push": msgspec.to_builtins(push)})
 
-    async def end_sessions(self, user_id: str) -> None:
-        """The user's sessions were ended (blocked): close their open sockets on every process now, rather than
-        when they next reconnect. Call it after the commit, so a reconnect meets the ended sessions."""
-        await self._bus.publish("sessions_ended", {"user_id": user_id})
+    async def end_sessions(
+        self, user_id: str, session_id: str | None = None, keep: str | None = None, message: str = SESSION_INVALID
+    ) -> None:
+        """Sessions of `user_id` ended (one, `session_id`, or all but `keep`): close their open sockets on every
+        process now, rather than when they next reconnect (docs/security.md, sessions). Call it after the commit,
+        so a reconnect meets the ended sessions."""
+        event = {"user_id": user_id, "session_id": session_id, "keep": keep, "message": message}
+        await self._bus.publish("sessions_ended", event)
 
     async def _close_user_sockets(self, event: dict[str, Any]) -> None:
-        user_id = event["user_id"]
-        targets = list(self._sockets.get(user_id, ()))
-        text = msgspec.json.encode(Push("auth", SESSION_INVALID)).decode()
+        user_id, session_id, keep = event["user_id"], event.get("session_id"), event.get("keep")
+        targets = [
+            socket
+            for socket in self._sockets.get(user_id, ())
+            if (session_id is None or self._session_of.get(socket) == session_id)
+            and (keep is None or self._session_of.get(socket) != keep)
+        ]
         for socket in targets:
             self.detach(user_id, socket)
-        results = await asyncio.gather(*(self._close(s, text) for s in targets), return_exceptions=True)
+        await self.close(targets, event.get("message") or SESSION_INVALID)
+
+    async def close(self, sockets: list[Socket], message: str) -> None:
+        """Tell each socket why (`{"type": "auth", "message"}`), then close it with 4401."""
+        text = msgspec.json.encode(Push("auth", message)).decode()
+        results = await asyncio.gather(*(self._close(s, text) for s in sockets), return_exceptions=True)
         for result in results:
             if isinstance(result, Exception):
                 log.debug("closing a socket of an ended session failed: %s", result)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import msgspec
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
-from controlplane.db import transaction
 from controlplane.dependencies import client_ip, services_of
 from controlplane.errors import DomainError, TooManyRequests
-from controlplane.realtime.hub import SESSION_INVALID, UNAUTHORIZED_CLOSE, Push
+from controlplane.realtime.hub import SESSION_EXPIRED, SESSION_INVALID, UNAUTHORIZED_CLOSE, Push
+from controlplane.realtime.origins import origin_allowed, report_refused
 
 if TYPE_CHECKING:
     from controlplane.services import Services
@@ -27,6 +29,13 @@ TOO_MANY_MESSAGES = "Demasiados mensajes. La conexión se cerró; se reconectar�
 MAX_MESSAGE_CHARS = 1024  # the client only sends pings; anything longer is not ours
 
 
+def _expected_origin(client_url: str) -> str:
+    """The client URL's origin, when it fits a close reason (123 bytes)."""
+    parts = urlsplit(client_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return origin if len(origin.encode()) <= 123 else ""
+
+
 async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
     await socket.send_text(msgspec.json.encode(Push("error", message)).decode())
     await socket.close(code=TOO_MANY_CLOSE)
@@ -36,11 +45,14 @@ async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
 async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
     services = services_of(socket)
     origin = socket.headers.get("origin")
-    # Browsers always send Origin; a page from another site must not ride a user's token into our socket.
-    if origin is not None and origin.rstrip("/") not in services.settings.allowed_origins:
-        await socket.close(code=FORBIDDEN_ORIGIN_CLOSE, reason="origin not allowed")
-        return
+    allowed = services.settings.allowed_origins
     await socket.accept()
+    if not origin_allowed(origin, allowed):
+        # Accepted only to say why (a refused handshake is a bare 403 the page cannot read): the close reason is
+        # the address to open instead, and the token is never looked at.
+        report_refused(str(origin), allowed)
+        await socket.close(code=FORBIDDEN_ORIGIN_CLOSE, reason=_expected_origin(services.settings.client_url))
+        return
     ip = client_ip(socket)
     # One address must not take every file descriptor (of every process, when Redis counts for all of them).
     slot = await services.socket_slots.take(ip, services.settings.socket_connections_per_address)
@@ -62,30 +74,42 @@ async def _serve(socket: WebSocket[Any, Any, Any], services: Services, ip: str) 
         return
     token = socket.query_params.get("token", "")
     try:
-        async with transaction(services.read_sessionmaker) as db:
-            principal = await services.sessions.resolve(db, token, None)
+        principal = await services.handshakes.principal(token)
     except DomainError:
         await socket.send_text(msgspec.json.encode(Push("auth", SESSION_INVALID)).decode())
         await socket.close(code=UNAUTHORIZED_CLOSE)
         return
-    services.hub.attach(principal.user_id, socket)
+    services.hub.attach(principal.user_id, socket, principal.session_id)
     if principal.role.is_staff:
         services.hub.attach_staff(socket)
+    # The socket lives no longer than the token it was opened with (docs/security.md, sessions): the web client
+    # answers 4401 by renewing its token and reconnecting, or by going to the login page.
+    loop = asyncio.get_running_loop()
+    expires = loop.time() + max(0.0, principal.valid_until - time.time())
     try:
         await socket.send_text(msgspec.json.encode(Push("auth", data={"username": principal.username})).decode())
-        window_start, received = time.monotonic(), 0
-        while True:
-            text = await socket.receive_text()
-            now = time.monotonic()
-            if now - window_start >= 60:
-                window_start, received = now, 0
-            received += 1
-            if received > settings.socket_messages_per_minute or len(text) > MAX_MESSAGE_CHARS:
-                await _refuse(socket, TOO_MANY_MESSAGES)
-                return
-            if '"ping"' in text:
-                await socket.send_text('{"type":"pong"}')
+        async with asyncio.timeout_at(expires):
+            await _receive(socket, settings.socket_messages_per_minute)
+    except TimeoutError:
+        services.hub.detach(principal.user_id, socket)
+        await services.hub.close([socket], SESSION_EXPIRED)
     except WebSocketDisconnect:
         pass
     finally:
         services.hub.detach(principal.user_id, socket)
+
+
+async def _receive(socket: WebSocket[Any, Any, Any], per_minute: int) -> None:
+    """Answers pings until the socket closes, or refuses it when it sends too much."""
+    window_start, received = time.monotonic(), 0
+    while True:
+        text = await socket.receive_text()
+        now = time.monotonic()
+        if now - window_start >= 60:
+            window_start, received = now, 0
+        received += 1
+        if received > per_minute or len(text) > MAX_MESSAGE_CHARS:
+            await _refuse(socket, TOO_MANY_MESSAGES)
+            return
+        if '"ping"' in text:
+            await socket.send_text('{"type":"pong"}')

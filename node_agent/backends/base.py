@@ -33,11 +33,14 @@ class Backend(ABC):
         self.netns = netns
 
     @abstractmethod
-    async def ensure_interface(self, interface: Interface, private_key: str) -> DeviceState:
+    async def ensure_interface(
+        self, interface: Interface, private_key: str, device: DeviceState | None = None
+    ) -> DeviceState:
         """Create the interface if absent; set key, port, addresses and MTU where they differ; bring it up.
 
         Returns the device as it is afterwards (one read serves both this check and the peer diff), and
-        writes nothing when everything already matches.
+        writes nothing when everything already matches. `device` is the caller's read_device() of a moment
+        ago, used instead of reading again when the interface exists.
         """
 
     @abstractmethod

@@ -26,11 +26,16 @@ def socket_path(ifname: str) -> Path:
     return SOCKET_DIR / f"{ifname}.sock"
 
 
-def key_to_hex(key_b64: str) -> str:
-    return base64.b64decode(key_b64).hex()
-
-
 _HEX_KEYS: dict[str, str] = {}  # a device's keys repeat on every read: convert each once
+
+
+def key_to_hex(key_b64: str) -> str:
+    key_hex = base64.b64decode(key_b64).hex()
+    # The keys written are the ones read back next: the first read after a 50 000-peer sync converts none.
+    if len(_HEX_KEYS) >= 500_000:
+        _HEX_KEYS.clear()
+    _HEX_KEYS[key_hex] = key_b64
+    return key_hex
 
 
 def hex_to_key(key_hex: str) -> str:
@@ -44,16 +49,25 @@ def hex_to_key(key_hex: str) -> str:
 
 
 def _peer_lines(peer: Peer, out: list[str], *, replace: bool) -> None:
-    out.append(f"public_key={key_to_hex(peer.public_key)}")
+    key_hex = key_to_hex(peer.public_key)
     # An all-zero preshared key is how UAPI says "none": needed to clear one that was set before.
-    out.append(f"preshared_key={key_to_hex(peer.preshared_key) if peer.preshared_key else ZERO_KEY_HEX}")
+    psk_hex = key_to_hex(peer.preshared_key) if peer.preshared_key else ZERO_KEY_HEX
+    out.append(f"public_key={key_hex}")
+    out.append(f"preshared_key={psk_hex}")
     if peer.endpoint:
         out.append(f"endpoint={peer.endpoint}")
     if peer.persistent_keepalive:
         out.append(f"persistent_keepalive_interval={peer.persistent_keepalive}")
     if replace:
         out.append("replace_allowed_ips=true")
-    out.extend(f"allowed_ip={network}" for network in sorted(peer.allowed_ips))
+    allowed = [f"allowed_ip={network}" for network in sorted(peer.allowed_ips)]
+    out.extend(allowed)
+    if not peer.endpoint:
+        # How wireguard-go will show this peer in its next get=1 answer (see _PEER_BLOCK): the first read after a
+        # large sync then finds every peer already parsed. A guess that does not match is only a cache miss.
+        _remember_block(
+            (key_hex, psk_hex, "", str(peer.persistent_keepalive), "".join(a + "\n" for a in allowed)), peer
+        )
 
 
 def encode_set(changes: Changes, *, private_key: str | None = None, listen_port: int | None = None) -> bytes:
@@ -102,11 +116,15 @@ def _peers_in_wireguard_go_layout(text: str) -> dict[str, Peer] | None:
             peer = Peer(
                 hex_to_key(key), "" if psk == ZERO_KEY_HEX else hex_to_key(psk), networks, endpoint, int(keepalive)
             )
-            if len(_PEER_BLOCKS) >= 500_000:
-                _PEER_BLOCKS.clear()
-            _PEER_BLOCKS[block] = peer
+            _remember_block(block, peer)
         peers[peer.public_key] = peer
     return peers
+
+
+def _remember_block(block: tuple[str, ...], peer: Peer) -> None:
+    if len(_PEER_BLOCKS) >= 500_000:
+        _PEER_BLOCKS.clear()
+    _PEER_BLOCKS[block] = peer
 
 
 def parse_device(text: str) -> DeviceState:

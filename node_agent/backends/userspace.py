@@ -53,10 +53,14 @@ class UserspaceBackend(Backend):
             raise BackendError(f"wireguard-go {self.name} failed: {output.decode(errors='replace').strip()}")
         log.info("started wireguard-go for %s (pid %s)", self.name, uapi.serving_pid(self.socket))
 
-    async def ensure_interface(self, interface: Interface, private_key: str) -> DeviceState:
+    async def ensure_interface(
+        self, interface: Interface, private_key: str, device: DeviceState | None = None
+    ) -> DeviceState:
         if not self._alive():
             await self._start_wireguard_go()
-        device = await self.read_device()
+            device = None
+        if device is None:
+            device = await self.read_device()
         port = interface.listen_port if interface.listen_port and interface.listen_port != device.listen_port else None
         if device.private_key != private_key or port is not None:
             await uapi.set_device(self.socket, uapi.encode_set(Changes(), private_key=private_key, listen_port=port))

@@ -155,6 +155,39 @@ async def test_after_reconnect_nothing_is_pruned_until_the_snapshot(agent: tuple
     assert await device_keys(node) == {key(2)}
 
 
+async def test_in_sync_stands_for_the_snapshot_of_a_stream(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1), spec(2)], serial=5))).result.ok
+    node.connection_started()  # the control plane restarted
+    assert node.hello().hello.applied_serial == 5 and node.hello().hello.resume
+    assert node.handle_in_sync(agent_pb2.InSync(serial=5))
+    # Deltas are taken at once, as after a snapshot; nothing was pruned or rewritten.
+    result = await node.handle_delta(agent_pb2.Delta(operation_id="d6", serial=6, upsert_peers=[spec(3)]))
+    assert result.result.ok
+    assert await device_keys(node) == {key(1), key(2), key(3)}
+
+
+async def test_in_sync_for_another_serial_asks_for_a_snapshot(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(1)], serial=5))).result.ok
+    node.connection_started()
+    assert not node.handle_in_sync(agent_pb2.InSync(serial=4))
+    refused = await node.handle_delta(agent_pb2.Delta(operation_id="d6", serial=6, upsert_peers=[spec(3)]))
+    assert not refused.result.ok  # still waiting for a snapshot
+    node.connection_started()
+    assert node.hello().hello.applied_serial == 0  # the next Hello cannot be answered with InSync
+
+
+async def test_a_failed_apply_makes_the_next_hello_ask_for_a_snapshot(agent: tuple[NodeAgent, Namespace]) -> None:
+    node, ns = agent
+    assert (await node.handle_full_state(snapshot([spec(1)], serial=5))).result.ok
+    ns.run(["ip", "link", "del", node.config.interface])  # wireguard-go gone: the next write fails
+    result = await node.handle_delta(agent_pb2.Delta(operation_id="d6", serial=6, upsert_peers=[spec(3)]))
+    assert not result.result.ok and result.result.error.startswith("apply failed")
+    node.connection_started()
+    assert node.hello().hello.applied_serial == 0
+
+
 async def test_snapshot_with_an_invalid_peer_applies_the_rest_and_says_which(
     agent: tuple[NodeAgent, Namespace],
 ) -> None:

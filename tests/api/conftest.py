@@ -70,6 +70,8 @@ def make_settings(database_url: str, tmp: Path, **overrides: Any) -> Settings:
         rate_limits=RateLimits(
             login_per_account=LOOSE,
             login_per_address=LOOSE,
+            verification_emails_per_account=LOOSE,
+            password_checks_per_account=LOOSE,
             register_per_address=LOOSE,
             recovery_per_account=LOOSE,
             recovery_per_address=LOOSE,
@@ -101,15 +103,13 @@ def settings(
     settings_overrides: dict[str, Any],
 ) -> Settings:
     smtp.clear()
-    return make_settings(
-        database_url,
-        tmp_path,
-        captcha_secret=fake_captcha.SECRET,
-        captcha_site_key="site-key",
-        captcha_verify_url=captcha.url,
-        smtp_url=smtp.url,
-        **settings_overrides,
-    )
+    defaults: dict[str, Any] = {
+        "captcha_secret": fake_captcha.SECRET,
+        "captcha_site_key": "site-key",
+        "captcha_verify_url": captcha.url,
+        "smtp_url": smtp.url,
+    }
+    return make_settings(database_url, tmp_path, **{**defaults, **settings_overrides})
 
 
 async def _empty_database(services: Services) -> None:

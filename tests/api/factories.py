@@ -6,9 +6,13 @@ from typing import Any
 
 import httpx
 from litestar.testing import AsyncTestClient
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.invoices.models import Invoice, InvoiceMode
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.plans.models import Plan
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput
 from controlplane.services import Services
@@ -67,7 +71,7 @@ async def make_server(
     allow_partys: bool = True,
     ready: bool = True,
 ) -> Server:
-    """A server; `ready` gives it a node public key, as if its agent had connected once."""
+    """A server; `ready` gives it a node public key and a recent heartbeat, as if its agent were connected."""
     async with services.sessionmaker.begin() as db:
         server, _ = await services.servers.create(
             db,
@@ -82,6 +86,7 @@ async def make_server(
         )
         if ready:
             server.public_key = generate_keypair()[1]
+            server.last_seen = utcnow()  # and is connected now (moves are refused to an offline server)
     return server
 
 
@@ -90,3 +95,22 @@ async def make_peer(services: Services, user: User, name: str = "movil", server:
         target = await db.get(Server, server.id) if server else None
         peer = await services.peers.create(db, user.id, name, server=target)
     return peer
+
+
+def add_plan_invoice(db: AsyncSession, remote_id: str, peer: Peer, plan: Plan, **extra: Any) -> Invoice:
+    """A pending QvaPay invoice extending `peer` by `plan`, added to `db` (the caller flushes)."""
+    invoice = Invoice(
+        remote_id=remote_id,
+        user_id=peer.user_id,
+        gateway="qvapay",
+        mode=InvoiceMode.ADD_PLAN,
+        plan_id=plan.id,
+        plan_name=plan.name,
+        validity_hours=plan.validity_hours,
+        amount=plan.price,
+        peer_id=peer.id,
+        peer_name=peer.name,
+        **extra,
+    )
+    db.add(invoice)
+    return invoice

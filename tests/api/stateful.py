@@ -17,11 +17,10 @@ from typing import Any, TypeVar
 import httpx
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from controlplane.agents.desired_state import delta_message, full_state
-from controlplane.app import create_app
-from controlplane.db import transaction
+from controlplane.db import transaction, utcnow
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput
 from controlplane.services import Services, build_services
@@ -37,6 +36,7 @@ from node_agent.state import (
 )
 from protos import agent_pb2
 from tests.api.conftest import make_settings
+from tests.api.live import live_client
 
 T = TypeVar("T")
 
@@ -116,6 +116,7 @@ class ModelAgents:
         async with transaction(self.services.sessionmaker) as db:
             server = await db.get(Server, server_id)
             assert server is not None
+            server.last_seen = utcnow()  # what the servicer records on a connection
             state = await full_state(db, self.services.box, server)
             self.nodes.setdefault(server_id, ModelNode()).apply_full(state)
             await self.services.operations.covered_by_snapshot(db, server_id, state.serial)
@@ -123,6 +124,7 @@ class ModelAgents:
     async def apply_pending(self, server_id: str, *, fail_first: bool = False) -> None:
         node = self.nodes[server_id]
         async with transaction(self.services.sessionmaker) as db:
+            await db.execute(update(Server).where(Server.id == server_id).values(last_seen=utcnow()))
             pending = await self.services.operations.pending_after(db, server_id, node.applied)
             for n, operation in enumerate(pending):
                 if fail_first and n == 0:
@@ -190,25 +192,13 @@ def machine_services(
 
 @contextmanager
 def machine_client(services: Services, loop: asyncio.AbstractEventLoop) -> Iterator[httpx.AsyncClient]:
-    """An HTTP client for the real app, running it on the machine's loop (litestar's test client would run it on a
-    loop of its own thread, where the pooled connections could not go)."""
-    app = create_app(services=services)
-    started, stop = asyncio.Event(), asyncio.Event()
-
-    async def live() -> None:  # one task enters and leaves the lifespan (anyio insists)
-        async with app.lifespan():
-            started.set()
-            await stop.wait()
-
-    running = loop.create_task(live())
-    loop.run_until_complete(started.wait())
-    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver.local")
+    """An HTTP client for the real app, running it on the machine's loop (see tests/api/live.py)."""
+    serving = live_client(services)
+    client = loop.run_until_complete(serving.__aenter__())
     try:
         yield client
     finally:
-        loop.run_until_complete(client.aclose())
-        stop.set()
-        loop.run_until_complete(running)
+        loop.run_until_complete(serving.__aexit__(None, None, None))
 
 
 def run_machine(machine: Callable[[], RuleBasedStateMachine], *, examples: int, steps: int) -> None:

@@ -116,7 +116,10 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("GET", "/api/client/status"): everyone(200),
     ("GET", "/api/client/plans"): everyone(200),
     ("POST", "/api/client/login"): everyone(200, lambda w, r: {"username": f"otra_{r}", "password": PASSWORD}),
-    ("POST", "/api/admin/login"): everyone(401, lambda w, r: {"username": OWNER, "password": PASSWORD}),
+    # A customer's name on the staff login fails for every role: from the fourth the account asks for a captcha.
+    ("POST", "/api/admin/login"): everyone(
+        401, lambda w, r: {"username": OWNER, "password": PASSWORD, "captcha_token": GOOD_TOKEN}
+    ),
     ("PUT", "/api/client/register"): everyone(
         201, lambda w, r: {"username": f"nuevo_{r}", "password": PASSWORD, "captcha_token": GOOD_TOKEN}
     ),
@@ -145,10 +148,15 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("GET", "/api/client/settings"): customer_only(200),
     ("PATCH", "/api/client/settings"): customer_only(200, lambda w, r: {"alias": f"alias_{r}"}),
     ("DELETE", "/api/client/settings"): customer_only(200),
+    # Deleting an account acts on the caller's own only; a wrong password deletes nothing (422 for everyone).
+    ("POST", "/api/client/settings/delete-account"): customer_only(422, lambda w, r: {"password": "no-es-la-clave"}),
     ("GET", "/api/client/advertisements"): customer_only(200),
     ("GET", "/api/client/agent"): customer_only(404),  # no release published: the same 404 for every customer
     ("GET", "/api/client/accounts/peers"): customer_only(200),
     ("GET", "/api/client/accounts/peers/{peer_id}"): customer_only(200, object_of_owner=True),
+    # Usage history (docs/usage.md): a peer's series is its owner's; the month's totals list the caller's own peers.
+    ("GET", "/api/client/accounts/peers/{peer_id}/usage"): customer_only(200, object_of_owner=True),
+    ("GET", "/api/client/accounts/usage"): customer_only(200),
     ("PATCH", "/api/client/accounts/peers/{peer_id}"): customer_only(
         200, lambda w, r: {"operation": "regenerate_token"}, object_of_owner=True
     ),
@@ -174,6 +182,8 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("GET", "/api/admin/users"): manager(support=True),
     ("GET", "/api/admin/users/{user_id}"): manager(support=True),
     ("PATCH", "/api/admin/users/{user_id}"): manager(support=True, body=lambda w, r: {}),
+    # The admin (before the owner) deletes the owner's account: the owner's session has ended when its turn comes.
+    ("DELETE", "/api/admin/users/{user_id}"): Rule(401, 401, 403, 403, 200),
     ("POST", "/api/admin/users/{user_id}/password-reset"): manager(support=True, body=lambda w, r: {}),
     ("POST", "/api/admin/users/{user_id}/verification"): manager(support=True, body=lambda w, r: {}),
     ("GET", "/api/admin/peers"): manager(support=True),

@@ -128,7 +128,8 @@ async def test_blocking_through_one_instance_shuts_the_customer_out_of_the_other
     answer = await one.patch(f"/api/admin/users/{customer.id}", json={"blocked": True}, headers=staff)
     assert answer.status_code == 200
     for client in (two, one):
-        assert (await client.get("/api/client/settings", headers=bearer(tokens))).status_code == 401
+        answer = await client.get("/api/client/settings", headers=bearer(tokens))
+        assert (answer.status_code, answer.json()["code"]) == (403, "account_blocked")
 
 
 async def test_a_peer_changed_through_one_instance_is_listed_changed_by_the_other_at_once(
@@ -140,6 +141,8 @@ async def test_a_peer_changed_through_one_instance_is_listed_changed_by_the_othe
     peer = await make_peer(services, ana, "movil", await make_server(services))
     headers = bearer(await login(one, "ana"))
     before = [(await client.get("/api/client/accounts/peers", headers=headers)).json() for client in (one, two)]
+    # The same peer, each list with its own read time (docs/api.md, versions).
+    versions = [[p.pop("version") for p in listed] for listed in before]
     assert before[0] == before[1] and [p["id"] for p in before[0]] == [peer.id]
     answer = await one.patch(
         f"/api/client/accounts/peers/{peer.id}", json={"operation": "regenerate_token"}, headers=headers
@@ -150,3 +153,4 @@ async def test_a_peer_changed_through_one_instance_is_listed_changed_by_the_othe
     for client in (two, one):
         [listed] = (await client.get("/api/client/accounts/peers", headers=headers)).json()
         assert listed["mirror_link"] == new_link
+        assert listed["version"] > max(max(v) for v in versions)  # read after the change: newer than before

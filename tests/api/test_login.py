@@ -11,6 +11,7 @@ from controlplane.domain.accounts.models import Role
 from controlplane.services import Services
 from controlplane.settings import RateLimit, RateLimits
 from tests.api.factories import PASSWORD, bearer, login, make_user
+from tests.fakes.captcha import GOOD_TOKEN
 
 
 async def test_login_answers_tokens_and_the_session_reads_the_user(
@@ -98,10 +99,12 @@ class TestBruteForce:
     ) -> None:
         await make_user(services, "ana")
         await make_user(services, "beto")
+        # Solved captchas (asked for after three failures) do not lift the wait.
         for _ in range(5):
-            answer = await client.post("/api/client/login", json={"username": "ana", "password": "adivinanza"})
-            assert answer.status_code == 401
-        answer = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})
+            wrong = {"username": "ana", "password": "adivinanza", "captcha_token": GOOD_TOKEN}
+            assert (await client.post("/api/client/login", json=wrong)).status_code == 401
+        right = {"username": "ana", "password": PASSWORD, "captcha_token": GOOD_TOKEN}
+        answer = await client.post("/api/client/login", json=right)
         assert answer.status_code == 429
         assert answer.json()["message"] == "Demasiados intentos. Intente de nuevo en unos minutos."
         # Other accounts are not locked out by it.

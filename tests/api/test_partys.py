@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +19,7 @@ from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.partys.models import Party
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
 from controlplane.domain.servers.models import Server
+from controlplane.realtime.hub import VERSIONED_TYPES
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
 
@@ -30,9 +32,16 @@ class Inbox:
 
     def __init__(self) -> None:
         self.messages: list[dict[str, Any]] = []
+        self.versions: list[tuple[str, int]] = []
 
     async def send_text(self, data: str) -> None:
-        self.messages.append(json.loads(data))
+        message = json.loads(data)
+        # Every push about one room or peer carries its version, kept aside (test_versions_... checks their order).
+        if message["type"] in VERSIONED_TYPES:
+            version = message["data"].pop("version")
+            assert isinstance(version, int)
+            self.versions.append((message["type"], version))
+        self.messages.append(message)
 
     def types(self) -> list[str]:
         return [m["type"] for m in self.messages]
@@ -126,7 +135,16 @@ async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_ow
     room = body["data"]
     assert room["name"] == "LAN Viernes" and room["user"] == "Ana"
     assert len(room["password"]) == 12
-    assert room["peers"] == [{"id": peers["ana1"].id, "name": "ana1", "user": "Ana", "private_ip": "10.8.0.2"}]
+    assert room["peers"] == [
+        {
+            "id": peers["ana1"].id,
+            "name": "ana1",
+            "user": "Ana",
+            "private_ip": "10.8.0.2",
+            "online": False,
+            "server": "Miami 1",
+        }
+    ]
     assert room["processing"] is True  # server 1 has not applied it yet
 
     lists = (await client.get(PARTYS, headers=ana.headers)).json()
@@ -431,6 +449,9 @@ async def test_moving_a_peer_keeps_memberships_right(
         headers=beto.headers,
     )  # fmt: skip
     assert moved.status_code == 202 and moved.json()["data"]["party"]["id"] == room["id"]
+    # Membership follows the committed placement: nothing changes for the room until the new node confirms.
+    assert not [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
+    await node_answers(services)  # the new node holds the peer: the move commits
     pending = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
     by_node = {op.server_id: op.delta for op in pending}
     assert by_node == {
@@ -448,7 +469,8 @@ async def test_moving_a_peer_keeps_memberships_right(
         f"{PEERS}/{peers['beto1'].id}", json={"operation": "change_server", "server": world["closed"].id},
         headers=beto.headers,
     )  # fmt: skip
-    assert moved.status_code == 202 and moved.json()["data"]["party"] is None
+    assert moved.status_code == 202 and moved.json()["data"]["party"]["id"] == room["id"]
+    await node_answers(services)  # confirmed: now it has left the room
     await asyncio.sleep(0.05)
     assert "deleted_guest_party" in beto.inbox.types()
     room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
@@ -647,3 +669,82 @@ async def test_a_disabled_server_leaves_the_backbone_and_its_peers_leave_their_r
         assert s1 is not None
         assert [p.node_id for p in (await full_state(db, services.box, s1)).backbone.peers] == [world["s2"].id]
     assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200
+
+
+async def test_versions_order_answers_before_the_pushes_of_their_change_and_reads_after_them(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    """docs/api.md, versions: the browser keeps the view with the larger version, so an answer read before a
+    change must lose to the change's push, and a read after the push must win over it."""
+    ana, peers = world["ana"], world["peers"]
+    ana.inbox.clear()
+    answered = await create(client, ana, "LAN", peers["ana1"])  # processing: the nodes have not answered
+    await asyncio.sleep(0.05)
+    pushed = dict(ana.inbox.versions)
+    assert answered["processing"] is True
+    assert answered["version"] < pushed["updated_owner_party"]
+    listed = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert listed["version"] > pushed["updated_owner_party"]
+
+    ana.inbox.versions.clear()
+    await node_answers(services)
+    await asyncio.sleep(0.05)
+    done = dict(ana.inbox.versions)["stop_party_operation"]
+    assert done > listed["version"]
+    after = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    assert after["processing"] is False and after["version"] > done
+
+    peers_read = (await client.get("/api/client/accounts/peers", headers=ana.headers)).json()
+    assert all(isinstance(p["version"], int) and p["version"] > 0 for p in peers_read)
+
+
+async def stats_from(services: Services, server: Server, handshakes: dict[Peer, int]) -> None:
+    """What the servicer does with a node's stats report: presence, in the report's transaction."""
+    async with transaction(services.sessionmaker) as db:
+        await services.partys.record_presence(db, server.id, {p.public_key: at for p, at in handshakes.items()})
+
+
+async def test_members_show_their_server_and_their_presence_changes_live(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+
+    def members(view: dict[str, Any]) -> list[tuple[str, str, bool]]:
+        return [(p["name"], p["server"], p["online"]) for p in view["peers"]]
+
+    async def owners_view() -> dict[str, Any]:
+        return (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]  # type: ignore[no-any-return]
+
+    # Nobody's server has reported a handshake yet.
+    assert members(await owners_view()) == [("ana1", "Miami 1", False), ("beto1", "Madrid 1", False)]
+
+    # Ana's device handshakes with Miami 1: Ana and Beto see her online at once; Caro (outside) hears nothing.
+    for who in (ana, beto, caro):
+        who.inbox.clear()
+    now = int(time.time())
+    await stats_from(services, world["s1"], {peers["ana1"]: now - 10, peers["caro1"]: now - 5})
+    await asyncio.sleep(0.05)
+    assert members(ana.inbox.of("updated_owner_party")[-1]["data"]) == [
+        ("ana1", "Miami 1", True),
+        ("beto1", "Madrid 1", False),
+    ]
+    assert members(beto.inbox.of("updated_guest_party")[-1]["data"])[0] == ("ana1", "Miami 1", True)
+    assert caro.inbox.messages == []
+    assert members(await owners_view())[0] == ("ana1", "Miami 1", True)
+
+    # A later report with nothing new pushes nothing; a report about Ana's peer from a server it is not placed on
+    # (the old side of a move) changes nothing.
+    ana.inbox.clear()
+    await stats_from(services, world["s1"], {peers["ana1"]: now - 10})
+    await stats_from(services, world["s2"], {peers["ana1"]: now - 3600})
+    await asyncio.sleep(0.05)
+    assert ana.inbox.messages == []
+    assert members(await owners_view())[0] == ("ana1", "Miami 1", True)
+
+    # No handshake for more than 3 minutes: offline, again live.
+    await stats_from(services, world["s1"], {peers["ana1"]: now - 200})
+    await asyncio.sleep(0.05)
+    assert members(ana.inbox.of("updated_owner_party")[-1]["data"])[0] == ("ana1", "Miami 1", False)

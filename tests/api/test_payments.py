@@ -17,6 +17,7 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, update
 
 from controlplane.db import transaction, utcnow
+from controlplane.domain.accounts.models import Role
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
@@ -617,3 +618,76 @@ async def test_old_unpaid_invoices_are_asked_about_less_often(shop: Shop) -> Non
         await db.execute(update(Invoice).values(updated=utcnow() - timedelta(minutes=20)))
     assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 1
     assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
+
+
+# --- an admin's disable wins (docs/security.md, "An admin's disable wins") ---------------------------------------
+
+
+async def test_a_peer_staff_disabled_stays_disabled_when_paid_and_cannot_be_renewed(shop: Shop) -> None:
+    await shop.setup()
+    await make_user(shop.services, "jefa", role=Role.ADMIN)
+    staff = bearer(await login(shop.client, "jefa", admin=True))
+    peer = await make_peer(shop.services, shop.user, "movil", shop.server)
+    # An extension the customer opened before staff stepped in: paying it must not undo staff's decision.
+    opened_before = remote_id_of(await shop.buy("add_plan", peer.id))
+    answer = await shop.client.patch(f"/api/admin/peers/{peer.id}", json={"active": False}, headers=staff)
+    assert answer.status_code == 200, answer.text
+
+    refused = await shop.buy("add_plan", peer.id)
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["code"] == "peer_disabled_by_staff"
+    assert "deshabilitado por un administrador" in refused.json()["message"]
+
+    assert (await shop.pay_and_notify(opened_before, "qvapay")).json()["credited"] is True
+    staff_extend = await shop.client.post(
+        f"/api/admin/peers/{peer.id}/plans", json={"plan": shop.plan.id}, headers=staff
+    )
+    assert staff_extend.status_code == 200, staff_extend.text
+    assert staff_extend.json()["active"] is False  # extending is not enabling
+    listed = (await shop.client.get("/api/client/accounts/peers", headers=shop.headers)).json()
+    assert [(p["active"], p["disabled_reason"]) for p in listed] == [(False, "admin")]
+
+    enabled = await shop.client.patch(f"/api/admin/peers/{peer.id}", json={"active": True}, headers=staff)
+    assert enabled.json()["active"] is True
+    listed = (await shop.client.get("/api/client/accounts/peers", headers=shop.headers)).json()
+    assert [(p["active"], p["disabled_reason"]) for p in listed] == [(True, None)]
+    assert (await shop.buy("add_plan", peer.id)).status_code == 200  # renewable again
+
+
+async def test_an_expired_peer_says_so_and_comes_back_when_paid(shop: Shop) -> None:
+    await shop.setup()
+    peer = await make_peer(shop.services, shop.user, "movil", shop.server)
+    async with shop.services.sessionmaker.begin() as db:
+        await db.execute(update(Peer).where(Peer.id == peer.id).values(expiration_date=utcnow() - timedelta(days=1)))
+        assert await shop.services.peers.expire_due(db) == 1
+    listed = (await shop.client.get("/api/client/accounts/peers", headers=shop.headers)).json()
+    assert [(p["active"], p["disabled_reason"]) for p in listed] == [(False, "expired")]
+    assert (await shop.pay_and_notify(remote_id_of(await shop.buy("add_plan", peer.id)), "qvapay")).json()["credited"]
+    assert [p.active for p in await shop.peers()] == [True]
+
+
+async def test_a_genuine_notification_for_an_invoice_settled_by_hand_is_acknowledged(shop: Shop) -> None:
+    """Staff credited it by hand; the gateway's own notification must get its 200 (it retries until it does) and
+    credit nothing more."""
+    await shop.setup()
+    await make_user(shop.services, "jefa", role=Role.ADMIN)
+    staff = bearer(await login(shop.client, "jefa", admin=True))
+    peer = await make_peer(shop.services, shop.user, "movil", shop.server)
+    remote_id = remote_id_of(await shop.buy("add_plan", peer.id))
+    invoice = await shop.invoice(remote_id)
+    manual = await shop.client.post(
+        f"/api/admin/invoices/{invoice.id}/manual-payment", json={"note": "Transferencia"}, headers=staff
+    )
+    assert manual.status_code == 200, manual.text
+    for _ in range(2):  # and again: the same genuine notification, as a gateway that retries sends it
+        answer = await shop.pay_and_notify(remote_id, "qvapay") if _ == 0 else await renotify(shop, remote_id)
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == {"received": True, "credited": False, "result": "settled_by_hand"}
+    assert await shop.history_rows() == 1
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.FULFILLED
+
+
+async def renotify(shop: Shop, remote_id: str) -> Any:
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    path, body, headers = fake.notification(fake.by_remote_id(remote_id)["uuid"])
+    return await shop.client.post(path, content=body, headers={**headers, "Content-Type": "application/json"})

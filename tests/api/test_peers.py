@@ -50,6 +50,8 @@ async def test_customer_lists_own_peers_with_every_field(services: Services, cli
         "active": True,
         "ubication": "Miami",
         "allow_partys": True,
+        "online": True,  # its agent was heard from lately
+        "in_sync": False,  # the new peer is still queued for it
     }
     assert item["mirror_link"].startswith("http://testserver.local/mirror/")
     assert item["party"] is None and item["expiration_date"] is None and item["plans_history"] == []
@@ -130,11 +132,14 @@ async def test_regenerate_is_asynchronous_and_refuses_a_second_one_while_busy(
     assert busy.json()["code"] == "peer_busy"
     async with services.sessionmaker() as db:
         ops = (await db.execute(select(NodeOperation).where(NodeOperation.peer_id == peer.id))).scalars().all()
-        new_key = (await db.get(Peer, peer.id)).public_key  # type: ignore[union-attr]
+        stored = await db.get_one(Peer, peer.id)
     pending = [op for op in ops if op.status is OperationStatus.PENDING]
     assert [op.kind.value for op in pending] == ["regenerate"]
-    assert pending[0].delta == {"upsert_peers": [peer.id], "remove_peers": [peer.public_key]}
-    assert new_key != peer.public_key
+    # One delta swaps the keys on the node: the old one out, the pending new one in.
+    assert pending[0].delta == {"upsert_peers": [], "remove_peers": [peer.public_key], "pending_peers": [peer.id]}
+    # Until the node confirms, the customer keeps (and downloads) the old keys; the new ones wait beside them.
+    assert stored.public_key == peer.public_key
+    assert stored.pending_public_key not in (None, peer.public_key)
 
 
 async def test_change_server_rules(services: Services, client: AsyncTestClient[Any]) -> None:
@@ -143,14 +148,22 @@ async def test_change_server_rules(services: Services, client: AsyncTestClient[A
         await services.operations.covered_by_snapshot(db, server.id, 10**6)
     other = await make_server(services, "Madrid 1", "10.9.0.0/24")
     closed = await make_server(services, "Cerrado", "10.10.0.0/24", active=False)
+    down = await make_server(services, "Caido", "10.11.0.0/24")
+    async with services.sessionmaker.begin() as db:  # its agent's stream ended a moment ago
+        (await db.get_one(Server, down.id)).disconnected_at = utcnow()
 
     options = (await client.get(f"/api/client/network/{peer.id}", headers=headers)).json()
-    assert [o["name"] for o in options] == ["Madrid 1"]
+    # Offline servers are listed as such (the customer sees why they cannot go there).
+    assert [(o["name"], o["online"], o["in_sync"]) for o in options] == [
+        ("Caido", False, True),
+        ("Madrid 1", True, True),
+    ]
 
     cases = [
         ({"operation": "change_server"}, 422, "server_required"),
         ({"operation": "change_server", "server": "no-existe"}, 404, "server_not_found"),
         ({"operation": "change_server", "server": closed.id}, 409, "server_inactive"),
+        ({"operation": "change_server", "server": down.id}, 409, "server_offline"),
         ({"operation": "volar"}, 422, "unknown_operation"),
         ({"operation": "regenerate", "extra": 1}, 422, "invalid"),
     ]
@@ -162,11 +175,14 @@ async def test_change_server_rules(services: Services, client: AsyncTestClient[A
         f"{PEERS}/{peer.id}", json={"operation": "change_server", "server": other.id}, headers=headers
     )
     assert moved.status_code == 202
-    assert moved.json()["data"]["server"]["name"] == "Madrid 1"
-    assert moved.json()["data"]["address"] == "10.9.0.2"
+    # Make before break: the peer stays where it works until the new node confirms; only the new node hears yet.
+    assert moved.json()["data"]["server"]["name"] == "Miami 1"
+    assert moved.json()["data"]["address"] == "10.8.0.2" and moved.json()["data"]["processing"] is True
     async with services.sessionmaker() as db:
         ops = (await db.execute(select(NodeOperation).order_by(NodeOperation.created))).scalars().all()
-    assert [(op.server_id, op.kind.value) for op in ops[-2:]] == [(server.id, "remove"), (other.id, "change_server")]
+        stored = await db.get_one(Peer, peer.id)
+    assert [(op.server_id, op.kind.value) for op in ops[-1:]] == [(other.id, "change_server")]
+    assert (stored.pending_server_id, stored.pending_address) == (other.id, "10.9.0.2")
 
 
 async def test_a_disabled_peer_cannot_be_downloaded_regenerated_or_get_a_new_link(
@@ -210,7 +226,7 @@ async def test_new_peers_go_to_a_server_whose_agent_is_connected(services: Servi
     new peer, which then waited for an agent that was not there. A connected server with room comes first."""
     user = await make_user(services, "rosa")
     connected = await make_server(services, "Conectado", "10.8.0.0/24")
-    await make_server(services, "Nuevo", "10.9.0.0/24")  # no agent ever: empty, but not where a customer should go
+    await make_server(services, "Nuevo", "10.9.0.0/24", ready=False)  # no agent ever: empty, but not for customers
     async with services.sessionmaker.begin() as db:
         (await db.get(Server, connected.id)).last_seen = utcnow()  # type: ignore[union-attr]
     await make_peer(services, user, "uno", server=connected)  # the connected one is now the fuller one

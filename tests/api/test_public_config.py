@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from litestar.testing import AsyncTestClient
 
 from controlplane.domain.accounts.models import Role
 from controlplane.services import Services
-from tests.api.factories import bearer, logged_in, login, make_user
+from tests.api.factories import PASSWORD, bearer, logged_in, login, make_user
+from tests.api.live import live_client
 
 
 async def test_public_config_carries_switches_and_product_settings(client: AsyncTestClient[Any]) -> None:
@@ -66,6 +68,21 @@ async def test_admin_switches_maintenance_off_while_it_is_on(services: Services,
     assert answer.json()["maintenance"] is False
     services.switches.invalidate()
     assert (await client.get("/api/client/status")).json() == {"maintenance": False}
+
+
+async def test_every_page_call_after_a_flip_sees_it_even_when_they_arrive_together(services: Services) -> None:
+    """A page opened right after maintenance is switched on makes its calls side by side: none of them may be
+    answered from what the flip replaced (the browser would stay on the page instead of /maintenance)."""
+    await make_user(services, "jefa", role=Role.ADMIN)
+    async with live_client(services) as http:
+        assert (await http.get("/api/client/status")).json() == {"maintenance": False}  # cached in this process
+        login_answer = await http.post("/api/admin/login", json={"username": "jefa", "password": PASSWORD})
+        assert login_answer.status_code == 200, login_answer.text
+        admin = {"Authorization": f"Bearer {login_answer.json()['access']}"}
+        flipped = await http.patch("/api/admin/switches", json={"maintenance": True}, headers=admin)
+        assert flipped.status_code == 200, flipped.text
+        answers = await asyncio.gather(*(http.get("/api/client/status") for _ in range(20)))
+    assert [a.json() for a in answers] == [{"maintenance": True}] * 20
 
 
 async def test_support_staff_cannot_flip_switches(services: Services, client: AsyncTestClient[Any]) -> None:

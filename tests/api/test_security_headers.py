@@ -9,10 +9,11 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from controlplane.app import create_app
+from controlplane.domain.accounts.models import Role
 from controlplane.security_headers import content_security_policy
 from controlplane.services import Services
 from controlplane.settings import Settings
-from tests.api.factories import logged_in, make_peer, make_server, make_user
+from tests.api.factories import PASSWORD, bearer, logged_in, login, make_peer, make_server, make_user
 
 
 def _directives(csp: str) -> dict[str, list[str]]:
@@ -85,9 +86,35 @@ async def test_https_deployments_send_hsts_and_a_wss_socket_source(services: Ser
     assert "wss://vpn.example.org" in _directives(answer.headers["content-security-policy"])["connect-src"]
 
 
-async def test_the_api_viewer_keeps_working_with_its_own_policy(client: AsyncTestClient[Any]) -> None:
-    answer = await client.get("/api/schema/swagger")
-    assert answer.status_code == 200
-    csp = _directives(answer.headers["content-security-policy"])
-    assert "https://cdn.jsdelivr.net" in csp["script-src"]
-    assert csp["frame-ancestors"] == ["'none'"]
+async def test_no_api_viewer_loads_code_from_elsewhere_onto_this_origin(client: AsyncTestClient[Any]) -> None:
+    """The origin's storage holds the sessions' tokens: no Swagger/ReDoc/Scalar page pulling scripts from a CDN."""
+    for viewer in ("", "/swagger", "/redoc", "/elements", "/rapidoc", "/scalar"):
+        answer = await client.get(f"/api/schema{viewer}")
+        assert answer.status_code == 404 or "cdn." not in answer.text, viewer
+        assert answer.status_code == 404 or "<script" not in answer.text, viewer
+    document = await client.get("/api/schema/openapi.json")
+    assert document.status_code == 200 and document.json()["openapi"].startswith("3.")
+    assert "https://cdn.jsdelivr.net" not in document.headers["content-security-policy"]
+
+
+async def test_private_answers_are_never_stored_by_a_cache(services: Services, client: AsyncTestClient[Any]) -> None:
+    """Peer list, configuration download, mirror answer, invoices, settings, staff lists, errors: `no-store`."""
+    ana = await make_user(services, "ana")
+    auth = bearer(await login(client, "ana"))
+    peer = await make_peer(services, ana, "movil", await make_server(services))
+    mirror = services.peers.mirror_link(peer).split("testserver.local", 1)[1]
+    await make_user(services, "jefa", role=Role.ADMIN)
+    staff = bearer(await login(client, "jefa", admin=True))
+    answers = {
+        "peer list": await client.get("/api/client/accounts/peers", headers=auth),
+        "config download": await client.get(f"/api/client/accounts/peers/{peer.id}", headers=auth),
+        "mirror": await client.get(mirror),
+        "invoice": await client.get("/api/client/invoices/desconocida", headers=auth),
+        "settings": await client.get("/api/client/settings", headers=auth),
+        "staff users": await client.get("/api/admin/users", headers=staff),
+        "login": await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD}),
+        "401": await client.get("/api/client/accounts/peers"),
+    }
+    assert answers["config download"].status_code == 200 and answers["mirror"].status_code == 200
+    for what, answer in answers.items():
+        assert answer.headers["cache-control"] == "no-store", what

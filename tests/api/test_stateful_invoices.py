@@ -543,6 +543,14 @@ class InvoiceFulfilment(ServicesMachine):
         if invoice.gateway != sent.gateway and not late:
             assert (answer.status_code, answer.json().get("code")) == (404, "invoice_not_found"), answer.text
             return
+        by_hand = (invoice.reference or "").startswith(MANUAL_PREFIX)
+        settled_by_hand = by_hand and invoice.status in ("paid", "fulfilled")
+        if settled_by_hand and not late:
+            # Acknowledged so that the gateway stops retrying; nothing more is credited (docs/payments.md).
+            self.answered["settled by hand"] += 1
+            assert answer.status_code == 200, answer.text
+            assert answer.json() == {"received": True, "credited": False, "result": "settled_by_hand"}
+            return
         other_payment = invoice.reference is not None and invoice.reference != sent.reference
         self.answered["late" if late else "other payment" if other_payment else self.trouble[sent.gateway]] += 1
         if late or other_payment:

@@ -107,6 +107,8 @@ class RoomLifeCycle(ServicesMachine):
         self.peers: list[str] = []  # every peer ever made (deleted ones too: calls on them must answer 404)
         self.peer_owner: dict[str, int] = {}
         self.rooms: dict[str, Room] = {}  # the model: rooms that exist
+        # Accepted moves waiting for their node: membership follows a move only once it commits (docs/operations.md).
+        self.moving: dict[str, str] = {}  # peer id -> target server id
         self.room_ids: list[str] = []  # every room ever made
         self.names_of: dict[str, str] = {}  # every room's last name (deleted ones too)
         self.agents = ModelAgents(services)
@@ -414,9 +416,8 @@ class RoomLifeCycle(ServicesMachine):
                 headers=self.customers[self.peer_owner[peer_id]].headers,
             )
             self._answer("change_server", answer, refusals, success=202)
-            room_id = self._room_of(peer_id)
-            if not refusals and room_id is not None and not self._hosts(target):
-                self._remove_member(room_id, peer_id)  # moved to a server without rooms: it left its room
+            if not refusals:
+                self.moving[peer_id] = target
 
         self.run(go())
 
@@ -486,6 +487,20 @@ class RoomLifeCycle(ServicesMachine):
             self.run(self.agents.connect(self.servers[server]))
         else:
             self.run(self.agents.apply_pending(self.servers[server], fail_first=action == "fail one"))
+        self.run(self._settle_moves())
+
+    async def _settle_moves(self) -> None:
+        """Moves that ended: a committed one to a server without rooms took its peer out of its room (a failed or
+        cancelled one changed nothing)."""
+        peers = await self._peers()
+        for peer_id, target in list(self.moving.items()):
+            found = peers.get(peer_id)
+            if found is not None and found.pending_server_id is not None:
+                continue  # still pending
+            del self.moving[peer_id]
+            room_id = self._room_of(peer_id)
+            if found is not None and found.server_id == target and room_id is not None and not self._hosts(target):
+                self._remove_member(room_id, peer_id)
 
     # --- invariants ---------------------------------------------------------------------------------------------
 
@@ -618,8 +633,11 @@ class RoomLifeCycle(ServicesMachine):
         if not self.servers:
             return
         # Everyone reconnects: afterwards every node holds its desired state and nothing is busy.
-        for server_id in self.servers:
-            self.run(self.agents.connect(server_id))
+        # Twice: a move the first round confirms queues work for other nodes (the old node's removal, the room).
+        for _ in range(2):
+            for server_id in self.servers:
+                self.run(self.agents.connect(server_id))
+            self.run(self._settle_moves())
         assert set(self.run(self.agents.caught_up())) == set(self.servers)
         self.nodes_enforce_the_rooms()
         self.run(self._assert_idle_means_free(must_be_idle=True))

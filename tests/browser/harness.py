@@ -27,10 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import select
 
-from controlplane.domain.accounts.models import Role
+from controlplane.db import utcnow
+from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.service import add_plan
 from controlplane.domain.servers.service import ServerInput
+from controlplane.domain.usage.meter import hour_of
+from controlplane.domain.usage.store import add_hours
 from controlplane.services import build_services
 from controlplane.settings import Settings
 from tests.browser.scripted_agent import run_scripted_agent
@@ -38,18 +43,21 @@ from tests.fakes import qvapay, remesita
 from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
+from tests.fakes.ws_proxy import WsProxy
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN = ("jefa", "jefa-clave-segura-1")
 # Customers: ana (peers, rooms owner), beto (rooms guest), carla (settings; her password changes), dani (peers
 # screen only, so the change-server and regenerate scenarios do not disturb the others), eva (rooms guest: the
-# rooms walk only, since the manager walk moves beto's peer).
+# rooms walk only, since the manager walk moves beto's peer), fran (the live socket scenarios).
 CUSTOMERS = {
     "ana": {"password": "ana-clave-segura-1", "alias": "Ana", "peers": ["movil", "portatil"]},
     "beto": {"password": "beto-clave-segura-1", "alias": "Beto", "peers": ["consola"]},
     "carla": {"password": "carla-clave-segura-1", "alias": None, "peers": []},
     "dani": {"password": "dani-clave-segura-1", "alias": None, "peers": ["tablet"]},
     "eva": {"password": "eva-clave-segura-1", "alias": "Eva", "peers": ["sobremesa"]},
+    # fran: the live socket scenarios (realtime.e2e.ts) regenerate her peer with the socket refused or cut.
+    "fran": {"password": "fran-clave-segura-1", "alias": None, "peers": ["telefono"]},
 }
 PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
@@ -79,12 +87,12 @@ def environment(
     workdir: Path, port: int, captcha_url: str, gateways: tuple[FakeQvaPay, FakeRemesita]
 ) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VPN_")}
-    url = f"http://127.0.0.1:{port}"
+    # No VPN_CLIENT_URL: it follows the bind, on a port other than the default, as a newcomer's does
+    # (docs/deployment.md, client URL); the tests open it as 127.0.0.1, localhost and [::1].
     env.update(
         VPN_VAR_DIR=str(workdir / "var"),
         VPN_HTTP_BIND=f"127.0.0.1:{port}",
         VPN_GRPC_BIND=f"unix:{workdir / 'grpc.sock'}",
-        VPN_CLIENT_URL=url,
         VPN_PRODUCT_NAME="VPN Pruebas",
         VPN_SUPPORT_URL="https://soporte.vpn.test/",
         VPN_CAPTCHA_PROVIDER="hcaptcha",
@@ -170,10 +178,44 @@ async def place_peers(url: str, server_ids: list[str]) -> None:
             await http.post("/api/logout", json={"refresh": login.json()["refresh"]})
 
 
-def describe(url: str, workdir: Path, server_ids: list[str], gateways: dict[str, str]) -> dict[str, Any]:
+# Usage history for ana's 'movil' (usage.e2e.ts): written as the meter writes it, in the current UTC hour, so the
+# month, the last 24 hours and the last 30 days all hold it. Counting from agents' reports is tested in tests/api.
+USAGE = {"customer": "ana", "peer": "movil", "download": 1536 * 2**20, "upload": 200 * 2**20}
+
+
+async def seed_usage(settings: Settings) -> None:
+    services = build_services(settings)
+    try:
+        async with services.sessionmaker.begin() as db:
+            peer = (
+                await db.execute(
+                    select(Peer)
+                    .join(User, User.id == Peer.user_id)
+                    .where(User.username == USAGE["customer"], Peer.name == USAGE["peer"])
+                )
+            ).scalar_one()
+            hour = hour_of(utcnow())
+            rx, tx = USAGE["upload"], USAGE["download"]
+            await add_hours(
+                db,
+                [{"peer_id": peer.id, "hour": hour, "rx": rx, "tx": tx}],
+                [{"server_id": peer.server_id, "hour": hour, "rx": rx, "tx": tx}],
+            )
+    finally:
+        await services.close()
+
+
+def describe(
+    url: str, workdir: Path, server_ids: list[str], gateways: dict[str, str], proxy: WsProxy
+) -> dict[str, Any]:
     """What the browser tests get (webui/e2e/harness.ts has the same shape as a type)."""
+    port = url.rsplit(":", 1)[1]
     return {
         "url": url,
+        # The same control plane as http://localhost:PORT, and through a proxy on [::1]:PORT that can refuse or cut
+        # the live socket alone (tests/fakes/ws_proxy.py; POST /block, /unblock, /drop on `control`).
+        "localhost_url": f"http://localhost:{port}",
+        "socket_proxy": {"url": f"http://[::1]:{port}", "control": proxy.control_url},
         "admin": {"username": ADMIN[0], "password": ADMIN[1]},
         "customers": {name: {"username": name, **spec} for name, spec in CUSTOMERS.items()},
         "servers": [
@@ -185,6 +227,7 @@ def describe(url: str, workdir: Path, server_ids: list[str], gateways: dict[str,
         "log": str(workdir / "controlplane.log"),
         # Payment pages the browser may open (everything else off the loopback address is refused).
         "gateways": gateways,
+        "usage": USAGE,
     }
 
 
@@ -194,8 +237,9 @@ async def serve_until_stdin_closes(
     credentials: dict[str, str],
     workdir: Path,
     gateways: dict[str, str],
+    proxy: WsProxy,
 ) -> None:
-    url = env["VPN_CLIENT_URL"]
+    url = Settings.from_env(env).client_url
     log_path = workdir / "controlplane.log"
 
     async def serving() -> bool:
@@ -213,7 +257,8 @@ async def serve_until_stdin_closes(
     try:
         server_ids = list(credentials)
         await place_peers(url, server_ids)
-        print(json.dumps(describe(url, workdir, server_ids, gateways)), flush=True)
+        await seed_usage(Settings.from_env(env))
+        print(json.dumps(describe(url, workdir, server_ids, gateways, proxy)), flush=True)
         # Until the test runner closes our stdin (or signals us).
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -228,9 +273,17 @@ async def serve_until_stdin_closes(
             task.cancel()
 
 
+def proxied_port() -> tuple[int, WsProxy]:
+    """A port free on 127.0.0.1 (the control plane) and on [::1] (the socket proxy in front of it)."""
+    while True:
+        port = free_port()
+        with contextlib.suppress(OSError):
+            return port, WsProxy(("::1", port), ("127.0.0.1", port))
+
+
 def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="vpn-browser-"))
-    port = free_port()
+    port, proxy = proxied_port()
     try:
         with FakeCaptcha() as captcha, FakeQvaPay() as fake_qvapay, FakeRemesita() as fake_remesita:
             env = environment(workdir, port, captcha.url, (fake_qvapay, fake_remesita))
@@ -248,7 +301,7 @@ def main() -> None:
                     stderr=subprocess.STDOUT,
                 )
             try:
-                asyncio.run(serve_until_stdin_closes(proc, env, credentials, workdir, gateways))
+                asyncio.run(serve_until_stdin_closes(proc, env, credentials, workdir, gateways, proxy))
             finally:
                 proc.terminate()
                 try:
@@ -257,6 +310,7 @@ def main() -> None:
                     proc.kill()
                     proc.wait()
     finally:
+        proxy.close()
         if os.environ.get("VPN_BROWSER_KEEP_TMP") == "1":
             print(f"kept {workdir}", file=sys.stderr)
         else:

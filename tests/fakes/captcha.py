@@ -22,9 +22,7 @@ class FakeCaptcha:
                 form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
                 fake.requests.append(form)
                 ok = form.get("secret") == SECRET and form.get("response") == GOOD_TOKEN
-                body = (
-                    {"success": ok} if ok else {"success": False, "error-codes": ["invalid-input-response"]}
-                )
+                body = {"success": ok} if ok else {"success": False, "error-codes": ["invalid-input-response"]}
                 payload = json.dumps(body).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

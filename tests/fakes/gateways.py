@@ -1,25 +1,5 @@
-"""Both fake gateways at once: the control-plane settings that point at them."""
+"""Settings pointing at both fake gateways: shipped code, shared with the demo (controlplane/demo/gateways.py)."""
 
-from __future__ import annotations
+from controlplane.demo.gateways import gateway_settings
 
-from typing import Any
-
-from tests.fakes import qvapay as qvapay_fake
-from tests.fakes import remesita as remesita_fake
-from tests.fakes.qvapay import FakeQvaPay
-from tests.fakes.remesita import FakeRemesita
-
-
-def gateway_settings(qvapay: FakeQvaPay, remesita: FakeRemesita, timeout: float = 2.0) -> dict[str, Any]:
-    """Settings overrides (`make_settings(..., **gateway_settings(...))`): credentials, base URLs and a timeout
-    generous for a loaded machine yet short enough for the slow-gateway tests."""
-    return {
-        "qvapay_app_id": qvapay_fake.APP_ID,
-        "qvapay_app_secret": qvapay_fake.APP_SECRET,
-        "qvapay_base_url": qvapay.base_url,
-        "remesita_api_key": remesita_fake.API_KEY,
-        "remesita_api_secret": remesita_fake.API_SECRET,
-        "remesita_business_unit_id": remesita_fake.BUSINESS_UNIT,
-        "remesita_base_url": remesita.base_url,
-        "payments_timeout_seconds": timeout,
-    }
+__all__ = ["gateway_settings"]

@@ -39,6 +39,14 @@ class FakeSMTP:
     def __exit__(self, *exc: object) -> None:
         self._controller.stop()
 
+    def stop(self) -> None:
+        """The mail server goes down: connections to its port are refused until `restart`."""
+        self._controller.stop()
+
+    def restart(self) -> None:
+        self._controller = Controller(self.inbox, hostname="127.0.0.1", port=self.port)
+        self._controller.start()
+
     @property
     def url(self) -> str:
         return f"smtp://127.0.0.1:{self.port}"

@@ -13,6 +13,10 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN = ("jefa", "jefa-clave-segura-1")
+# How long a test's HTTP call may take. The processes hash with production argon2 on nice-19 threads (the point:
+# a login storm must not starve the event loop), so on a CI machine running other layers side by side a password
+# change (two hashes) can take several seconds. A bound, not a figure: the tests assert what happens, not when.
+HTTP_TIMEOUT = 60
 
 
 def free_port() -> int:

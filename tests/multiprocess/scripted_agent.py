@@ -30,17 +30,30 @@ class _Outbox:
 
 
 class ScriptedAgent:
-    def __init__(self, target: str, node_id: str, credential: str, retry_seconds: float = 0.1) -> None:
+    """`resume`: report the serial applied so far in Hello, as the real agent does (docs/agent-protocol.md,
+    "Reconnecting"), so a reconnection with nothing missed gets InSync instead of a FullState. Off by default:
+    most tests want a snapshot on every stream. `answering`: set to False to apply without answering (a result
+    lost with a dying control plane)."""
+
+    def __init__(
+        self, target: str, node_id: str, credential: str, retry_seconds: float = 0.1, resume: bool = False
+    ) -> None:
         self.target = target
         self.node_id = node_id
         self.credential = credential
         self.retry_seconds = retry_seconds
+        self.resume = resume
+        self.answering = True
+        self.applied_serial = 0
+        self.received_bytes = 0  # serialized size of every control message received, all streams
         self.public_key = generate_keypair()[1]
         self.full_states: list[tuple[float, agent_pb2.FullState]] = []  # (monotonic time received, message)
+        self.in_syncs: list[tuple[float, int]] = []  # (monotonic time received, serial)
         self.deltas: asyncio.Queue[agent_pb2.Delta] = asyncio.Queue()
         self.all_deltas: list[agent_pb2.Delta] = []
         self.connected = asyncio.Event()
         self.sessions = 0
+        self._outbox: asyncio.Queue[agent_pb2.AgentMessage] | None = None
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -69,8 +82,15 @@ class ScriptedAgent:
             self.connected.clear()
             await asyncio.sleep(self.retry_seconds)
 
+    def report(self, *peers: tuple[str, int, int]) -> None:
+        """Send a stats report on the open stream: (peer public key, cumulative rx bytes, cumulative tx bytes)."""
+        assert self._outbox is not None, "not connected"
+        lines = [agent_pb2.PeerStats(public_key=key, rx_bytes=rx, tx_bytes=tx) for key, rx, tx in peers]
+        self._outbox.put_nowait(agent_pb2.AgentMessage(stats=agent_pb2.StatsReport(peers=lines)))
+
     async def _session(self) -> None:
         outbox: asyncio.Queue[agent_pb2.AgentMessage] = asyncio.Queue()
+        self._outbox = outbox
         outbox.put_nowait(
             agent_pb2.AgentMessage(
                 hello=agent_pb2.Hello(
@@ -79,6 +99,8 @@ class ScriptedAgent:
                     agent_version="scripted",
                     backend="userspace",
                     public_key=self.public_key,
+                    applied_serial=self.applied_serial if self.resume else 0,
+                    resume=self.resume,
                 )
             )
         )
@@ -90,18 +112,28 @@ class ScriptedAgent:
             call = stub.Connect(_Outbox(outbox))
             try:
                 async for message in call:
+                    self.received_bytes += message.ByteSize()
                     kind = message.WhichOneof("payload")
                     if kind == "full_state":
                         self.full_states.append((time.monotonic(), message.full_state))
+                        self.applied_serial = message.full_state.serial
                         self.connected.set()
                         body = message.full_state
+                    elif kind == "in_sync":
+                        assert message.in_sync.serial == self.applied_serial, (message.in_sync, self.applied_serial)
+                        self.in_syncs.append((time.monotonic(), message.in_sync.serial))
+                        self.connected.set()
+                        continue
                     elif kind == "delta":
                         self.all_deltas.append(message.delta)
                         self.deltas.put_nowait(message.delta)
+                        self.applied_serial = max(self.applied_serial, message.delta.serial)
                         body = message.delta
                     elif kind == "refused":
                         raise RuntimeError(f"refused: {message.refused.code}")
                     else:
+                        continue
+                    if not self.answering:
                         continue
                     outbox.put_nowait(
                         agent_pb2.AgentMessage(

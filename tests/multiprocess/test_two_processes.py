@@ -4,6 +4,8 @@ attached to the other, and the scheduled jobs run once for the whole deployment.
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -15,7 +17,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.multiprocess.cluster import ADMIN, ControlPlaneProcess
+from tests.multiprocess.cluster import ADMIN, HTTP_TIMEOUT, ControlPlaneProcess
 from tests.multiprocess.conftest import EXPIRY_INTERVAL, Cluster
 from tests.multiprocess.scripted_agent import ScriptedAgent
 
@@ -23,7 +25,7 @@ PASSWORD = "clave-del-cliente-1"
 
 
 async def admin_client(process: ControlPlaneProcess) -> httpx.AsyncClient:
-    http = httpx.AsyncClient(base_url=process.url, timeout=10)
+    http = httpx.AsyncClient(base_url=process.url, timeout=HTTP_TIMEOUT)
     answer = await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})
     assert answer.status_code == 200, answer.text
     http.headers["Authorization"] = f"Bearer {answer.json()['access']}"
@@ -31,7 +33,7 @@ async def admin_client(process: ControlPlaneProcess) -> httpx.AsyncClient:
 
 
 async def customer_client(process: ControlPlaneProcess, username: str) -> httpx.AsyncClient:
-    http = httpx.AsyncClient(base_url=process.url, timeout=10)
+    http = httpx.AsyncClient(base_url=process.url, timeout=HTTP_TIMEOUT)
     answer = await http.post("/api/client/login", json={"username": username, "password": PASSWORD})
     assert answer.status_code == 200, answer.text
     http.headers["Authorization"] = f"Bearer {answer.json()['access']}"
@@ -39,8 +41,12 @@ async def customer_client(process: ControlPlaneProcess, username: str) -> httpx.
 
 
 async def new_customer(process: ControlPlaneProcess) -> str:
+    """A customer registered from a loopback address of its own, as real customers come from theirs: from one
+    address the file's customers would pass the registration limit per address (10 an hour)."""
     username = f"cliente{uuid.uuid4().hex[:8]}"
-    async with httpx.AsyncClient(base_url=process.url, timeout=10) as http:
+    own_address = f"127.0.{uuid.uuid4().int % 250 + 2}.{uuid.uuid4().int % 250 + 2}"
+    transport = httpx.AsyncHTTPTransport(local_address=own_address)
+    async with httpx.AsyncClient(base_url=process.url, timeout=HTTP_TIMEOUT, transport=transport) as http:
         answer = await http.put("/api/client/register", json={"username": username, "password": PASSWORD})
     assert answer.status_code == 201, answer.text
     return username
@@ -186,7 +192,7 @@ async def test_a_logout_or_a_block_through_one_process_shuts_the_token_out_of_th
 ) -> None:
     """Each process remembers tokens it has checked; ending the session must reach both before it answers."""
     username = await new_customer(cluster.first)
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT) as http:
         login = await http.post(
             f"{cluster.first.url}/api/client/login", json={"username": username, "password": PASSWORD}
         )
@@ -216,6 +222,70 @@ async def test_a_logout_or_a_block_through_one_process_shuts_the_token_out_of_th
                 await staff.aclose()
             for process in (cluster.first, cluster.second):
                 answer = await http.get(f"{process.url}/api/client/settings", headers=customer.headers)
-                assert answer.status_code == 401, process.name
+                # Ended, and saying why (docs/webui.md: the login page shows it).
+                assert (answer.status_code, answer.json()["code"]) == (403, "account_blocked"), process.name
         finally:
             await customer.aclose()
+
+
+async def test_each_expiry_reminder_is_mailed_once_across_both_processes(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    """Both processes run the reminder job every half second; each peer's 72 h and 24 h mails go out once."""
+    server_id, credential = await new_server(admin)
+    agent = await attached_agent(cluster.first, server_id, credential)
+    username = await new_customer(cluster.second)
+    address = f"{username}@example.com"
+    peer_ids = []
+    for n in range(8):
+        answer = await admin.post(
+            "/api/admin/peers", json={"username": username, "name": f"equipo{n}", "server": server_id, "days": 30}
+        )
+        assert answer.status_code == 201, answer.text
+        peer_ids.append(answer.json()["id"])
+
+    def mails() -> list[str]:
+        found = sorted(cluster.outbox.glob("*.eml")) if cluster.outbox.exists() else []
+        messages = [email.message_from_bytes(path.read_bytes(), policy=email.policy.default) for path in found]
+        return [m.get_body().get_content() for m in messages if m["To"] == address]  # type: ignore[union-attr]
+
+    async def settle(count: int) -> list[str]:
+        async with asyncio.timeout(20):
+            while len(mails()) < count:
+                await asyncio.sleep(0.1)
+        await asyncio.sleep(EXPIRY_INTERVAL * 6)  # both processes' jobs fire several more times meanwhile
+        return mails()
+
+    now = datetime.now(UTC)
+    conn = await asyncpg.connect(cluster.database_url)
+    try:
+        await conn.execute("UPDATE users SET email = $1, email_verified = true WHERE username = $2", address, username)
+        # Bought a month ago, 71 hours left: the 72 h reminder is due.
+        await conn.execute(
+            "UPDATE plans_history SET created = $1 WHERE peer_id = ANY($2::text[])", now - timedelta(30), peer_ids
+        )
+        await conn.execute(
+            "UPDATE peers SET created = $1, expiration_date = $2 WHERE id = ANY($3::text[])",
+            now - timedelta(30),
+            now + timedelta(hours=71),
+            peer_ids,
+        )
+        first = await settle(len(peer_ids))
+        # A day later: 23 hours left, the 24 h reminder is due.
+        await conn.execute(
+            "UPDATE peers SET expiration_date = $1 WHERE id = ANY($2::text[])", now + timedelta(hours=23), peer_ids
+        )
+        both = await settle(2 * len(peer_ids))
+        claims = await conn.fetch(
+            "SELECT kind, count(*) AS n FROM expiry_reminders WHERE peer_id = ANY($1::text[]) GROUP BY kind", peer_ids
+        )
+    finally:
+        await conn.close()
+        await agent.stop()
+    assert len(first) == len(peer_ids)
+    assert len(both) == 2 * len(peer_ids)
+    assert {row["kind"]: row["n"] for row in claims} == {"72h": len(peer_ids), "24h": len(peer_ids)}
+    for n in range(8):  # one of each per peer, each naming the peer and the renew link
+        named = [text for text in both if f"«equipo{n}»" in text]
+        assert len(named) == 2, named
+        assert all(f"/dashboard/plans?renew={peer_ids[n]}" in text for text in named)

@@ -45,6 +45,8 @@ class FakeControlPlane(agent_pb2_grpc.NodeControlServicer):
         self.sessions: asyncio.Queue[Session] = asyncio.Queue()
         self.all_sessions: list[Session] = []
         self._ids = itertools.count(1)
+        # Connections to end with a gRPC error (status, details) before the Hello is read, one per connection.
+        self.aborts: list[tuple[grpc.StatusCode, str]] = []
 
     def next_operation_id(self) -> str:
         return f"op-{next(self._ids)}"
@@ -52,6 +54,8 @@ class FakeControlPlane(agent_pb2_grpc.NodeControlServicer):
     async def Connect(
         self, request_iterator: AsyncIterator[agent_pb2.AgentMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[agent_pb2.ControlMessage]:
+        if self.aborts:
+            await context.abort(*self.aborts.pop(0))
         first = await anext(aiter(request_iterator))
         if first.WhichOneof("payload") != "hello":
             return

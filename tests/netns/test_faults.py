@@ -8,6 +8,7 @@ of its server, every operation ended (no peer left "processing"), nothing lost.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,35 @@ def test_control_plane_killed_mid_operation_converges_after_restart(setup: Setup
     setup.create_peer("tras-reinicio")
     wait_for(setup.converged, 30, interval=0.3, message="the node did not converge after the control plane came back")
     assert len(setup.node_keys()) == 7
+
+
+def test_agent_is_back_within_seconds_after_a_control_plane_restart(setup: Setup) -> None:
+    # The production delays (1 s initial, 30 s cap), not the tests' quick ones: they are what is checked here.
+    setup.agent.kill()
+    setup.agent.env.update({"VPN_NODE_BACKOFF_INITIAL": "1", "VPN_NODE_BACKOFF_MAX": "30"})
+    setup.agent.start()
+    for n in range(3):
+        setup.create_peer(f"p{n}")
+    wait_for(setup.converged, 30, interval=0.3, message="the node never held the first peers")
+    logged = len(setup.agent.log().splitlines())
+    setup.cp.stop()  # an upgrade: the node shows offline until its agent is back
+    time.sleep(8)  # a slow start: the agent's retries fail for 8 s (the old policy waited up to 8-16 s by now)
+    setup.cp.serve()  # returns once the new process answers HTTP
+    ready = time.monotonic()
+    setup.relogin()
+    wait_for(
+        lambda: setup.server()["online"] and setup.server()["in_sync"],
+        5,
+        interval=0.1,
+        message="the node was not online and in sync within 5 s of the control plane being ready",
+    )
+    back_after = time.monotonic() - ready
+    delays = [
+        float(m.group(1))
+        for line in setup.agent.log().splitlines()[logged:]
+        if (m := re.search(r"(?:retrying|reconnecting) in ([0-9.]+) s", line))
+    ]
+    print(f"node back {back_after:.2f} s after the control plane was ready; retry delays {delays}")
+    assert len(delays) >= 5, delays  # it kept knocking while the control plane was away...
+    assert max(delays) <= 1.25, delays  # ...about every second, never the long waits meant for a dead one
+    assert setup.converged()

@@ -8,14 +8,15 @@ API hands out: A on server 1 (Ana's), B on server 2 (Beto's), C on server 1 (Car
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_process import AgentProcess
-from control_plane import ADMIN, Api, ControlPlane
+from control_plane import ADMIN, Api, ControlPlane, free_port
+from discovery import Listener, send, settle
 from netns import Namespace, unique_name, veth, wait_for, wg_quick_up
 from test_end_to_end import INTERNET, Browser
 
@@ -99,47 +100,7 @@ def test_room_members_reach_each_other_across_servers_and_nobody_else(room_world
     cp.start()
     browser = None
     try:
-        admin = Api(cp.url, *ADMIN, admin=True)
-        customers: dict[str, Api] = {}
-        for username, alias in (("ana", "Ana"), ("beto", "Beto"), ("caro", "Caro")):
-            answer = admin.http.put("/api/client/register", json={"username": username, "password": PASSWORD})
-            assert answer.status_code == 201, answer.text
-            customers[username] = Api(cp.url, username, PASSWORD)
-            assert customers[username].patch("/api/client/settings", json={"alias": alias}).status_code == 200
-
-        for node in world.nodes.values():
-            created = admin.post(
-                "/api/admin/servers",
-                json={
-                    "name": f"Servidor {node.name}",
-                    "address": node.endpoint,
-                    "tunnel_subnet": node.subnet,
-                    "allow_partys": True,
-                    # Other nodes dial its uplink address; customers dial `address`.
-                    "backbone_endpoint": node.uplink,
-                },
-            )
-            assert created.status_code == 201, created.text
-            node.server_id, node.credential = created.json()["server"]["id"], created.json()["credential"]
-            start_agent(world, cp, node)
-
-        def servers() -> list[dict[str, Any]]:
-            return list(admin.get("/api/admin/servers").json())
-
-        wait_for(lambda: all(s["public_key"] and s["online"] for s in servers()), 30, 0.3, "agents online")
-
-        owners = {"A": "ana", "B": "beto", "C": "caro"}
-        for name, device in world.devices.items():
-            node = world.nodes[device.server]
-            created = admin.post(
-                "/api/admin/peers", json={"username": owners[name], "name": f"disp{name}", "server": node.server_id}
-            )
-            assert created.status_code == 201, created.text
-            device.peer_id, device.address = created.json()["id"], created.json()["address"]
-        wait_for(lambda: all(s["in_sync"] for s in servers()), 20, 0.3, "peers applied")
-        for name, device in world.devices.items():
-            text = customers[owners[name]].get(f"/api/client/accounts/peers/{device.peer_id}").text
-            wg_quick_up(device.ns, text, unique_name("wgc"), world.workdir)
+        customers, servers = bring_up(world, cp)
         a, b, c = (world.devices[n] for n in "ABC")
 
         def internet_for_all() -> None:
@@ -156,14 +117,8 @@ def test_room_members_reach_each_other_across_servers_and_nobody_else(room_world
         ana, beto = customers["ana"], customers["beto"]
         browser = Browser(cp, ana.access)
         browser.wait("auth")
-        created = ana.post("/api/client/network/partys", json={"name": "LAN", "peer": a.peer_id})
-        assert created.status_code == 201, created.text
-        room = created.json()["data"]
-        joined = beto.patch(
-            "/api/client/network/partys",
-            json={"operation": "join", "name": "LAN", "password": room["password"], "peer": b.peer_id},
-        )
-        assert joined.status_code == 200, joined.text
+        room = open_room(ana, a)
+        join(room, beto, b)
         browser.wait("updated_owner_party", lambda d: d.get("id") == room["id"] and len(d["peers"]) == 2)
         done = browser.wait(
             "updated_owner_party", lambda d: d.get("id") == room["id"] and len(d["peers"]) == 2 and not d["processing"]
@@ -202,11 +157,7 @@ def test_room_members_reach_each_other_across_servers_and_nobody_else(room_world
         internet_for_all()
 
         # A joins again, then the room is deleted: everybody is isolated, the internet stays.
-        rejoin = ana.patch(
-            "/api/client/network/partys",
-            json={"operation": "join", "name": "LAN", "password": room["password"], "peer": a.peer_id},
-        )
-        assert rejoin.status_code == 200, rejoin.text
+        join(room, ana, a)
         wait_for(lambda: reaches(a, b), 15, 0.2, "A reaching B again")
         assert ana.delete(f"/api/client/network/partys/{room['id']}").status_code == 200
         browser.wait("deleted_owner_party", lambda d: d.get("id") == room["id"])
@@ -223,7 +174,72 @@ def test_room_members_reach_each_other_across_servers_and_nobody_else(room_world
         cp.stop()
 
 
-def start_agent(world: RoomWorld, cp: ControlPlane, node: Node) -> None:
+def open_room(owner: Api, device: Device) -> dict[str, Any]:
+    """The owner opens room "LAN" with `device`'s peer; returns the room (with its password)."""
+    created = owner.post("/api/client/network/partys", json={"name": "LAN", "peer": device.peer_id})
+    assert created.status_code == 201, created.text
+    return dict(created.json()["data"])
+
+
+def join(room: dict[str, Any], guest: Api, device: Device) -> None:
+    joined = guest.patch(
+        "/api/client/network/partys",
+        json={"operation": "join", "name": room["name"], "password": room["password"], "peer": device.peer_id},
+    )
+    assert joined.status_code == 200, joined.text
+
+
+def bring_up(
+    world: RoomWorld, cp: ControlPlane, agent_env: dict[str, str] | None = None
+) -> tuple[dict[str, Api], Callable[[], list[dict[str, Any]]]]:
+    """Ana, Beto and Caro registered; both servers created with their agents online; one peer each (A and C on
+    server 1, B on server 2), its downloaded configuration up in the device's namespace. Returns the
+    customers' APIs by username and a reader of the admin's server list."""
+    admin = Api(cp.url, *ADMIN, admin=True)
+    customers: dict[str, Api] = {}
+    for username, alias in (("ana", "Ana"), ("beto", "Beto"), ("caro", "Caro")):
+        answer = admin.http.put("/api/client/register", json={"username": username, "password": PASSWORD})
+        assert answer.status_code == 201, answer.text
+        customers[username] = Api(cp.url, username, PASSWORD)
+        assert customers[username].patch("/api/client/settings", json={"alias": alias}).status_code == 200
+
+    for node in world.nodes.values():
+        created = admin.post(
+            "/api/admin/servers",
+            json={
+                "name": f"Servidor {node.name}",
+                "address": node.endpoint,
+                "tunnel_subnet": node.subnet,
+                "allow_partys": True,
+                # Other nodes dial its uplink address; customers dial `address`.
+                "backbone_endpoint": node.uplink,
+            },
+        )
+        assert created.status_code == 201, created.text
+        node.server_id, node.credential = created.json()["server"]["id"], created.json()["credential"]
+        start_agent(world, cp, node, agent_env)
+
+    def servers() -> list[dict[str, Any]]:
+        return list(admin.get("/api/admin/servers").json())
+
+    wait_for(lambda: all(s["public_key"] and s["online"] for s in servers()), 30, 0.3, "agents online")
+
+    owners = {"A": "ana", "B": "beto", "C": "caro"}
+    for name, device in world.devices.items():
+        node = world.nodes[device.server]
+        created = admin.post(
+            "/api/admin/peers", json={"username": owners[name], "name": f"disp{name}", "server": node.server_id}
+        )
+        assert created.status_code == 201, created.text
+        device.peer_id, device.address = created.json()["id"], created.json()["address"]
+    wait_for(lambda: all(s["in_sync"] for s in servers()), 20, 0.3, "peers applied")
+    for name, device in world.devices.items():
+        text = customers[owners[name]].get(f"/api/client/accounts/peers/{device.peer_id}").text
+        wg_quick_up(device.ns, text, unique_name("wgc"), world.workdir)
+    return customers, servers
+
+
+def start_agent(world: RoomWorld, cp: ControlPlane, node: Node, extra_env: dict[str, str] | None = None) -> None:
     node.agent = AgentProcess(
         node.ns,
         world.workdir / f"agent-{node.name}",
@@ -233,5 +249,109 @@ def start_agent(world: RoomWorld, cp: ControlPlane, node: Node) -> None:
         interface=node.wg_interface,
         backbone_interface=node.backbone_interface,
         egress_interface="egr0",
+        extra_env=extra_env,
     )
     node.agent.start()
+
+
+def relay_metric(node: Node, port: int, name: str, result: str) -> float:
+    """One sample of the agent's Prometheus metrics, read inside the server's namespace."""
+    text = node.ns.run(
+        [
+            "python3",
+            "-c",
+            f"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:{port}/metrics').read().decode())",
+        ]
+    ).stdout
+    wanted = f'{name}{{result="{result}"}} '
+    return next(float(line.split()[-1]) for line in text.splitlines() if line.startswith(wanted))
+
+
+def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave(
+    room_world: RoomWorld, tmp_path: Path
+) -> None:
+    world = room_world
+    cp = ControlPlane(tmp_path, operation_timeout=30)
+    cp.start()
+    metrics_port = free_port()
+    listeners: list[Listener] = []
+    try:
+        # Tight limits so that a flood from a test's Python loop is far above them (defaults: docs/agent-protocol.md).
+        env = {
+            "VPN_NODE_METRICS_BIND": f"127.0.0.1:{metrics_port}",
+            "VPN_NODE_RELAY_PACKETS_PER_SECOND": "20",
+        }
+        customers, servers = bring_up(world, cp, env)
+        a, b, c = (world.devices[n] for n in "ABC")
+        ana, beto, caro = customers["ana"], customers["beto"], customers["caro"]
+
+        def settled() -> None:
+            wait_for(lambda: all(s["in_sync"] for s in servers()), 20, 0.2, "servers applying the room")
+
+        room = open_room(ana, a)
+        join(room, beto, b)
+        settled()
+
+        game = {name: Listener(world.devices[name].ns, 27015) for name in "ABC"}
+        minecraft = {name: Listener(world.devices[name].ns, 4445) for name in "BC"}
+        listeners += [*game.values(), *minecraft.values()]
+
+        def heard(listener: Listener, sender: Device, prefix: str, dest: str, port: int) -> bool:
+            send(sender.ns, dest, port, prefix)  # resent until it arrives: the backbone may still be handshaking
+            return bool(listener.from_(sender.address, prefix))
+
+        # Counter-Strike's LAN browser and Minecraft's LAN world, from A on server 1 to B on server 2.
+        wait_for(lambda: heard(game["B"], a, "cs", "255.255.255.255", 27015), 20, 0.3, "B hearing A's broadcast")
+        wait_for(lambda: heard(minecraft["B"], a, "[MOTD]LAN[/MOTD]", "224.0.2.60", 4445), 15, 0.3, "B: LAN world")
+        wait_for(lambda: heard(game["A"], b, "srv", "255.255.255.255", 27015), 15, 0.3, "A hearing B's broadcast")
+
+        # The room page shows who is there: both members online (their servers' stats), each with its server.
+        def members() -> dict[str, tuple[str, bool]]:
+            view = ana.get("/api/client/network/partys").json()["owned_partys"][0]
+            return {p["private_ip"]: (p["server"], p["online"]) for p in view["peers"]}
+
+        wait_for(lambda: all(online for _, online in members().values()), 20, 0.3, "members shown online")
+        assert members() == {a.address: ("Servidor 1", True), b.address: ("Servidor 2", True)}
+        # Caro (C, on A's server, in no room) hears nothing from anybody.
+        settle()
+        assert [p for p in game["C"].packets if p[0] != c.address] == [] and minecraft["C"].packets == []
+
+        # Caro joins with C: now a member on the same server as A hears A too.
+        join(room, caro, c)
+        settled()
+        wait_for(lambda: heard(game["C"], a, "hola", "255.255.255.255", 27015), 15, 0.3, "C hearing A")
+        assert game["B"].from_(a.address, "hola")
+
+        # Caro leaves, Ana removes Beto's peer: neither hears A any more; nothing else changed for them.
+        left = caro.patch(f"/api/client/network/partys/{room['id']}", json={"operation": "leave", "peer": c.peer_id})
+        assert left.status_code == 200, left.text
+        removed = ana.patch(
+            f"/api/client/network/partys/{room['id']}", json={"operation": "remove_peer", "peer": b.peer_id}
+        )
+        assert removed.status_code == 200, removed.text
+        settled()
+        send(a.ns, "255.255.255.255", 27015, "adios", 3)
+        send(a.ns, "224.0.2.60", 4445, "adios", 3)
+        settle(1.5)
+        for listener in (game["B"], game["C"], minecraft["B"], minecraft["C"]):
+            assert listener.from_(a.address, "adios") == [], listener.ns.name
+
+        # Beto joins again; A floods: B gets what the limit allows, the rest is dropped on server 1 and counted.
+        join(room, beto, b)
+        settled()
+        wait_for(lambda: heard(game["B"], a, "again", "255.255.255.255", 27015), 15, 0.3, "B hearing A again")
+        node_1 = world.nodes["1"]
+        limited_before = relay_metric(node_1, metrics_port, "vpn_agent_relay_packets_total", "limited")
+        send(a.ns, "255.255.255.255", 27015, "flood", 3000)
+        settle(1.5)
+        received = len(game["B"].from_(a.address, "flood"))
+        limited = relay_metric(node_1, metrics_port, "vpn_agent_relay_packets_total", "limited") - limited_before
+        assert received <= 120, received
+        assert limited >= 4 * max(received, 1), (limited, received)
+    finally:
+        for listener in listeners:
+            listener.stop()
+        for node in world.nodes.values():
+            if node.agent is not None:
+                node.agent.ensure_stopped()
+        cp.stop()

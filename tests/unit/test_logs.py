@@ -1,4 +1,5 @@
-"""Structured logs: one JSON object per line, carrying the request id of the request that logged it."""
+"""Log lines: one JSON object per line carrying the request id of the request that logged it; in text format one
+line per record whatever the message holds; no secret in either (the real processes' logs: tests/multiprocess)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,20 @@ import io
 import json
 import logging
 
-from controlplane.observability.logs import JsonFormatter, RequestIdFilter, request_id_scope
+import pytest
+
+from controlplane.observability.logs import JsonFormatter, RequestIdFilter, TextFormatter, request_id_scope
+
+# What a request can put in a logged field (a path, a header, a gateway's invoice id): every character a viewer or
+# a collector may break a line at, then text shaped like a record of our own.
+FORGED = "2026-01-01 00:00:00,000 INFO controlplane.access [-]: GET /api/admin 200"
+BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"]
 
 
-def _logger(stream: io.StringIO) -> logging.Logger:
+def _logger(stream: io.StringIO, formatter: logging.Formatter | None = None) -> logging.Logger:
     handler = logging.StreamHandler(stream)
     handler.addFilter(RequestIdFilter())
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(formatter or JsonFormatter())
     logger = logging.getLogger("test.json")
     logger.handlers[:] = [handler]
     logger.propagate = False
@@ -45,3 +53,44 @@ def test_an_exception_is_kept_inside_the_one_json_line() -> None:
     lines = stream.getvalue().splitlines()
     assert len(lines) == 1
     assert "RuntimeError: falló" in json.loads(lines[0])["exception"]
+
+
+@pytest.mark.parametrize("formatter", [TextFormatter, JsonFormatter])
+@pytest.mark.parametrize("brk", BREAKS, ids=[repr(b) for b in BREAKS])
+def test_no_field_can_start_a_line_of_its_own(formatter: type[logging.Formatter], brk: str) -> None:
+    stream = io.StringIO()
+    logger = _logger(stream, formatter())
+    logger.warning("invoice %s unknown", f"abc{brk}{FORGED}\x1b[2J")
+    try:
+        raise ValueError(f"bad{brk}{FORGED}")
+    except ValueError:
+        logger.exception("failed on %s", f"/x{brk}{FORGED}")
+    lines = stream.getvalue().splitlines()  # splits at every break above, as the most eager viewer would
+    assert not [line for line in lines if line.startswith(FORGED)]
+    assert "\x1b" not in stream.getvalue()
+    if formatter is JsonFormatter:
+        assert len(lines) == 2
+        assert json.loads(lines[0])["message"] == f"invoice abc{brk}{FORGED}\x1b[2J unknown"  # escaped, not lost
+    else:
+        escaped = brk.encode("unicode_escape").decode()
+        assert lines[0].endswith(f"invoice abc{escaped}{FORGED}\\x1b[2J unknown")
+        # A traceback's lines are indented: only a record starts at the margin.
+        assert all(line.startswith("\t") for line in lines[2:])
+
+
+@pytest.mark.parametrize("formatter", [TextFormatter, JsonFormatter])
+def test_secrets_in_urls_and_headers_are_left_out_whoever_logs_them(formatter: type[logging.Formatter]) -> None:
+    stream = io.StringIO()
+    logger = _logger(stream, formatter())
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIiwic2lkIjoiMiJ9.c2lnbmF0dXJhLXNlY3JldGE"
+    logger.info('127.0.0.1:5000 - "WebSocket /ws?token=%s" [accepted]', jwt)  # uvicorn's line
+    logger.info("> GET /ws?v=1&token=no-es-un-jwt-secreto HTTP/1.1")  # websockets' at DEBUG
+    logger.info("GET /mirror/enlace-secreto-1 and /password-reset?token=enlace-secreto-2")
+    logger.info("< authorization: Bearer portador-secreto")
+    logger.info("a public key stays: public_key=Pub+Key/AAAA=")
+    text = stream.getvalue()
+    for secret in (jwt, "no-es-un-jwt-secreto", "enlace-secreto-1", "enlace-secreto-2", "portador-secreto"):
+        assert secret not in text
+    assert "/ws?token=[redacted]" in text
+    assert "/mirror/[token]" in text
+    assert "public_key=Pub+Key/AAAA=" in text

@@ -140,9 +140,11 @@ function captchaStandIn(token: string): string {
  */
 export async function newPage(
   browser: Browser,
-  options: { viewport?: { width: number; height: number } } = {},
+  options: { viewport?: { width: number; height: number }; baseURL?: string } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const { url, captcha, gateways } = harness();
+  const { captcha, gateways } = harness();
+  // Another name of the same control plane (localhost, the socket proxy) when a scenario opens it so.
+  const url = options.baseURL ?? harness().url;
   const allowed = [url, gateways.qvapay, gateways.remesita];
   const context = await browser.newContext({
     baseURL: url,
@@ -258,6 +260,17 @@ export async function setSwitches(changes: Switches): Promise<Switches> {
   const previous: Switches = {};
   for (const key of Object.keys(changes) as (keyof Switches)[]) previous[key] = before[key];
   return previous;
+}
+
+/** Sets switches for the tests of one file (beforeAll) and puts the previous values back afterwards. */
+export function useSwitches(changes: Switches): void {
+  let restore: Switches = {};
+  beforeAll(async () => {
+    restore = await setSwitches(changes);
+  });
+  afterAll(async () => {
+    await setSwitches(restore);
+  });
 }
 
 /** The newest mail sent to `to` (raw RFC 822 text) containing `containing`, waiting up to 10 s for it. */

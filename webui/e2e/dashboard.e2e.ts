@@ -115,6 +115,8 @@ describe('the dashboard', () => {
     // the refresh is refused, and the login page shows.
     await page.waitForURL('**/login');
     expect(socket.closed).toBe(true);
+    // ... saying why (docs/webui.md, live socket).
+    await text(page.getByTestId('session-ended'), 'Su cuenta está bloqueada.');
     await context.close();
   });
 

@@ -14,7 +14,7 @@ export interface Customer extends Account {
 export interface Harness {
   url: string;
   admin: Account;
-  customers: Record<'ana' | 'beto' | 'carla' | 'dani' | 'eva', Customer>;
+  customers: Record<'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran', Customer>;
   servers: { id: string; name: string; address: string }[];
   plans: { name: string; price: string }[];
   /** Folder the control plane writes mail to (one .eml file per message). */
@@ -23,6 +23,12 @@ export interface Harness {
   log: string;
   /** Base URLs of the fake payment gateways (their pages are the only off-loopback-address pages allowed). */
   gateways: { qvapay: string; remesita: string };
+  /** The same control plane opened as http://localhost:PORT (no VPN_CLIENT_URL is set: it follows the bind). */
+  localhost_url: string;
+  /** The same control plane through a proxy on [::1]:PORT that can refuse or cut the live socket alone. */
+  socket_proxy: { url: string; control: string };
+  /** Usage seeded in the current UTC hour for one customer's peer (bytes). */
+  usage: { customer: 'ana'; peer: string; download: number; upload: number };
 }
 
 declare module 'vitest' {

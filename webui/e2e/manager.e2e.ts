@@ -8,12 +8,17 @@ import { harness } from './harness';
 import { api, newPage, screenshot, toastWith, unique, useBrowser, visible } from './browser';
 
 const browser = useBrowser();
+const uncaughtDialogs: string[] = [];
 
 describe('the manager pages', () => {
   test('an admin walks every manager page against the real control plane', async () => {
     const { admin, customers, servers } = harness();
     const { page, context } = await newPage(browser());
-    page.on('dialog', (dialog) => void dialog.accept());
+    // Confirmations are the client's own dialogs; a native one would be a regression.
+    page.on('dialog', (dialog) => {
+      uncaughtDialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
 
     await page.goto('/manager/dashboard');
     await page.waitForURL('**/manager/login');
@@ -57,6 +62,9 @@ describe('the manager pages', () => {
     await page.getByLabel('Buscar usuarios').fill(customers.beto.username);
     await page.getByRole('button', { name: customers.beto.username, exact: true }).click();
     await page.getByRole('button', { name: 'Bloquear' }).click();
+    const confirmBlock = page.getByRole('dialog', { name: 'Bloquear usuario' });
+    await visible(confirmBlock.getByText(`¿Bloquear a ${customers.beto.username}? Se cerrarán todas sus sesiones.`));
+    await confirmBlock.getByRole('button', { name: 'Bloquear' }).click();
     await visible(toastWith(page, 'Usuario bloqueado.'));
     const refused = await fetch(`${harness().url}/api/client/login`, {
       method: 'POST',
@@ -87,13 +95,14 @@ describe('the manager pages', () => {
     await page.getByRole('option', { name: new RegExp(to.name) }).click();
     await page.getByRole('button', { name: 'Mover', exact: true }).click();
     await visible(toastWith(page, 'Moviendo el peer consola...'));
-    await visible(consola.getByText(to.name));
+    // Make before break (docs/operations.md): the row keeps the old server until the new server's agent confirms.
     await expect
       .poll(async () => {
         await page.getByRole('button', { name: 'Actualizar' }).click();
-        return consola.getByText('En curso').count();
+        const moved = (await consola.getByText(to.name).count()) > 0;
+        return moved && (await consola.getByText('En curso').count()) === 0;
       }, { timeout: 15_000 })
-      .toBe(0);
+      .toBe(true);
     await consola.getByRole('button', { name: 'Acciones de consola' }).click();
     await page.getByRole('menuitem', { name: 'Extender con un plan' }).click();
     await page.getByPlaceholder('Elija uno').click();
@@ -169,6 +178,7 @@ describe('the manager pages', () => {
     for (const p of plans.filter((x) => x.name === plan)) await call('PATCH', `/api/admin/plans/${p.id}`, { visible: false });
     const all = (await call('GET', '/api/admin/servers')) as { id: string; name: string }[];
     for (const sv of all.filter((x) => x.name === name)) await call('PATCH', `/api/admin/servers/${sv.id}`, { active: false });
+    expect(uncaughtDialogs).toEqual([]);
     await context.close();
   });
 });

@@ -3,31 +3,23 @@
  * control plane for real, which creates the peer through the scripted agent), the payment page, and a cancellation.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { harness } from './harness';
 import {
   logIn,
   newPage,
   screenshot,
   setSwitches,
-  type Switches,
   text,
   title,
   unique,
   useBrowser,
+  useSwitches,
   visible,
 } from './browser';
 
 const browser = useBrowser();
-let restore: Switches = {};
-
-beforeAll(async () => {
-  restore = await setSwitches({ allow_payments_qvapay: true, allow_payments_remesita: false });
-});
-
-afterAll(async () => {
-  await setSwitches(restore);
-});
+useSwitches({ allow_payments_qvapay: true, allow_payments_remesita: false });
 
 /** Opens the purchase dialog of a plan on /dashboard/plans. */
 async function choosePlan(page: Page, plan: string) {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, delete, get, patch, post, put
+from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.background_tasks import BackgroundTask
 from litestar.params import JSONBody
 
@@ -15,12 +15,14 @@ from controlplane.dependencies import (
     ServicesDep,
     Staff,
     SwitchesDep,
+    bearer_token,
     not_in_maintenance,
 )
 from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
 from controlplane.domain.manager.access import SUPPORT
+from controlplane.errors import Unauthorized
 
 
 def _mail_task(services: ServicesDep, mail: Email | None) -> BackgroundTask | None:
@@ -40,9 +42,10 @@ class ClientAuthController(Controller):
 
     @post("/login", status_code=200, operation_id="clientLogin", opt={"errors": (401, 403, 429)})
     async def login(
-        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+        self, services: ServicesDep, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
-        access, refresh = await services.accounts.login(db, data, CLIENT, ip)
+        # No request transaction (no `db`): the service opens short ones around the password check.
+        access, refresh = await services.accounts.login(data, CLIENT, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
     @put("/register", status_code=201, operation_id="clientRegister", opt={"errors": (403, 409, 429)})
@@ -118,9 +121,14 @@ class SessionController(Controller):
 
     @post("/logout", status_code=200, operation_id="logout")
     async def logout(
-        self, services: ServicesDep, db: DB, data: JSONBody[schemas.LogoutRequest | None] = None
+        self, services: ServicesDep, db: DB, request: Request, data: JSONBody[schemas.LogoutRequest | None] = None
     ) -> schemas.SuccessResponse:
-        await services.sessions.end(db, data.refresh if data else None)
+        """Ends the session named by the refresh token in the body or, without one, by the bearer access token."""
+        try:
+            access: str | None = bearer_token(request)
+        except Unauthorized:
+            access = None
+        await services.sessions.end(db, data.refresh if data else None, access)
         return schemas.SuccessResponse(success=True, message="Sesión cerrada.")
 
 
@@ -145,7 +153,7 @@ class SettingsController(Controller):
         customer: Customer,
         data: JSONBody[schemas.SettingsPatch],
     ) -> Response[schemas.SettingsResult]:
-        user, message, mail = await services.accounts.update_settings(db, customer.user_id, data, switches)
+        user, message, mail = await services.accounts.update_settings(db, customer, data, switches)
         return Response(
             schemas.settings_result(current_user_view(user, switches), message),
             background=_mail_task(services, mail),
@@ -159,15 +167,25 @@ class SettingsController(Controller):
         return schemas.settings_result(current_user_view(user, switches), "Email eliminado correctamente")
 
 
+    @post("/delete-account", status_code=200, operation_id="deleteAccount", opt={"errors": (429,)})
+    async def delete_account(
+        self, services: ServicesDep, db: DB, customer: Customer, data: JSONBody[schemas.DeleteAccountRequest]
+    ) -> schemas.SuccessResponse:
+        """Deletes the caller's own account (docs/security.md, "Deleting an account"): peers, owned rooms and every
+        session go; invoices stay for accounting."""
+        await services.deletion.delete_own(db, customer, data.password)
+        return schemas.SuccessResponse(success=True, message="Cuenta eliminada. Gracias por usar el servicio.")
+
+
 class AdminAuthController(Controller):
     path = "/api/admin"
     tags = ["admin"]
 
     @post("/login", status_code=200, operation_id="adminLogin", opt={"errors": (401, 403, 429)})
     async def login(
-        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+        self, services: ServicesDep, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
-        access, refresh = await services.accounts.login(db, data, ADMIN, ip)
+        access, refresh = await services.accounts.login(data, ADMIN, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
     @get("/verify-token", operation_id="adminVerifyToken", dependencies=STAFF, opt=SUPPORT)

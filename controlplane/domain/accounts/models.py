@@ -44,6 +44,9 @@ class User(Base):
     blocked: Mapped[bool] = mapped_column(Boolean, default=False)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_login: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    # Set when the account was deleted: the row stays (invoices and the audit log point at it) with its personal data
+    # gone (domain/accounts/deletion.py, docs/security.md "Deleting an account").
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
 class LoginSession(Base):

@@ -17,10 +17,15 @@ class Request(msgspec.Struct, forbid_unknown_fields=True):
     pass
 
 
+CaptchaToken = Annotated[str, msgspec.Meta(max_length=8192)]
+
+
 class LoginRequest(Request):
     username: Username
     password: Password
     remember: bool = False
+    # Needed only once the account's failures ask for it (answer 422 `captcha_required`), when a captcha is set.
+    captcha_token: CaptchaToken = ""
 
 
 class LoginResponse(msgspec.Struct):
@@ -46,7 +51,7 @@ class LogoutRequest(Request):
 class RegisterRequest(Request):
     username: Username
     password: Password
-    captcha_token: Annotated[str, msgspec.Meta(max_length=8192)] = ""
+    captcha_token: CaptchaToken = ""
     email: Email | None = None
 
 
@@ -80,6 +85,12 @@ class CurrentUser(msgspec.Struct):
     web_settings: WebSettings
     email_verified: bool = False
     role: str = "customer"
+
+
+class DeleteAccountRequest(Request):
+    """The account's own password confirms deleting it."""
+
+    password: Password
 
 
 class SettingsPatch(Request):

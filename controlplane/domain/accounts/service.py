@@ -8,14 +8,15 @@ from datetime import timedelta
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.captcha import CaptchaVerifier
 from controlplane.crypto import SecretBox, random_token
-from controlplane.db import utcnow
+from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.models import LinkPurpose, OneTimeLink, Role, User
-from controlplane.domain.accounts.sessions import ADMIN, SessionService
+from controlplane.domain.accounts.sessions import ADMIN, Principal, SessionService
+from controlplane.domain.accounts.throttle import CaptchaGate, FailureThrottle
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import BadRequest, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from controlplane.passwords import Passwords
@@ -28,6 +29,9 @@ EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
 RESET_LINK_LIFETIME = timedelta(hours=1)
 VERIFY_LINK_LIFETIME = timedelta(days=2)
+
+CAPTCHA_REQUIRED = "Por favor, complete el captcha."
+CAPTCHA_FAILED = "La verificación del captcha falló. Intente de nuevo."
 
 RECOVERY_ANSWER = (
     "Si la cuenta existe y tiene un email verificado, le enviamos un enlace para restablecer la contraseña."
@@ -77,8 +81,14 @@ class AccountService:
         sessions: SessionService,
         limiter: RateLimiter,
         captcha: CaptchaVerifier,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        read_sessionmaker: async_sessionmaker[AsyncSession],
     ) -> None:
         self._settings = settings
+        self._sessionmaker = sessionmaker
+        self._read_sessionmaker = read_sessionmaker
+        self._throttle = FailureThrottle(limiter)
+        self._captcha_gate = CaptchaGate(limiter)
         self._box = box
         self._passwords = passwords
         self._sessions = sessions
@@ -98,7 +108,7 @@ class AccountService:
         if not switches.allow_registration:
             raise Forbidden("El registro de nuevas cuentas está deshabilitado.", code="registration_closed")
         if self._captcha.enabled and not data.captcha_token:
-            raise Invalid("Por favor, complete el captcha.", code="captcha_required")
+            raise Invalid(CAPTCHA_REQUIRED, code="captcha_required")
         username = data.username.strip()
         if not username or not data.password:
             raise Invalid("El usuario y contraseña son obligatorios.", code="required")
@@ -112,15 +122,13 @@ class AccountService:
         email = _normalize_email(data.email) if (data.email and data.email.strip() and switches.allow_email) else None
         await self._limiter.hit(f"register:ip:{ip}", self._settings.rate_limits.register_per_address)
         if not await self._captcha.verify(data.captcha_token, ip):
-            raise Invalid("La verificación del captcha falló. Intente de nuevo.", code="captcha_failed")
+            raise Invalid(CAPTCHA_FAILED, code="captcha_failed")
+        # Hashed before the first query opens the transaction (on SQLite it takes the write lock): docs/security.md,
+        # "Login storms".
+        password_hash = await self._passwords.hash(data.password)
         if await self.find_by_username(db, username) is not None:
             raise Conflict("El nombre de usuario ya está en uso.", code="username_taken")
-        user = User(
-            username=username,
-            username_key=username.lower(),
-            password_hash=await self._passwords.hash(data.password),
-            email=email,
-        )
+        user = User(username=username, username_key=username.lower(), password_hash=password_hash, email=email)
         db.add(user)
         try:
             await db.flush()
@@ -186,26 +194,64 @@ class AccountService:
 
     # --- login ----------------------------------------------------------------------------------------------
 
-    async def login(self, db: AsyncSession, data: schemas.LoginRequest, audience: str, ip: str) -> tuple[str, str]:
+    async def login(self, data: schemas.LoginRequest, audience: str, ip: str) -> tuple[str, str]:
+        """Check a password and start a session. The hash is checked outside any transaction: a transaction held
+        through it would keep a pooled connection (on SQLite, the one write lock) from everyone else for the length
+        of the hash (docs/security.md, "Login storms")."""
         username = data.username.strip()
         if not username or not data.password:
             raise Invalid("El usuario y contraseña son obligatorios.", code="required")
-        limits = self._settings.rate_limits
-        await self._limiter.hit(f"login:ip:{ip}", limits.login_per_address)
-        await self._limiter.hit(f"login:user:{username.lower()}", limits.login_per_account)
-        user = await self.find_by_username(db, username)
-        wrong_area = user is not None and (user.role.is_staff != (audience == ADMIN))
-        valid = await self._passwords.verify(user.password_hash if user else None, data.password)
-        if user is None or not valid or wrong_area:
+        # Counted per area: wrong passwords on the customer login never slow a staff account's manager login.
+        pair = f"login:{audience}:{username.lower()}:{ip}"
+        account = f"login-captcha:{audience}:{username.lower()}"
+        await self._throttle.check(pair)
+        await self._limiter.hit(f"login:{audience}:ip:{ip}", self._settings.rate_limits.login_per_address)
+        await self._require_captcha(account, data.captcha_token, ip)
+        async with self._passwords.turn():
+            async with transaction(self._read_sessionmaker) as db:
+                user = await self.find_by_username(db, username)
+            if user is not None and user.role.is_staff != (audience == ADMIN):
+                user = None  # each area knows only its own accounts
+            checked_hash = user.password_hash if user else None
+            valid = await self._passwords.verify_in_turn(checked_hash, data.password)
+        if user is None or not valid:
+            await self._throttle.failed(pair, self._settings.rate_limits.login_per_account)
+            if self._captcha.enabled:
+                await self._captcha_gate.failed(account, self._settings.rate_limits.login_captcha_per_account)
             raise Unauthorized(
                 "Usuario o contraseña incorrectos.", code="invalid_credentials", extra={"success": False}
             )
         if user.blocked:
             raise Forbidden("Su cuenta está bloqueada. Contacte a soporte.", code="account_blocked")
-        await self._limiter.reset(f"login:user:{username.lower()}")
-        if self._passwords.needs_rehash(user.password_hash):
-            user.password_hash = await self._passwords.hash(data.password)
-        return await self._sessions.start(db, user, audience, data.remember, ip)
+        await self._throttle.succeeded(pair)
+        await self._captcha_gate.succeeded(account)
+        rehashed = (
+            await self._passwords.hash(data.password) if self._passwords.needs_rehash(user.password_hash) else None
+        )
+        async with transaction(self._sessionmaker) as db:
+            current = await db.get(User, user.id)
+            # Changed (or blocked) while the hash was checked: the old password no longer opens the account.
+            if current is None or current.password_hash != checked_hash:
+                raise Unauthorized(
+                    "Usuario o contraseña incorrectos.", code="invalid_credentials", extra={"success": False}
+                )
+            if current.blocked:
+                raise Forbidden("Su cuenta está bloqueada. Contacte a soporte.", code="account_blocked")
+            if rehashed:
+                current.password_hash = rehashed
+            return await self._sessions.start(db, current, audience, data.remember, ip)
+
+    async def _require_captcha(self, account: str, token: str, ip: str) -> None:
+        """Once an account's failures (from any address) reach the limit, a try needs a solved captcha; checked
+        before the hash, so a refused try costs no hash. Without a captcha configured logins never ask for one."""
+        if not self._captcha.enabled:
+            return
+        if not await self._captcha_gate.required(account, self._settings.rate_limits.login_captcha_per_account):
+            return
+        if not token:
+            raise Invalid(CAPTCHA_REQUIRED, code="captcha_required")
+        if not await self._captcha.verify(token, ip):
+            raise Invalid(CAPTCHA_FAILED, code="captcha_failed")
 
     # --- password recovery ----------------------------------------------------------------------------------
 
@@ -240,7 +286,7 @@ class AccountService:
         _check_password_strength(password)
         link = await self._spend_link(db, token, LinkPurpose.PASSWORD_RESET)
         user = await db.get(User, link.user_id)
-        if user is None:
+        if user is None or user.deleted_at is not None:
             raise BadRequest("El enlace no es válido o ya venció.", code="password_reset_token_invalid")
         user.password_hash = await self._passwords.hash(password)
         await self._sessions.end_all(db, user.id, "password_reset")
@@ -254,10 +300,9 @@ class AccountService:
         return user
 
     async def update_settings(
-        self, db: AsyncSession, user_id: str, data: schemas.SettingsPatch, switches: Switches
+        self, db: AsyncSession, caller: Principal, data: schemas.SettingsPatch, switches: Switches
     ) -> tuple[User, str, Email | None]:
         """Apply one change; returns the user, the success message and a verification email to send, if any."""
-        user = await self.get_user(db, user_id)
         wants = (
             data.email is not None,
             data.alias is not None,
@@ -265,12 +310,17 @@ class AccountService:
         )
         if sum(wants) != 1:
             raise Invalid("Envíe un solo cambio: email, alias o contraseña.", code="one_change")
+        if wants[2]:
+            # Two hashes must not run inside the request's transaction (on SQLite it holds the one write lock). The
+            # session check may have begun it, reading only: end it; the change opens short ones of its own.
+            await db.rollback()
+            user = await self._change_password(caller, data.old_password or "", data.new_password or "")
+            return user, "Contraseña cambiada correctamente.", None
+        user = await self.get_user(db, caller.user_id)
         if data.email is not None:
             return user, *await self._change_email(db, user, data.email, switches)
-        if data.alias is not None:
-            return user, await self._change_alias(db, user, data.alias, switches), None
-        await self._change_password(user, data.old_password or "", data.new_password or "")
-        return user, "Contraseña cambiada correctamente.", None
+        assert data.alias is not None
+        return user, await self._change_alias(db, user, data.alias, switches), None
 
     async def _change_email(
         self, db: AsyncSession, user: User, email: str, switches: Switches
@@ -282,6 +332,9 @@ class AccountService:
         email = _normalize_email(email)
         if user.email and email.lower() == user.email.lower():
             raise Invalid("El nuevo email no puede ser igual q el anterior", code="same_email")
+        # Each change mails the new address: without a limit a session could mail anyone, as often as it liked.
+        mails = self._settings.rate_limits.verification_emails_per_account
+        await self._limiter.hit(f"verification-mail:{user.id}", mails)
         user.email = email
         user.email_verified = False
         return "Email modificado correctamente.", await self.verification_email(db, user)
@@ -319,19 +372,46 @@ class AccountService:
             raise Conflict("Ese alias ya está en uso.", code="alias_taken") from exc
         return "Alias modificado correctamente." if had_alias else "Alias configurado correctamente."
 
-    async def _change_password(self, user: User, old: str, new: str) -> None:
+    async def confirm_password(self, user_id: str, password: str, field: str) -> str:
+        """The caller proves they know the account's password (changing it, deleting the account); returns the hash
+        checked, so the change can make sure it is still current. As the login does (docs/security.md, "Login
+        storms"): the account is read in a short read-only transaction and the hash runs with no transaction open.
+        Guessing the password from a stolen session is slowed as login guessing is (one hash per try)."""
+        checks = f"password-check:{user_id}"
+        await self._throttle.check(checks)
+        async with self._passwords.turn():
+            async with transaction(self._read_sessionmaker) as db:
+                checked_hash = (await self.get_user(db, user_id)).password_hash
+            valid = await self._passwords.verify_in_turn(checked_hash, password)
+        if not valid:
+            await self._throttle.failed(checks, self._settings.rate_limits.password_checks_per_account)
+            raise Invalid("La contraseña actual no es correcta.", code="wrong_password", fields={field: "Incorrecta."})
+        await self._throttle.succeeded(checks)
+        return checked_hash
+
+    async def _change_password(self, caller: Principal, old: str, new: str) -> User:
+        """Both hashes run with no transaction open (confirm_password, then the new one), and a short transaction
+        writes the new hash only if the stored one is still the one checked."""
         if not old or not new:
             raise Invalid("Las contraseñas no pueden estar en blanco.", code="blank")
         if old == new:
             raise Invalid("La nueva contraseña no puede ser igual a la anterior.", code="same_password")
-        if not await self._passwords.verify(user.password_hash, old):
-            raise Invalid(
-                "La contraseña actual no es correcta.",
-                code="wrong_password",
-                fields={"old_password": "Incorrecta."},
-            )
+        checked_hash = await self.confirm_password(caller.user_id, old, "old_password")
         _check_password_strength(new)
-        user.password_hash = await self._passwords.hash(new)
+        new_hash = await self._passwords.hash(new)
+        async with transaction(self._sessionmaker) as db:
+            user = await self.get_user(db, caller.user_id)
+            if user.password_hash != checked_hash:
+                # Changed (a reset, another change) while the hashes ran: the password checked is no longer current.
+                raise Conflict(
+                    "La contraseña cambió mientras se procesaba la solicitud. Intente de nuevo.",
+                    code="password_changed_meanwhile",
+                )
+            user.password_hash = new_hash
+            # Whoever else holds a session of this account (the reason to change a password) is signed out; the
+            # caller's own session goes on (docs/security.md, sessions).
+            await self._sessions.end_all(db, user.id, "password_changed", keep=caller.session_id)
+            return user
 
     async def create_user(self, db: AsyncSession, username: str, password: str, role: Role) -> User:
         """For the command line and demo data: no captcha, no switches."""

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import jwt
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox, random_token
-from controlplane.db import utcnow
+from controlplane.db import after_commit, run_after_commit, utcnow
 from controlplane.domain.accounts.models import LoginSession, RefreshToken, Role, User
-from controlplane.errors import Forbidden, Unauthorized
+from controlplane.errors import DomainError, Forbidden, Unauthorized
+from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.settings import Settings
 
 CLIENT = "client"
 ADMIN = "admin"
-# Validated access tokens are kept this long per process. Ending a session (logout, reuse, password reset) or
-# blocking the account drops them on every process before that request answers (CacheInvalidation), so the
-# lifetime only bounds what an unannounced change (a row edited by hand) leaves working.
+# Validated access tokens are kept this long per process. Ending a session (logout, reuse, password reset or
+# change) or blocking the account drops them on every process before that request answers (CacheInvalidation), so
+# the lifetime only bounds what an unannounced change (a row edited by hand) leaves working.
 SESSION_CACHE = "sessions"
 SESSION_CACHE_SECONDS = 10.0
 
@@ -38,6 +40,7 @@ class Principal:
     username: str
     role: Role
     session_id: str
+    valid_until: float  # epoch seconds: the token's expiry or its session's, whichever comes first
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +51,24 @@ class _Checked:
     audience: str
 
 
+# What a token's check reads: its session and the account (built once; compiling it per check showed in profiles).
+_SESSION_ROWS = select(
+    LoginSession.id,
+    LoginSession.user_id,
+    LoginSession.revoked_at,
+    LoginSession.expires_at,
+    User.username,
+    User.role,
+    User.blocked,
+).join(User, User.id == LoginSession.user_id)
+
+
 class SessionService:
-    def __init__(self, settings: Settings, box: SecretBox, invalidation: CacheInvalidation) -> None:
+    def __init__(self, settings: Settings, box: SecretBox, invalidation: CacheInvalidation, hub: PushHub) -> None:
         self._settings = settings
         self._box = box
         self._invalidation = invalidation
+        self._hub = hub
         self._checked = invalidation.cache(SESSION_CACHE, SESSION_CACHE_SECONDS)
 
     def _access_token(self, session: LoginSession, user: User, now: datetime) -> str:
@@ -102,48 +118,81 @@ class SessionService:
         if session_id is None:
             known = await db.get(RefreshToken, token_hash)
             if known is not None:
-                # The revocation must outlive the error answer, so commit it here rather than at the boundary.
+                # The revocation must outlive the error answer, so commit it here rather than at the boundary
+                # (and run what follows a commit: other processes told, the session's sockets closed).
                 await self._revoke(db, known.session_id, "refresh_reused")
                 await db.commit()
-                await self._invalidation.announce(db.info)
+                await run_after_commit(db)
                 raise Unauthorized(
                     "La sesión fue revocada por seguridad. Inicie sesión de nuevo.", code="refresh_reused"
                 )
             raise Unauthorized(code="invalid_refresh")
         session = await db.get(LoginSession, session_id)
+        # Blocking also ends the sessions: say why before saying that they ended (the login page shows it).
+        if session is not None and session.user.blocked:
+            raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
         if session is None or session.revoked_at is not None or session.expires_at <= now:
             raise Unauthorized(code="session_ended")
-        if session.user.blocked:
-            raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
         return self._access_token(session, session.user, now), await self._new_refresh_token(db, session)
 
-    async def end(self, db: AsyncSession, token: str | None, session_id: str | None = None) -> None:
-        if token:
-            known = await db.get(RefreshToken, self._box.lookup_hash(token))
-            if known is not None:
-                session_id = known.session_id
+    async def end(self, db: AsyncSession, refresh: str | None, access: str | None = None) -> None:
+        """Logout: the session the refresh token belongs to, or else the one the access token was issued for (the
+        web client holds only that one after a reload without 'Recordarme'). An expired access token still names
+        its session: holding it is proof enough to end it."""
+        session_id = None
+        if refresh:
+            known = await db.get(RefreshToken, self._box.lookup_hash(refresh))
+            session_id = known.session_id if known is not None else None
+        if session_id is None and access:
+            session_id = self._session_named_by(access)
         if session_id:
             await self._revoke(db, session_id, "logout")
 
-    async def end_all(self, db: AsyncSession, user_id: str, reason: str) -> None:
-        self.forget(db, user_id=user_id)
-        await db.execute(
-            update(LoginSession)
-            .where(LoginSession.user_id == user_id, LoginSession.revoked_at.is_(None))
-            .values(revoked_at=utcnow(), revoked_reason=reason)
+    def _decode(self, token: str, verify_exp: bool = True) -> dict[str, Any]:
+        """An access token's claims, its signature and audience checked (and its expiry, unless told not to)."""
+        return jwt.decode(
+            token,
+            self._box.signing_key,
+            algorithms=["HS256"],
+            audience=[CLIENT, ADMIN],
+            options={"require": ["exp", "sub", "sid", "aud"], "verify_exp": verify_exp},
         )
+
+    def _session_named_by(self, access: str) -> str | None:
+        try:
+            claims = self._decode(access, verify_exp=False)
+        except jwt.PyJWTError:
+            return None
+        return str(claims["sid"])
+
+    async def end_all(self, db: AsyncSession, user_id: str, reason: str, keep: str | None = None) -> None:
+        """End every session of the user (but `keep`, the caller's own, when given)."""
+        query = update(LoginSession).where(LoginSession.user_id == user_id, LoginSession.revoked_at.is_(None))
+        if keep is not None:
+            query = query.where(LoginSession.id != keep)
+        await db.execute(query.values(revoked_at=utcnow(), revoked_reason=reason))
+        self._ended(db, user_id, keep=keep)
+
+    def _ended(self, db: AsyncSession, user_id: str, session_id: str | None = None, keep: str | None = None) -> None:
+        """Once `db` commits, the ended sessions' tokens stop being trusted and their open sockets are closed, on
+        every process: the one place every way a session ends goes through (docs/security.md, sessions)."""
+        self.forget(db, session_id=session_id, user_id=user_id)
+        after_commit(db, lambda: self._hub.end_sessions(user_id, session_id=session_id, keep=keep))
 
     def forget(self, db: AsyncSession, session_id: str | None = None, user_id: str | None = None) -> None:
         """Checked tokens of a session (or of every session of a user) stop being trusted once `db` commits."""
         self._invalidation.stale(db, SESSION_CACHE, session_tags(session_id, user_id))
 
     async def _revoke(self, db: AsyncSession, session_id: str, reason: str) -> None:
-        self.forget(db, session_id=session_id)
-        await db.execute(
+        ended = await db.execute(
             update(LoginSession)
             .where(LoginSession.id == session_id, LoginSession.revoked_at.is_(None))
             .values(revoked_at=utcnow(), revoked_reason=reason)
+            .returning(LoginSession.user_id)
         )
+        user_id = ended.scalar_one_or_none()
+        if user_id is not None:
+            self._ended(db, user_id, session_id=session_id)
 
     async def resolve(self, db: AsyncSession, token: str, audience: str | None) -> Principal:
         """Check signature, expiry, audience (None = either area), the session and the account; 401/403 otherwise.
@@ -160,34 +209,68 @@ class SessionService:
         return checked.principal
 
     async def _check(self, db: AsyncSession, token: str) -> _Checked:
-        try:
-            claims = jwt.decode(
-                token,
-                self._box.signing_key,
-                algorithms=["HS256"],
-                audience=[CLIENT, ADMIN],
-                options={"require": ["exp", "sub", "sid", "aud"]},
+        claims = self._claims(token)
+        generation = self._invalidation.generation(db, self._checked)
+        row = (
+            await db.execute(
+                _SESSION_ROWS.where(LoginSession.id == claims["sid"], LoginSession.user_id == claims["sub"])
             )
+        ).one_or_none()
+        return self._remember(token, claims, row, generation)
+
+    async def resolve_many(self, db: AsyncSession, tokens: list[str]) -> dict[str, Principal | DomainError]:
+        """`resolve` (either area) for many tokens at once: the ones not remembered are checked with one query.
+
+        For a reconnect storm (docs/benchmarks.md, "Reconnect storms"): after a restart thousands of sockets
+        arrive within seconds, none of their tokens cached; one query per socket was a third of a handshake's CPU."""
+        out: dict[str, Principal | DomainError] = {}
+        claims_of: dict[str, dict[str, Any]] = {}
+        for token in tokens:
+            checked: _Checked | None = self._checked.get(token)
+            if checked is not None:
+                out[token] = checked.principal
+                continue
+            try:
+                claims_of[token] = self._claims(token)
+            except DomainError as refused:
+                out[token] = refused
+        if not claims_of:
+            return out
+        generation = self._invalidation.generation(db, self._checked)
+        session_ids = {claims["sid"] for claims in claims_of.values()}
+        rows = {row.id: row for row in await db.execute(_SESSION_ROWS.where(LoginSession.id.in_(session_ids)))}
+        for token, claims in claims_of.items():
+            row = rows.get(claims["sid"])
+            try:
+                out[token] = self._remember(
+                    token, claims, row if row and row.user_id == claims["sub"] else None, generation
+                ).principal
+            except DomainError as refused:
+                out[token] = refused
+        return out
+
+    def _claims(self, token: str) -> dict[str, Any]:
+        try:
+            return self._decode(token)
         except jwt.ExpiredSignatureError as exc:
             raise Unauthorized("La sesión expiró. Inicie sesión de nuevo.", code="token_expired") from exc
         except jwt.PyJWTError as exc:
             raise Unauthorized(code="invalid_token") from exc
-        generation = self._invalidation.generation(db, self._checked)
-        row = (
-            await db.execute(
-                select(LoginSession.revoked_at, LoginSession.expires_at, User.username, User.role, User.blocked)
-                .join(User, User.id == LoginSession.user_id)
-                .where(LoginSession.id == claims["sid"], LoginSession.user_id == claims["sub"])
-            )
-        ).one_or_none()
+
+    def _remember(self, token: str, claims: dict[str, Any], row: Any, generation: int) -> _Checked:
+        """The verdict on a token whose session row was read (None: no such session of that user); a token that
+        passed is cached."""
+        # Blocking also ends the sessions: say why before saying that they ended (the login page shows it).
+        if row is not None and row.blocked:
+            raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
         if row is None or row.revoked_at is not None or row.expires_at <= utcnow():
             raise Unauthorized(code="session_ended")
-        if row.blocked:
-            raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
-        principal = Principal(user_id=claims["sub"], username=row.username, role=row.role, session_id=claims["sid"])
-        checked = _Checked(principal, claims["aud"])
         # Trusted until the token or its session expires, whichever comes first.
         until = min(float(claims["exp"]), row.expires_at.timestamp())
+        principal = Principal(
+            user_id=claims["sub"], username=row.username, role=row.role, session_id=claims["sid"], valid_until=until
+        )
+        checked = _Checked(principal, claims["aud"])
         tags = [*session_tags(session_id=principal.session_id), *session_tags(user_id=principal.user_id)]
         self._checked.put(token, checked, tags, generation, until)
         return checked

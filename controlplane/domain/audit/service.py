@@ -94,12 +94,13 @@ class AuditLog:
     async def search(self, db: AsyncSession, where: AuditFilter, page: int, page_size: int) -> AuditPage:
         query = select(AuditEntry)
         if where.q.strip():
-            like = f"%{where.q.strip().lower()}%"
+            # contains(autoescape): a typed % or _ is a character to find, not a wildcard.
+            needle = where.q.strip().lower()
             query = query.where(
                 or_(
-                    func.lower(AuditEntry.summary).like(like),
-                    func.lower(AuditEntry.actor_username).like(like),
-                    func.lower(AuditEntry.target_id).like(like),
+                    func.lower(AuditEntry.summary).contains(needle, autoescape=True),
+                    func.lower(AuditEntry.actor_username).contains(needle, autoescape=True),
+                    func.lower(AuditEntry.target_id).contains(needle, autoescape=True),
                 )
             )
         if where.action:

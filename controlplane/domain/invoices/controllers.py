@@ -12,6 +12,7 @@ from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, Switc
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices.service import Outcome
 from controlplane.payments.base import GatewayError, GatewayUnavailable
+from controlplane.query_params import LOOSE_QUERY
 
 
 class InvoiceController(Controller):
@@ -67,7 +68,12 @@ class PaymentGatewayController(Controller):
     path = "/api/payments"
     tags = ["payments"]
 
-    @post("/qvapay/webhook", operation_id="qvapayNotification", status_code=200, opt={"errors": (401, 404, 502)})
+    @post(
+        "/qvapay/webhook",
+        operation_id="qvapayNotification",
+        status_code=200,
+        opt={"errors": (401, 404, 502), **LOOSE_QUERY},
+    )
     async def qvapay(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[dict[str, Any]]:
         body = await request.body()
         try:
@@ -80,7 +86,7 @@ class PaymentGatewayController(Controller):
         "/remesita/{remote_id:str}",
         operation_id="remesitaNotification",
         status_code=200,
-        opt={"errors": (401, 502)},
+        opt={"errors": (401, 502), **LOOSE_QUERY},
     )
     async def remesita(
         self, request: Request[Any, Any, Any], services: ServicesDep, remote_id: FromPath[str], key: FromQuery[str] = ""
@@ -93,7 +99,8 @@ class PaymentGatewayController(Controller):
             return _gateway_down()
         return _answer(outcome)
 
-    @get("/return/{remote_id:str}", operation_id="paymentReturn")
+    # The gateway sends the customer back with query parameters of its own beside `status`.
+    @get("/return/{remote_id:str}", operation_id="paymentReturn", opt=LOOSE_QUERY)
     async def back_from_gateway(
         self, services: ServicesDep, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
     ) -> Redirect:

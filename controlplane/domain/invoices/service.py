@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import random_token
 from controlplane.db import after_commit, transaction, utcnow
+from controlplane.domain.accounts.models import User
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
 from controlplane.domain.peers.models import Peer
@@ -48,6 +49,9 @@ CREDITABLE = (InvoiceStatus.PENDING, InvoiceStatus.EXPIRED, InvoiceStatus.CANCEL
 # What an admin may settle by hand: also a failed invoice (wrong amount paid, gateway down when it was opened), once
 # they have checked that the money arrived. Never through a gateway: its word on a failed invoice stays final.
 STAFF_CREDITABLE = (*CREDITABLE, InvoiceStatus.FAILED)
+# The transaction id of a payment staff credited by hand (the manager's manual payment).
+MANUAL_PREFIX = "manual-"
+SETTLED = (InvoiceStatus.PAID, InvoiceStatus.FULFILLED)
 # Settling these overrides the gateway's last word ("no money" or "a problem"): the admin must say why.
 REASON_REQUIRED = (InvoiceStatus.FAILED, InvoiceStatus.CANCELED)
 RECONCILE_BATCH = 200
@@ -81,7 +85,9 @@ class NotificationRefused(DomainError):
 @dataclass(frozen=True)
 class Outcome:
     credited: bool
-    reason: str  # credited, pending, canceled, failed, amount_mismatch, already_handled, other_payment, no_reference
+    # credited, pending, canceled, failed, amount_mismatch, already_handled, other_payment, no_reference,
+    # settled_by_hand
+    reason: str
 
 
 class InvoiceService:
@@ -148,6 +154,12 @@ class InvoiceService:
                 raise Conflict(
                     "Este peer se paga de forma manual: contacte con soporte para renovarlo.",
                     code="manual_payment_peer",
+                )
+            if peer.disabled_by_staff:
+                # Paying would not bring it back (docs/security.md): refuse before the customer pays.
+                raise Conflict(
+                    "Este peer fue deshabilitado por un administrador: contacte con soporte antes de renovarlo.",
+                    code="peer_disabled_by_staff",
                 )
             peer_id, peer_name = peer.id, peer.name
         if not gateway.configured:
@@ -263,6 +275,11 @@ class InvoiceService:
         if invoice is None or invoice.gateway != gateway_name:
             log.warning("%s notification for an unknown invoice %.64s: ignored", gateway_name, remote_id)
             raise InvoiceNotFound()
+        if (invoice.transaction_id or "").startswith(MANUAL_PREFIX) and invoice.status in SETTLED:
+            # Staff credited it by hand; the gateway's (verified) notification still wants its 200, or it retries
+            # forever. Nothing more is credited; staff decide about a payment made twice (docs/payments.md).
+            log.warning("invoice %s settled by hand: %s notifies a payment too, not credited", remote_id, gateway_name)
+            return Outcome(False, "settled_by_hand")
         if invoice.transaction_id and reference and reference != invoice.transaction_id:
             log.warning("invoice %s: notification names another payment (%.64s): refused", remote_id, reference)
             raise NotificationRefused()
@@ -403,6 +420,10 @@ class InvoiceService:
         return True
 
     async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer, list[Push]]:
+        owner = await db.get(User, invoice.user_id)
+        if owner is None or owner.deleted_at is not None:
+            # Paid after the account was deleted: kept `paid` with this problem for staff to refund.
+            raise Conflict("La cuenta fue eliminada; el pago queda para reembolso.", code="account_deleted")
         validity = timedelta(hours=invoice.validity_hours)
         plan = (invoice.plan_id, invoice.plan_name, invoice.amount)
         if invoice.mode is InvoiceMode.NEW_PEER:

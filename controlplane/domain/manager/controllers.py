@@ -26,8 +26,8 @@ from controlplane.domain.manager.access import SUPPORT
 from controlplane.domain.manager.invoices import revenue_rows
 from controlplane.domain.manager.overview import overview
 from controlplane.domain.manager.peers import search_peers, staff_peer
-from controlplane.domain.peers.schemas import PeerView
 from controlplane.domain.servers.controllers import AdminServerController
+from controlplane.domain.servers.models import Server
 from controlplane.errors import Conflict, Invalid, NotFound
 from controlplane.payments.base import PaymentRecord, PaymentStatus
 from controlplane.services import Services
@@ -81,6 +81,17 @@ class AdminUserController(Controller):
         await services.audit.record(db, staff, ip, action, "user", row.id, f"Usuario {row.username} {text}")
         return row
 
+    @delete("/{user_id:str}", status_code=200, operation_id="adminDeleteUser")
+    async def delete_user(
+        self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, user_id: FromPath[str]
+    ) -> schemas.UserRow:
+        """Admins only: the account's peers, owned rooms and sessions go, its invoices stay (docs/security.md)."""
+        username, row = await services.staff_users.delete(db, user_id)
+        await services.audit.record(
+            db, staff, ip, "user.delete", "user", row.id, f"Cuenta {username} eliminada; peers y sesiones cerrados"
+        )
+        return row
+
     @post("/{user_id:str}/password-reset", status_code=200, operation_id="adminSendPasswordReset", opt=SUPPORT)
     async def password_reset(
         self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, user_id: FromPath[str]
@@ -131,7 +142,7 @@ class AdminPeerController(Controller):
     @post("/", status_code=201, operation_id="adminCreatePeer")
     async def create_peer(
         self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.PeerCreate]
-    ) -> PeerView:
+    ) -> schemas.StaffPeer:
         user = await services.accounts.find_by_username(db, data.username)
         if user is None or user.role is not Role.CUSTOMER:
             raise NotFound("Cliente no encontrado.", code="user_not_found")
@@ -143,7 +154,8 @@ class AdminPeerController(Controller):
             f"Peer {peer.name} de {user.username} en {peer.server.name}"
             + (f", {data.days} días" if data.days else ", sin vencimiento"),
         )  # fmt: skip
-        return services.peers.view(peer)
+        # The staff view: no mirror link, keys stay out (docs/security.md, "staff views").
+        return await staff_peer(db, peer)
 
     @patch("/{peer_id:str}", operation_id="adminUpdatePeer")
     async def update(
@@ -159,7 +171,7 @@ class AdminPeerController(Controller):
             changes["manual_payment"] = data.manual_payment
         if data.active is not None:
             message = None if data.active else f"El peer {peer.name} fue deshabilitado por un administrador."
-            await services.peers.set_active(db, peer, data.active, message)
+            await services.peers.set_active(db, peer, data.active, message, by_staff=True)
             changes["active"] = data.active
         await services.audit.record(db, staff, ip, "peer.update", "peer", peer.id, f"{peer.name}: {_summary(changes)}")
         return await staff_peer(db, peer)
@@ -173,8 +185,10 @@ class AdminPeerController(Controller):
         peer = await services.peers.by_id(db, peer_id)
         origin = peer.server.name
         peer = await services.peers.change_server(db, peer.user_id, peer.id, data.server)
+        # The move is pending until the new node confirms (docs/operations.md): the peer still shows its old server.
+        target = await db.get_one(Server, peer.pending_server_id)
         await services.audit.record(
-            db, staff, ip, "peer.move", "peer", peer.id, f"{peer.name}: {origin} -> {peer.server.name}"
+            db, staff, ip, "peer.move", "peer", peer.id, f"{peer.name}: {origin} -> {target.name}"
         )
         return await staff_peer(db, peer)
 

@@ -14,13 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import User
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
+from controlplane.domain.invoices.service import MANUAL_PREFIX
 from controlplane.domain.manager import schemas
 from controlplane.errors import NotFound
 
 # Money that came in: paid (peer not made yet, retried) and fulfilled invoices.
 RECEIVED = (InvoiceStatus.PAID, InvoiceStatus.FULFILLED)
 # A payment marked by staff: its transaction id starts with this (unique per invoice, so credited once).
-MANUAL_PREFIX = "manual-"
 # An invoice's state in the manager's messages ("La factura está fallida: ...").
 STATUS_NAMES = {
     InvoiceStatus.PENDING: "pendiente",
@@ -101,13 +101,14 @@ async def search_invoices(
 ) -> InvoicePage:
     query = _with_owner()
     if q.strip():
-        like = f"%{q.strip().lower()}%"
+        # contains(autoescape): a typed % or _ is a character to find, not a wildcard.
+        needle = q.strip().lower()
         query = query.where(
             or_(
-                User.username_key.like(like),
+                User.username_key.contains(needle, autoescape=True),
                 Invoice.remote_id == q.strip(),
                 Invoice.transaction_id == q.strip(),
-                func.lower(Invoice.peer_name).like(like),
+                func.lower(Invoice.peer_name).contains(needle, autoescape=True),
             )
         )
     if status:

@@ -13,6 +13,7 @@ from controlplane.domain.manager import schemas
 from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import ONLINE_WITHIN
+from controlplane.domain.usage.service import overview_usage
 
 
 async def _count(db: AsyncSession, model: type, *where: object) -> int:
@@ -69,6 +70,8 @@ async def overview(
         users_new_7d=await _count(db, User, User.role == Role.CUSTOMER, User.created >= now - timedelta(days=7)),
         peers=await _count(db, Peer),
         peers_active=await _count(db, Peer, Peer.active.is_(True)),
+        # Peers whose configuration two devices share (docs/operations.md, "One device per peer").
+        peers_shared_config=await _count(db, Peer, Peer.shared_config_warned_at.is_not(None)),
         servers=await _count(db, Server),
         servers_active=await _count(db, Server, Server.active.is_(True)),
         # Last-seen from the database, so every process behind a load balancer gives the same answer.
@@ -82,4 +85,5 @@ async def overview(
         ),
         recent_operations=await recent_operations(db),
         revenue=revenue,
+        usage=await overview_usage(db, now),
     )

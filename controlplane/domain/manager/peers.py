@@ -70,12 +70,13 @@ async def search_peers(
 ) -> schemas.PeerPage:
     query = _peers_with_owner()
     if q.strip():
-        like = f"%{q.strip().lower()}%"
+        # contains(autoescape): a typed % or _ is a character to find, not a wildcard.
+        needle = q.strip().lower()
         query = query.where(
             or_(
-                func.lower(Peer.name).like(like),
-                User.username_key.like(like),
-                Peer.address.like(like),
+                func.lower(Peer.name).contains(needle, autoescape=True),
+                User.username_key.contains(needle, autoescape=True),
+                Peer.address.contains(needle, autoescape=True),
                 Peer.public_key == q.strip(),
                 Peer.id == q.strip(),
             )

@@ -8,6 +8,8 @@ from typing import Annotated
 import msgspec
 from litestar.params import QueryParameter
 
+from controlplane.domain.usage.schemas import UsageOverview
+
 # Query parameters shared by the searchable lists.
 Page = Annotated[int, QueryParameter(ge=1, le=100_000)]
 PageSize = Annotated[int, QueryParameter(ge=1, le=200)]
@@ -34,6 +36,7 @@ class UserRow(msgspec.Struct):
     alias: str | None
     role: str
     blocked: bool
+    deleted: bool  # the account was deleted: personal data gone, kept for its invoices (docs/security.md)
     created: datetime
     last_login: datetime | None
     peers: int
@@ -213,6 +216,10 @@ class Overview(msgspec.Struct):
     recent_operations: list[OperationRow]
     # Money is for admins only: null for support (docs/api.md, "Manager roles").
     revenue: list[RevenueRow] | None
+    # Peers warned that two devices share their configuration (docs/operations.md, "One device per peer").
+    peers_shared_config: int = 0
+    # Traffic this month per server and in total, and per day (docs/usage.md).
+    usage: UsageOverview | None = None
 
 
 class RevenueRow(msgspec.Struct):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Select, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.db import after_commit
+from controlplane.domain.accounts.deletion import AccountDeletion
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.accounts.service import AccountService, Email
 from controlplane.domain.accounts.sessions import SessionService
@@ -14,7 +14,6 @@ from controlplane.domain.manager.peers import peers_of
 from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer
 from controlplane.errors import Conflict, Forbidden, NotFound
-from controlplane.realtime.hub import PushHub
 
 
 class UserNotFound(NotFound):
@@ -31,6 +30,7 @@ def _row(user: User, peers: int) -> schemas.UserRow:
         alias=user.alias,
         role=str(user.role),
         blocked=user.blocked,
+        deleted=user.deleted_at is not None,
         created=user.created,
         last_login=user.last_login,
         peers=peers,
@@ -68,19 +68,24 @@ async def rooms_of(db: AsyncSession, user_id: str) -> list[schemas.StaffRoom]:
 
 
 class StaffUsers:
-    def __init__(self, accounts: AccountService, sessions: SessionService, hub: PushHub) -> None:
+    def __init__(self, accounts: AccountService, sessions: SessionService, deletion: AccountDeletion) -> None:
         self._accounts = accounts
-        self._hub = hub
         self._sessions = sessions
+        self._deletion = deletion
 
     async def search(
         self, db: AsyncSession, q: str, blocked: bool | None, role: str, page: int, page_size: int
     ) -> schemas.UserPage:
         query = select(User)
         if q.strip():
-            like = f"%{q.strip().lower()}%"
+            # contains(autoescape): a typed % or _ is a character to find, not a wildcard.
+            needle = q.strip().lower()
             query = query.where(
-                or_(User.username_key.like(like), func.lower(User.email).like(like), User.alias_key.like(like))
+                or_(
+                    User.username_key.contains(needle, autoescape=True),
+                    func.lower(User.email).contains(needle, autoescape=True),
+                    User.alias_key.contains(needle, autoescape=True),
+                )
             )
         if blocked is not None:
             query = query.where(User.blocked.is_(blocked))
@@ -114,13 +119,25 @@ class StaffUsers:
         user = await self.get(db, user_id)
         if user.role is not Role.CUSTOMER:
             raise Forbidden("Las cuentas del personal no se bloquean desde aquí.", code="staff_account")
+        if user.deleted_at is not None:
+            raise Conflict("La cuenta fue eliminada.", code="account_deleted")
         user.blocked = blocked
         if blocked:
             await self._sessions.end_all(db, user.id, "blocked")
-            after_commit(db, lambda: self._hub.end_sessions(user_id))
         await db.flush()
         peers = await db.scalar(select(func.count()).select_from(Peer).where(Peer.user_id == user.id)) or 0
         return _row(user, peers)
+
+    async def delete(self, db: AsyncSession, user_id: str) -> tuple[str, schemas.UserRow]:
+        """Delete a customer's account (domain/accounts/deletion.py); returns its former username and its row."""
+        user = await self.get(db, user_id)
+        if user.role is not Role.CUSTOMER:
+            raise Forbidden("Las cuentas del personal no se eliminan desde aquí.", code="staff_account")
+        if user.deleted_at is not None:
+            raise Conflict("La cuenta ya fue eliminada.", code="account_deleted")
+        username = user.username
+        await self._deletion.delete(db, user, "deleted_by_staff")
+        return username, _row(user, 0)
 
     async def password_reset_email(self, db: AsyncSession, user_id: str) -> tuple[User, Email]:
         user = await self.get(db, user_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import BigInteger, Boolean, ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -33,5 +33,9 @@ class PartyMember(Base):
     peer_id: Mapped[str] = mapped_column(ForeignKey("peers.id", ondelete="CASCADE"), primary_key=True)
     party_id: Mapped[str] = mapped_column(ForeignKey("partys.id", ondelete="CASCADE"), index=True)
     joined: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Presence, from the stats of the peer's server (PartyService.record_presence): the latest handshake (unix
+    # seconds, 0 = none seen while in the room) and whether it was recent at the last report.
+    handshake_at: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    online: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     party: Mapped[Party] = relationship(lazy="joined")

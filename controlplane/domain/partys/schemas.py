@@ -16,6 +16,8 @@ class PartyPeer(msgspec.Struct):
     name: str
     user: str  # alias of the peer's owner
     private_ip: str  # the peer's tunnel address
+    online: bool  # its server saw a handshake in the last 3 minutes (docs/api.md, rooms)
+    server: str  # name of the server the peer is placed on
 
 
 class PartyView(msgspec.Struct):
@@ -26,6 +28,8 @@ class PartyView(msgspec.Struct):
     password: str | None  # the owner's view only; null for guests
     peers: list[PartyPeer]
     processing: bool
+    # When this state was read (docs/api.md, versions): the larger of two views of one room is the newer.
+    version: int
 
 
 class PartyLists(msgspec.Struct):

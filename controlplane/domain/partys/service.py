@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Mapping
 
 import msgspec
 from sqlalchemy import delete, func, select
@@ -28,7 +29,7 @@ from controlplane.domain.peers.service import PeerInactive, PeerNotFound, PeerSe
 from controlplane.domain.servers.models import Server
 from controlplane.errors import Conflict, Forbidden, Invalid, NotFound
 from controlplane.ratelimit import RateLimiter
-from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime.hub import Push, PushHub, view_version
 from controlplane.settings import RateLimit
 
 MAX_OWNED = 5
@@ -59,6 +60,15 @@ class OwnerOnly(Forbidden):
 class PartysDisabled(Conflict):
     code = "partys_disabled"
     message = "Las salas no están habilitadas."
+
+
+# WireGuard re-handshakes every 2 minutes while a tunnel carries traffic (keepalives included): a peer whose
+# latest handshake is older than 3 minutes is not connected.
+RECENT_HANDSHAKE_SECONDS = 180
+
+
+def is_online(handshake_at: int, now: float) -> bool:
+    return bool(handshake_at) and now - handshake_at < RECENT_HANDSHAKE_SECONDS
 
 
 def new_password() -> str:
@@ -92,6 +102,7 @@ class PartyService:
 
     async def lists_for(self, db: AsyncSession, user_id: str) -> schemas.PartyLists:
         """Rooms the user owns, and rooms where one of the user's peers is a guest."""
+        version = view_version()  # before the reads (docs/api.md, versions)
         owned = list(
             (await db.execute(select(Party).where(Party.owner_id == user_id).order_by(Party.created))).scalars()
         )
@@ -111,7 +122,7 @@ class PartyService:
                 )
             ).scalars()
         )
-        views = await self._views(db, [*owned, *guest], user_id)
+        views = await self._views(db, [*owned, *guest], user_id, version)
         return schemas.PartyLists(owned_partys=views[: len(owned)], guest_partys=views[len(owned) :])
 
     async def view(self, db: AsyncSession, party: Party, viewer_id: str) -> schemas.PartyView:
@@ -133,6 +144,39 @@ class PartyService:
         if party is None:
             raise PartyNotFound()
         return party
+
+    async def record_presence(
+        self, db: AsyncSession, server_id: str, handshakes: Mapping[str, int], now: float | None = None
+    ) -> None:
+        """A server's stats report (public key -> latest handshake): room members placed on that server get their
+        presence updated, and the users of every room where somebody came online or went offline see it at once.
+
+        Only members whose placement is this server count: during a move the old server's reports are ignored.
+        """
+        if not handshakes:
+            return
+        now = time.time() if now is None else now
+        rows = (
+            await db.execute(
+                select(PartyMember, Peer.public_key)
+                .join(Peer, Peer.id == PartyMember.peer_id)
+                .where(Peer.server_id == server_id, Peer.public_key.in_(list(handshakes)))
+            )
+        ).all()
+        flipped: set[str] = set()
+        for member, public_key in rows:
+            handshake_at = handshakes[public_key]
+            online = is_online(handshake_at, now)
+            if online != member.online:
+                flipped.add(member.party_id)
+            if handshake_at != member.handshake_at or online != member.online:
+                member.handshake_at, member.online = handshake_at, online
+        if not flipped:
+            return
+        await db.flush()
+        for party in (await db.execute(select(Party).where(Party.id.in_(flipped)))).scalars():
+            users = await self._users_of(db, party.id, party.owner_id)
+            await self._tell(db, party, users | {party.owner_id}, operation_started=False)
 
     def password_of(self, party: Party) -> str:
         return self._box.decrypt(party.password_enc)
@@ -238,6 +282,15 @@ class PartyService:
         users = await self._users_of(db, party.id, party.owner_id)
         nodes = await self._nodes_of(db, party.id)
         await self._settle(db, party, nodes_before=nodes | {old_server_id}, users_before=users)
+
+    async def owner_deleting(self, db: AsyncSession, user_id: str) -> None:
+        """Call before deleting an account: the rooms it owns are deleted whole (guests hear `deleted_guest_party`,
+        nodes drop the rooms), as when the owner deletes them."""
+        owned = await db.execute(
+            select(Party).where(Party.owner_id == user_id).order_by(Party.created).with_for_update(of=Party)
+        )
+        for party in owned.scalars().all():
+            await self._delete(db, party)
 
     async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None:
         """Call before deleting a peer: it leaves its room first, so nodes and users hear of it."""
@@ -434,21 +487,41 @@ class PartyService:
         )
         return {pid for pid in rows.scalars() if pid}
 
-    async def _views(self, db: AsyncSession, partys: list[Party], viewer_id: str) -> list[schemas.PartyView]:
+    async def _views(
+        self, db: AsyncSession, partys: list[Party], viewer_id: str, version: int | None = None
+    ) -> list[schemas.PartyView]:
         if not partys:
             return []
+        version = view_version() if version is None else version
         ids = [p.id for p in partys]
         rows = await db.execute(
-            select(PartyMember.party_id, Peer.id, Peer.name, Peer.address, User.alias)
+            select(
+                PartyMember.party_id,
+                Peer.id,
+                Peer.name,
+                Peer.address,
+                User.alias,
+                PartyMember.handshake_at,
+                Server.name,
+            )
             .join(Peer, Peer.id == PartyMember.peer_id)
             .join(User, User.id == Peer.user_id)
+            .join(Server, Server.id == Peer.server_id)
             .where(PartyMember.party_id.in_(ids))
             .order_by(PartyMember.joined, Peer.name)
         )
         peers: dict[str, list[schemas.PartyPeer]] = {}
-        for party_id, peer_id, name, address, alias in rows:
+        now = time.time()
+        for party_id, peer_id, name, address, alias, handshake_at, server in rows:
             peers.setdefault(party_id, []).append(
-                schemas.PartyPeer(id=peer_id, name=name, user=alias or "", private_ip=address)
+                schemas.PartyPeer(
+                    id=peer_id,
+                    name=name,
+                    user=alias or "",
+                    private_ip=address,
+                    online=is_online(handshake_at, now),
+                    server=server,
+                )
             )
         owner_rows = await db.execute(select(User.id, User.alias).where(User.id.in_({p.owner_id for p in partys})))
         owners = {user_id: alias for user_id, alias in owner_rows}
@@ -462,6 +535,7 @@ class PartyService:
                 password=self.password_of(p) if p.owner_id == viewer_id else None,
                 peers=peers.get(p.id, []),
                 processing=p.id in busy,
+                version=version,
             )
             for p in partys
         ]

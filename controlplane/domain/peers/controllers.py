@@ -11,8 +11,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from controlplane.dependencies import CUSTOMER, DB, ClientIP, Customer, ServicesDep, not_in_maintenance
-from controlplane.domain.peers import schemas
+from controlplane.domain.peers import mirror_binding, schemas
 from controlplane.errors import Invalid, NotFound
+from controlplane.query_params import LOOSE_QUERY
 
 
 class PeerController(Controller):
@@ -64,11 +65,34 @@ class PeerController(Controller):
         elif data.operation == "change_server":
             peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
             message = f"Cambiando el servidor del peer {peer.name}..."
+        elif data.operation in ("mirror_binding", "release_mirror_device"):
+            return Response(await self._bind_mirror(services, db, customer, peer_id, data))
         else:
             raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
         return Response(
             schemas.PeerOperationAccepted(success=True, message=message, data=peers.view(peer)), status_code=202
         )
+
+    @staticmethod
+    async def _bind_mirror(
+        services: ServicesDep, db: DB, customer: Customer, peer_id: str, data: schemas.PeerOperation
+    ) -> schemas.PeerUpdated:
+        """Synchronous, like regenerate_token: the mirror link's device binding (docs/api.md, "Mirror links")."""
+        if data.operation == "release_mirror_device":
+            peer = await mirror_binding.release(db, services.peers, customer.user_id, peer_id)
+            message = "El enlace mirror quedó libre: el próximo dispositivo que lo use quedará vinculado."
+        else:
+            if data.enabled is None:
+                raise Invalid(
+                    "Indique si activar la vinculación.", code="enabled_required", fields={"enabled": "Obligatorio."}
+                )
+            peer = await mirror_binding.set_binding(db, services.peers, customer.user_id, peer_id, data.enabled)
+            message = (
+                "Vinculación activada: el próximo dispositivo que use el enlace mirror quedará vinculado."
+                if data.enabled
+                else "Vinculación desactivada: el enlace mirror funciona en cualquier dispositivo."
+            )
+        return schemas.PeerUpdated(**msgspec.structs.asdict(services.peers.view(peer)), message=message)
 
     @get("/network/{peer_id:str}", operation_id="serversForPeer")
     async def servers_for_peer(
@@ -87,7 +111,8 @@ class MirrorController(Controller):
         "/{token:str}",
         operation_id="mirrorConfig",
         media_type=MediaType.TEXT,
-        opt={"maintenance_exempt": True, "errors": (409, 429)},
+        # The game-connect client may add query parameters of its own (docs/api.md, "Query strings").
+        opt={"maintenance_exempt": True, "errors": (400, 409, 429), **LOOSE_QUERY},
         responses={304: ResponseSpec(None, description="Sin cambios desde el ETag enviado en If-None-Match")},
     )
     async def mirror(
@@ -103,11 +128,20 @@ class MirrorController(Controller):
         if peer is None:
             await services.limiter.hit(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
             raise NotFound("Enlace no encontrado.", code="mirror_not_found")
+        await mirror_binding.admit(
+            services.sessionmaker,
+            services.box,
+            services.peers,
+            services.hub,
+            peer,
+            request.headers.get(mirror_binding.DEVICE_HEADER),
+        )
         text = services.peers.config_text(peer)
         etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
         headers = {
             "ETag": etag,
-            "Cache-Control": "no-cache",
+            # The configuration holds the private key: never kept by a cache (clients keep the ETag themselves).
+            "Cache-Control": "no-store",
             "Content-Disposition": f'inline; filename="{peer.name}.conf"',
         }
         if request.headers.get("if-none-match") == etag:

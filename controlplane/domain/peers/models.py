@@ -21,6 +21,8 @@ class Peer(Base):
     __table_args__ = (
         # A tunnel address is handed out once per server; freed when the peer leaves or is deleted.
         UniqueConstraint("server_id", "address", name="uq_peers_server_address"),
+        # A pending placement holds its address on the target too (docs/operations.md, "Make before break").
+        UniqueConstraint("pending_server_id", "pending_address", name="uq_peers_pending_server_address"),
         Index("ix_peers_expiration", "active", "expiration_date"),
     )
 
@@ -29,6 +31,8 @@ class Peer(Base):
     server_id: Mapped[str] = mapped_column(ForeignKey("servers.id"), index=True)
     name: Mapped[str] = mapped_column(String(32))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Staff disabled it: it stays disabled, paid or not, until staff enable it (docs/security.md, "admin disable").
+    disabled_by_staff: Mapped[bool] = mapped_column(Boolean, default=False)
     manual_payment: Mapped[bool] = mapped_column(Boolean, default=False)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expiration_date: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
@@ -38,10 +42,26 @@ class Peer(Base):
     preshared_key_enc: Mapped[str] = mapped_column(Text)
     mirror_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     mirror_token_enc: Mapped[str] = mapped_column(Text)
+    # One device per peer (docs/operations.md, "One device per peer"): when its node saw the peer's endpoint
+    # alternate between addresses (two devices sharing the configuration). Cleared when its keys are regenerated.
+    shared_config_warned_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    # Mirror link bound to one device (docs/api.md, "Mirror links"): off by default; once on, the first device id
+    # that fetches the link is kept (as a keyed hash) and other devices are refused until the customer releases it.
+    mirror_device_binding: Mapped[bool] = mapped_column(Boolean, default=False)
+    mirror_device_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     # The operation in flight for this peer, if any: the peer's "busy" flag.
     pending_operation_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    # A move or key rotation waiting for its node (docs/operations.md, "Make before break"): the columns above stay
+    # what the customer sees and downloads until the node confirms; these hold the new placement and keys. Set
+    # together with pending_operation_id; a move keeps the keys (pending_public_key None), a rotation keeps the
+    # server and address (pending_server_id = server_id). Secrets encrypted like the committed ones.
+    pending_server_id: Mapped[str | None] = mapped_column(ForeignKey("servers.id"), default=None, index=True)
+    pending_address: Mapped[str | None] = mapped_column(String(45), default=None)
+    pending_public_key: Mapped[str | None] = mapped_column(String(44), unique=True, default=None)
+    pending_private_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
+    pending_preshared_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
 
-    server: Mapped[Server] = relationship(lazy="joined")
+    server: Mapped[Server] = relationship(lazy="joined", foreign_keys=[server_id])
     # The room this peer is in, if any (the room service writes memberships; this side only reads).
     membership: Mapped[PartyMember | None] = relationship(lazy="selectin", uselist=False, viewonly=True)
     plans_history: Mapped[list[PlanHistory]] = relationship(
@@ -106,3 +126,18 @@ class NodeOperation(Base):
     error: Mapped[str | None] = mapped_column(Text, default=None)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
+class ExpiryReminder(Base):
+    """One reminder email sent (or being sent) about one expiration date of one peer.
+
+    The primary key is the claim: whichever process inserts the row first sends the mail, any other blocks on the
+    key until that transaction ends and then finds it taken. The expiration date is part of the key, so a renewed
+    peer (a new date) is reminded again before its new date."""
+
+    __tablename__ = "expiry_reminders"
+
+    peer_id: Mapped[str] = mapped_column(ForeignKey("peers.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)  # "72h" or "24h"
+    expiration_date: Mapped[datetime] = mapped_column(UTCDateTime, primary_key=True)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

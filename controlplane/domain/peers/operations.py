@@ -6,13 +6,16 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import after_commit, utcnow
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
 from controlplane.domain.servers.models import Server
 from controlplane.realtime.bus import EventBus
+
+# How a timed-out operation's error begins (the owner is told the node did not answer in time).
+TIMEOUT_PREFIX = "timeout"
 
 # Called with (db, operation, peer or None) when an operation ends, to tell the owner (see PeerService).
 OutcomeListener = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[None]]
@@ -76,13 +79,19 @@ class OperationService:
         )
         return list(rows.scalars())
 
-    async def finish(self, db: AsyncSession, operation_id: str, error: str | None) -> NodeOperation | None:
-        """End one operation (once: a second answer for it changes nothing) and tell its owner."""
+    async def finish(
+        self, db: AsyncSession, operation_id: str, error: str | None, server_id: str | None = None
+    ) -> NodeOperation | None:
+        """End one operation (once: a second answer for it changes nothing) and tell its owner.
+
+        `server_id`: the node that answered. An agent may end only operations sent to its own node; another
+        node's (a compromised or confused agent naming a foreign id) is ignored (docs/security.md, "agents")."""
         status = OperationStatus.FAILED if error else OperationStatus.OK
+        mine = NodeOperation.server_id == server_id if server_id is not None else true()
         # One statement ends it and returns the row (the answer path to the owner's browser is latency-bound).
         operation = await db.scalar(
             update(NodeOperation)
-            .where(NodeOperation.id == operation_id, NodeOperation.status == OperationStatus.PENDING)
+            .where(NodeOperation.id == operation_id, NodeOperation.status == OperationStatus.PENDING, mine)
             .values(status=status, error=error, finished=utcnow())
             .returning(NodeOperation),
             execution_options={"populate_existing": True, "synchronize_session": False},
@@ -117,7 +126,7 @@ class OperationService:
         )
         overdue = rows.scalars().all()
         for operation_id in overdue:
-            await self.finish(db, operation_id, "timeout: el servidor no respondió a tiempo")
+            await self.finish(db, operation_id, f"{TIMEOUT_PREFIX}: the node did not answer in time")
         return len(overdue)
 
     async def _ended(self, db: AsyncSession, operation: NodeOperation) -> None:

@@ -15,6 +15,9 @@ class PeerServer(msgspec.Struct):
     active: bool
     ubication: str
     allow_partys: bool
+    # Live status (docs/operations.md, "Server status"): its agent is connected; it applied every queued change.
+    online: bool = False
+    in_sync: bool = False
 
 
 class PlanHistoryItem(msgspec.Struct):
@@ -41,6 +44,17 @@ class PeerView(msgspec.Struct):
     party: PartyRef | None
     address: str
     processing: bool
+    # When this state was read (docs/api.md, versions): the larger of two views of one peer is the newer.
+    version: int
+    # Why an inactive peer is so: "admin" (staff disabled it; only staff enable it again, payments do not) or
+    # "expired" (its plan ran out; paying brings it back). None while active.
+    disabled_reason: Literal["admin", "expired"] | None = None
+    # Its node saw two devices take turns with this configuration (docs/operations.md, "One device per peer");
+    # false again once the customer regenerates the keys.
+    shared_config_warning: bool = False
+    # The mirror link bound to one device (docs/api.md, "Mirror links"): turned on, and whether a device holds it.
+    mirror_binding: bool = False
+    mirror_bound: bool = False
 
 
 class ServerOption(msgspec.Struct):
@@ -50,14 +64,23 @@ class ServerOption(msgspec.Struct):
     active: bool
     ubication: str
     allow_partys: bool
+    # As in PeerServer: an offline server is listed (so the customer sees why) but a move to it is refused.
+    online: bool = False
+    in_sync: bool = False
+    # Load (docs/api.md, "Servers for a peer"): its peers, those with a handshake in the last 3 minutes (its
+    # node's latest report), and whether it is the one suggested for this peer.
+    peers: int = 0
+    connected_peers: int = 0
+    recommended: bool = False
 
 
-Operation = Literal["regenerate_token", "regenerate", "change_server"]
+Operation = Literal["regenerate_token", "regenerate", "change_server", "mirror_binding", "release_mirror_device"]
 
 
 class PeerOperation(msgspec.Struct, forbid_unknown_fields=True):
     operation: Annotated[str, msgspec.Meta(max_length=32)]
     server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    enabled: bool | None = None  # operation=mirror_binding: turn the binding on or off
 
 
 class PeerOperationAccepted(msgspec.Struct):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Protocol
+from typing import Literal, Protocol
 
 import msgspec
 from sqlalchemy import case, func, inspect, select
@@ -19,18 +19,22 @@ from controlplane.domain.peers import schemas
 from controlplane.domain.peers.config_file import ClientConfig, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer, PlanHistory
-from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.peers.operations import TIMEOUT_PREFIX, OperationService
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
-from controlplane.domain.servers.status import ONLINE_WITHIN
+from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
 from controlplane.errors import Conflict, Invalid, NotFound
-from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime.hub import Push, PushHub, view_version
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
 
 PEER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 INACTIVE_DOWNLOAD = "No se puede descargar la configuración de un peer inactivo"
 ADDRESS_RETRIES = 5
+SERVER_OFFLINE = (
+    "El servidor elegido no está en línea en este momento. Su peer sigue en su servidor actual; elija otro o"
+    " intente más tarde."
+)
 
 
 class PeerNotFound(NotFound):
@@ -63,6 +67,12 @@ def validate_peer_name(name: str) -> str:
     return name
 
 
+def disabled_reason(peer: Peer) -> Literal["admin", "expired"] | None:
+    if peer.active:
+        return None
+    return "admin" if peer.disabled_by_staff else "expired"
+
+
 def _party_ref(peer: Peer) -> schemas.PartyRef | None:
     """The peer's room. A peer made in this transaction has no membership loaded (and none to load)."""
     if "membership" in inspect(peer).unloaded or peer.membership is None:
@@ -91,7 +101,8 @@ class PeerService:
 
     # --- reading --------------------------------------------------------------------------------------------
 
-    def view(self, peer: Peer) -> schemas.PeerView:
+    def view(self, peer: Peer, version: int | None = None) -> schemas.PeerView:
+        """`version`: when the peer was read, if before now (docs/api.md, versions)."""
         server = peer.server
         return schemas.PeerView(
             id=peer.id,
@@ -111,11 +122,18 @@ class PeerService:
                 active=server.active,
                 ubication=server.ubication,
                 allow_partys=server.hosts_rooms,  # a disabled server hosts no rooms (docs/api.md)
+                online=is_online(server),
+                in_sync=is_in_sync(server),
             ),
             mirror_link=self.mirror_link(peer),
             party=_party_ref(peer),
             address=peer.address,
             processing=peer.pending_operation_id is not None,
+            version=view_version() if version is None else version,
+            disabled_reason=disabled_reason(peer),
+            shared_config_warning=peer.shared_config_warned_at is not None,
+            mirror_binding=peer.mirror_device_binding,
+            mirror_bound=peer.mirror_device_hash is not None,
         )
 
     def mirror_link(self, peer: Peer) -> str:
@@ -127,8 +145,10 @@ class PeerService:
         if cached is not None:
             return cached
         generation = self._invalidation.generation(db, self._lists)
+        # Before the read: a change committed while it runs is pushed with a larger version.
+        version = view_version()
         peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
-        views = [self.view(p) for p in peers.scalars()]
+        views = [self.view(p, version) for p in peers.scalars()]
         self._lists.put(user_id, views, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
         return views
 
@@ -174,11 +194,21 @@ class PeerService:
         return peer if peer is not None and peer.active else None
 
     async def available_servers(self, db: AsyncSession, user_id: str, peer_id: str) -> list[schemas.ServerOption]:
+        """The servers the peer may move to, with their load; the least loaded one that can take the peer as it is
+        comes out `recommended` (docs/api.md, "Servers for a peer")."""
         peer = await self.owned(db, user_id, peer_id)
-        rows = await db.execute(
-            select(Server).where(Server.active.is_(True), Server.id != peer.server_id).order_by(Server.name)
-        )
-        return [
+        counts = (
+            select(Peer.server_id, func.count().label("n")).where(Peer.active.is_(True)).group_by(Peer.server_id)
+        ).subquery()
+        rows = (
+            await db.execute(
+                select(Server, func.coalesce(counts.c.n, 0))
+                .outerjoin(counts, counts.c.server_id == Server.id)
+                .where(Server.active.is_(True), Server.id != peer.server_id)
+                .order_by(Server.name)
+            )
+        ).all()
+        options = [
             schemas.ServerOption(
                 id=s.id,
                 address=s.address,
@@ -186,9 +216,25 @@ class PeerService:
                 active=s.active,
                 ubication=s.ubication,
                 allow_partys=s.allow_partys,
+                online=is_online(s),
+                in_sync=is_in_sync(s),
+                peers=n,
+                # The node's latest report; an offline node's last figures would be stale.
+                connected_peers=s.stats_peers_connected if is_online(s) else 0,
             )
-            for s in rows.scalars()
+            for s, n in rows
         ]
+        in_room = _party_ref(peer) is not None
+        fits = [
+            (n / max(s.capacity, 1), option.connected_peers, option.name, option)
+            for (s, n), option in zip(rows, options, strict=True)
+            # Online (a move elsewhere is refused), with room left, and hosting rooms if the peer is in one (a
+            # move to a server without rooms takes it out of its room).
+            if option.online and n < s.capacity and (s.hosts_rooms or not in_room)
+        ]
+        if fits:
+            min(fits, key=lambda fit: fit[:3])[3].recommended = True
+        return options
 
     # --- customer operations ----------------------------------------------------------------------------------
 
@@ -198,26 +244,32 @@ class PeerService:
         if not peer.active:
             raise PeerInactive()
         self._set_mirror_token(peer)
+        peer.mirror_device_hash = None  # a new link: the next device to fetch it is the one kept, if bound
         await db.flush()
         return peer
 
     async def regenerate(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
-        """Asynchronous: new client keys now; the node swaps the old key for the new one and the push says so."""
+        """Asynchronous: new client keys, pending until the node swaps them (docs/operations.md); until then the
+        customer sees and downloads the old ones, and if the node fails or times out they stay."""
         peer = await self._claim(db, user_id, peer_id)
-        old_public_key = peer.public_key
-        self._set_keys(peer)
+        private, public = generate_keypair()
+        peer.pending_server_id = peer.server_id
+        peer.pending_public_key = public
+        peer.pending_private_key_enc = self._box.encrypt(private)
+        peer.pending_preshared_key_enc = self._box.encrypt(generate_preshared_key())
         await self._operations.enqueue(
             db,
             peer.server_id,
             OperationKind.REGENERATE,
-            delta_payload([peer.id], [old_public_key]),
+            delta_payload(remove_public_keys=[peer.public_key], pending_peer_ids=[peer.id]),
             user_id=user_id,
             peer=peer,
         )
         return peer
 
     async def change_server(self, db: AsyncSession, user_id: str, peer_id: str, server_id: str | None) -> Peer:
-        """Asynchronous: a new address on the new server; the old node drops the peer, the new one adds it."""
+        """Asynchronous, make before break (docs/operations.md): the new node adds the peer at a pending address;
+        only once it confirms does the peer move (the old node drops it then). Refused to an offline server."""
         if not server_id:
             raise Invalid("Debe elegir un servidor.", code="server_required", fields={"server": "Obligatorio."})
         peer = await self._claim(db, user_id, peer_id)
@@ -228,16 +280,18 @@ class PeerService:
             raise Conflict("El servidor elegido no está activo.", code="server_inactive")
         if target.id == peer.server_id:
             raise Conflict("El peer ya está en ese servidor.", code="same_server")
-        old_server_id = peer.server_id
-        await self._place(db, peer, target)
+        if not is_online(target):
+            # Queued, it would wait for nobody and time out; refused, the peer simply stays where it works.
+            raise Conflict(SERVER_OFFLINE, code="server_offline")
+        await self._place(db, peer, target, pending=True)
         await self._operations.enqueue(
-            db, old_server_id, OperationKind.REMOVE, delta_payload([], [peer.public_key]), notify=False
+            db,
+            target.id,
+            OperationKind.CHANGE_SERVER,
+            delta_payload(pending_peer_ids=[peer.id]),
+            user_id=user_id,
+            peer=peer,
         )
-        await self._operations.enqueue(
-            db, target.id, OperationKind.CHANGE_SERVER, delta_payload([peer.id]), user_id=user_id, peer=peer
-        )
-        if self.rooms is not None:
-            await self.rooms.peer_moved(db, peer, old_server_id)
         return peer
 
     async def _claim(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
@@ -289,7 +343,7 @@ class PeerService:
         free = Server.capacity - func.coalesce(counts.c.n, 0)
         # A server whose agent is not connected (a new one not installed yet, one that went down) would leave the
         # customer's new peer waiting: servers seen recently come first, the others only when none is.
-        seen_recently = case((Server.last_seen >= utcnow() - ONLINE_WITHIN, 0), else_=1)
+        seen_recently = case((online_clause(), 0), else_=1)
         row = (
             await db.execute(
                 select(Server)
@@ -303,10 +357,18 @@ class PeerService:
             raise Conflict("No hay servidores disponibles temporalmente.", code="no_server_available")
         return row
 
-    async def set_active(self, db: AsyncSession, peer: Peer, active: bool, message: str | None = None) -> None:
-        """Disable (the node drops the peer; downloads refused) or enable again (the node adds it back)."""
+    async def set_active(
+        self, db: AsyncSession, peer: Peer, active: bool, message: str | None = None, by_staff: bool = False
+    ) -> None:
+        """Disable (the node drops the peer; downloads refused) or enable again (the node adds it back).
+
+        `by_staff`: staff's own switch. Staff disabling marks the peer so payments do not bring it back; staff
+        enabling clears the mark. The expiry job and payments pass False."""
+        if by_staff:
+            peer.disabled_by_staff = not active
         if peer.active == active:
             return
+        await self.cancel_pending(db, peer, "cancelled: the peer was disabled or enabled meanwhile")
         peer.active = active
         delta = delta_payload([peer.id]) if active else delta_payload([], [peer.public_key])
         kind = OperationKind.ENABLE if active else OperationKind.DISABLE
@@ -317,6 +379,7 @@ class PeerService:
     async def delete(self, db: AsyncSession, peer: Peer) -> None:
         """Delete a peer: it leaves its room first (nodes and users hear of it), its node drops its key, and the
         owner hears `deleted_peer` once the node confirms. Its tunnel address is free from this commit on."""
+        await self.cancel_pending(db, peer, "cancelled: the peer was deleted meanwhile")
         if self.rooms is not None:
             await self.rooms.peer_deleting(db, peer)
         removal = delta_payload([], [peer.public_key])
@@ -329,14 +392,15 @@ class PeerService:
     async def add_plan(
         self, db: AsyncSession, peer: Peer, plan_id: str | None, name: str, price: Decimal, validity_hours: int
     ) -> None:
-        """Extend from the later of now and the current expiration and record it in plans_history; a disabled
-        peer comes back. A peer without expiration keeps none (it is already unlimited); the row is still kept."""
+        """Extend from the later of now and the current expiration and record it in plans_history; an expired peer
+        comes back, one staff disabled does not (docs/security.md). A peer without expiration keeps none (it is
+        already unlimited); the row is still kept."""
         if peer.expiration_date is not None:
             peer.expiration_date = max(utcnow(), peer.expiration_date) + timedelta(hours=validity_hours)
         await db.refresh(peer, ["plans_history"])
         peer.plans_history.append(PlanHistory(plan_id=plan_id, plan_name=name, plan_price=price))
         await db.flush()
-        if not peer.active:
+        if not peer.active and not peer.disabled_by_staff:
             await self.set_active(db, peer, True)
 
     async def expire_due(self, db: AsyncSession) -> int:
@@ -368,17 +432,34 @@ class PeerService:
         peer.mirror_token_hash = self._box.lookup_hash(token)
         peer.mirror_token_enc = self._box.encrypt(token)
 
-    async def _place(self, db: AsyncSession, peer: Peer, server: Server) -> None:
-        """Give the peer the lowest free address on `server`; the unique constraint settles concurrent picks."""
+    async def _place(self, db: AsyncSession, peer: Peer, server: Server, *, pending: bool = False) -> None:
+        """Give the peer the lowest free address on `server` (as its placement, or as its pending one); addresses
+        held by pending moves count as taken. The server row's lock orders concurrent picks on one server; the
+        unique constraints are the last word."""
+        await db.execute(select(Server.id).where(Server.id == server.id).with_for_update())
         for _ in range(ADDRESS_RETRIES):
             used = (
-                (await db.execute(select(Peer.address).where(Peer.server_id == server.id, Peer.id != peer.id)))
+                (
+                    await db.execute(
+                        select(Peer.address)
+                        .where(Peer.server_id == server.id, Peer.id != peer.id)
+                        .union_all(
+                            select(Peer.pending_address).where(
+                                Peer.pending_server_id == server.id,
+                                Peer.pending_address.is_not(None),
+                                Peer.id != peer.id,
+                            )
+                        )
+                    )
+                )
                 .scalars()
                 .all()
             )
-            peer.address = allocate(server.tunnel_subnet, used)
-            peer.server_id = server.id
-            peer.server = server
+            address = allocate(server.tunnel_subnet, [a for a in used if a])
+            if pending:
+                peer.pending_server_id, peer.pending_address = server.id, address
+            else:
+                peer.address, peer.server_id, peer.server = address, server.id, server
             try:
                 async with db.begin_nested():
                     db.add(peer)
@@ -388,11 +469,82 @@ class PeerService:
                 continue
         raise Conflict("No se pudo asignar una dirección. Intente de nuevo.", code="address_conflict")
 
+    # --- make before break (docs/operations.md) -----------------------------------------------------------------
+
+    async def cancel_pending(self, db: AsyncSession, peer: Peer, reason: str) -> None:
+        """End the peer's pending move or key rotation as failed (its owner is told; the node is set back), before
+        something else changes the peer: the pending state must never outlive its operation."""
+        if peer.pending_server_id is not None and peer.pending_operation_id is not None:
+            await self._operations.finish(db, peer.pending_operation_id, reason)
+
+    async def cancel_moves_to(self, db: AsyncSession, server_id: str) -> None:
+        """The server was disabled: moves still waiting for it end as cancelled, so no peer lands on a server out of
+        service (its owner is told; the peer stays where it is)."""
+        rows = await db.execute(
+            select(Peer)
+            .where(Peer.pending_server_id == server_id, Peer.server_id != server_id)
+            .order_by(Peer.id)
+            .with_for_update(of=Peer)
+        )
+        for peer in rows.scalars().all():
+            await self.cancel_pending(db, peer, "cancelled: the target server was disabled")
+
+    async def _settle_pending(self, db: AsyncSession, operation: NodeOperation, peer: Peer) -> str | None:
+        """The node answered (or the operation timed out): on ok the pending placement or keys become the peer's
+        (and only then does the old node drop the old ones); otherwise they are dropped and the node that may have
+        applied them gets a correcting delta, so it ends where the database is. Returns the old server's id of a
+        committed move."""
+        if peer.pending_server_id is None or operation.kind not in (
+            OperationKind.REGENERATE,
+            OperationKind.CHANGE_SERVER,
+        ):
+            return None
+        target_id, old_server_id = peer.pending_server_id, peer.server_id
+        new_key, new_address = peer.pending_public_key, peer.pending_address
+        ok = operation.status is OperationStatus.OK
+        if ok and new_key is not None:
+            assert peer.pending_private_key_enc is not None and peer.pending_preshared_key_enc is not None
+            peer.public_key, peer.private_key_enc = new_key, peer.pending_private_key_enc
+            peer.preshared_key_enc = peer.pending_preshared_key_enc
+            peer.shared_config_warned_at = None  # new keys: only the device that downloads them again holds them
+        moved = ok and new_address is not None and target_id != old_server_id
+        self._clear_pending(peer)
+        if moved:
+            assert new_address is not None
+            await db.flush()  # the pending address is released before the peer takes it
+            peer.server_id, peer.address = target_id, new_address
+            peer.server = await db.get_one(Server, target_id)
+        await db.flush()
+        if moved:
+            # Break after make: the new node holds the peer; now the old one lets it go.
+            await self._operations.enqueue(
+                db, old_server_id, OperationKind.REMOVE, delta_payload([], [peer.public_key]), notify=False
+            )
+            if self.rooms is not None:
+                await self.rooms.peer_moved(db, peer, old_server_id)
+            return old_server_id
+        if not ok:
+            # Serials keep order: a node that applied the change late (or comes back now) undoes it with this.
+            correction = (
+                delta_payload([peer.id], [new_key]) if new_key is not None else delta_payload([], [peer.public_key])
+            )
+            await self._operations.enqueue(db, target_id, OperationKind.REMOVE, correction, notify=False)
+        return None
+
+    @staticmethod
+    def _clear_pending(peer: Peer) -> None:
+        peer.pending_server_id = peer.pending_address = peer.pending_public_key = None
+        peer.pending_private_key_enc = peer.pending_preshared_key_enc = None
+
     def _push_after_commit(self, db: AsyncSession, user_id: str, push: Push) -> None:
         after_commit(db, lambda: self._hub.push(user_id, push))
 
     async def _tell_owner(self, db: AsyncSession, operation: NodeOperation, peer: Peer | None) -> None:
-        """The outcome of an operation, pushed to the owner's browsers once it is committed."""
+        """The outcome of an operation: its pending change settled, then pushed to the owner's browsers once it is
+        committed."""
+        pending_target = peer.pending_server_id if peer is not None else None
+        if peer is not None:
+            await self._settle_pending(db, operation, peer)
         user_id = operation.user_id
         if user_id is None:
             return
@@ -402,6 +554,8 @@ class PeerService:
             return
         if "plans_history" in inspect(peer).unloaded:  # a peer loaded by a query has them (selectin) already
             await db.refresh(peer, ["plans_history"])
+        if "membership" in inspect(peer).unloaded:
+            await db.refresh(peer, ["membership"])
         view = msgspec.to_builtins(self.view(peer))
         if operation.status is OperationStatus.OK:
             kind, message = {
@@ -414,10 +568,36 @@ class PeerService:
             }.get(operation.kind, ("updated_peer", None))
             self._push_after_commit(db, user_id, Push(kind, message, view))
             return
-        message = {
-            OperationKind.REGENERATE: f"Hubo un error al intentar regenerar el peer {peer.name}",
-            OperationKind.CHANGE_SERVER: "Hubo un error al intentar cambiar el servidor del peer.",
-        }.get(operation.kind, "Hubo un error al realizar la operación.")
-        self._push_after_commit(db, user_id, Push("error", message, {"peer_id": peer.id}))
+        if operation.kind not in (OperationKind.DISABLE, OperationKind.ENABLE):
+            # A switch stands whatever its node said: the database is the truth, and the node converges to it (the
+            # agent resyncs after an error, a node that was down gets a snapshot), so there is no failure to tell
+            # (docs/operations.md, "What the customer is told").
+            message = await self._failure_message(db, operation, peer, pending_target)
+            self._push_after_commit(db, user_id, Push("error", message, {"peer_id": peer.id}))
         # The busy flag is cleared either way: send the peer too, so the list shows its current state.
         self._push_after_commit(db, user_id, Push("updated_peer", data=view))
+
+    async def _failure_message(
+        self, db: AsyncSession, operation: NodeOperation, peer: Peer, pending_target: str | None
+    ) -> str:
+        """What failed and where the customer stands now (docs/operations.md, "What the customer is told")."""
+        why = (
+            "el servidor no respondió a tiempo"
+            if (operation.error or "").startswith(TIMEOUT_PREFIX)
+            else "la operación fue cancelada"
+            if (operation.error or "").startswith("cancelled")
+            else "el servidor no pudo aplicar el cambio"
+        )
+        if operation.kind is OperationKind.REGENERATE:
+            return (
+                f"Hubo un error al intentar regenerar el peer {peer.name}: {why}. El peer conserva sus claves"
+                " anteriores y su configuración actual sigue funcionando."
+            )
+        if operation.kind is OperationKind.CHANGE_SERVER:
+            target = await db.get(Server, pending_target) if pending_target else None
+            where = f" al servidor {target.name}" if target is not None else ""
+            return (
+                f"Hubo un error al intentar cambiar el servidor del peer{where}: {why}. El peer {peer.name} sigue en"
+                f" el servidor {peer.server.name} y su configuración actual sigue funcionando."
+            )
+        return "Hubo un error al realizar la operación."

@@ -74,6 +74,8 @@ class AdminServerController(Controller):
         data: JSONBody[ServerPatch],
     ) -> ServerStatus:  # fmt: skip
         server, changes = await services.servers.update(db, server_id, data)
+        if changes.get("active") is False:
+            await services.peers.cancel_moves_to(db, server.id)  # docs/operations.md, "Make before break"
         if changes.keys() & {"allow_partys", "active", "backbone_endpoint", "backbone_port", "address"}:
             # Rooms on this node and the backbone between party-enabled nodes follow (issue 4's path); a disabled
             # server is out of service for rooms (docs/api.md, rooms consistency rules).

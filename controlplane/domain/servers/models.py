@@ -38,6 +38,8 @@ class Server(Base):
     agent_version: Mapped[str | None] = mapped_column(String(32), default=None)
     backend: Mapped[str | None] = mapped_column(String(16), default=None)
     last_seen: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    # When its agent's stream last ended cleanly: offline from then until it is seen again (docs/operations.md).
+    disconnected_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     # Grows with every change to this node's desired state; the agent reports the last one it applied.
     serial: Mapped[int] = mapped_column(BigInteger, default=0)
     applied_serial: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -7,12 +7,34 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import msgspec
+from sqlalchemy import ColumnElement, and_, or_
 
 from controlplane.db import utcnow
 from controlplane.domain.servers.models import Server
 
 # An agent reports stats every few seconds and keepalives every 20 s: silent for longer means gone.
 ONLINE_WITHIN = timedelta(seconds=45)
+
+
+def is_online(server: Server) -> bool:
+    """Its agent was heard from lately and its stream has not ended since (docs/operations.md, "Server status"):
+    any process may hold the stream, so this reads the database."""
+    if server.last_seen is None or utcnow() - server.last_seen >= ONLINE_WITHIN:
+        return False
+    return server.disconnected_at is None or server.disconnected_at < server.last_seen
+
+
+def online_clause() -> ColumnElement[bool]:
+    """`is_online` as SQL."""
+    return and_(
+        Server.last_seen >= utcnow() - ONLINE_WITHIN,
+        or_(Server.disconnected_at.is_(None), Server.disconnected_at < Server.last_seen),
+    )
+
+
+def is_in_sync(server: Server) -> bool:
+    """Its agent has applied every change queued for it."""
+    return server.applied_serial >= server.serial
 
 
 class ServerStatus(msgspec.Struct):
@@ -69,7 +91,7 @@ class AgentSource:
 def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_here: bool = False) -> ServerStatus:
     """`online` reads last-seen from the database (any process may hold the agent's stream); a stream held by this
     process counts too."""
-    online = connected_here or (server.last_seen is not None and utcnow() - server.last_seen < ONLINE_WITHIN)
+    online = connected_here or is_online(server)
     return ServerStatus(
         id=server.id,
         name=server.name,
@@ -89,7 +111,7 @@ def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_h
         last_seen=server.last_seen,
         serial=server.serial,
         applied_serial=server.applied_serial,
-        in_sync=server.applied_serial >= server.serial,
+        in_sync=is_in_sync(server),
         has_credential=server.credential_hash is not None,
         credential_issued=server.credential_issued,
         peers=peers,

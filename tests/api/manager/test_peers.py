@@ -56,7 +56,8 @@ async def test_move_uses_the_customer_path(services: Services, client: AsyncTest
     answer = await client.post(path, json={"server": world.ids["other_server"]}, headers=world.support)
     assert answer.status_code == 202
     body = answer.json()
-    assert body["server_name"] == "Madrid 1" and body["address"] == "10.9.0.2" and body["processing"] is True
+    # Make before break: the peer stays on its server until the new node confirms (docs/operations.md).
+    assert body["server_name"] == "Miami 1" and body["address"] == "10.8.0.2" and body["processing"] is True
     busy = await client.post(path, json={"server": world.ids["server"]}, headers=world.support)
     assert busy.status_code == 409 and busy.json()["code"] == "peer_busy"
     assert (await last_audit(services)).summary == "movil: Miami 1 -> Madrid 1"
@@ -108,3 +109,41 @@ async def test_extend_with_unknown_plan_changes_nothing(services: Services, clie
     assert answer.status_code == 404 and answer.json()["message"] == "Plan no encontrado."
     peer = (await client.get("/api/client/accounts/peers", headers=world.customer)).json()[0]
     assert peer["plans_history"] == [] and await audit_count(services) == before
+
+
+async def test_a_peer_created_by_staff_comes_back_without_its_mirror_link(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """Staff views never carry the mirror link: it is the customer's configuration, private key included."""
+    world = await build_world(services, client)
+    answer = await client.post(
+        "/api/admin/peers", json={"username": "ana", "name": "nuevo", "days": 30}, headers=world.admin
+    )
+    assert answer.status_code == 201, answer.text
+    body = answer.json()
+    assert body["name"] == "nuevo" and body["username"] == "ana"
+    assert "mirror_link" not in body and "/mirror/" not in answer.text
+    async with services.sessionmaker() as db:
+        peer = (await db.execute(select(Peer).where(Peer.name == "nuevo"))).scalar_one()
+    assert services.box.decrypt(peer.mirror_token_enc) not in answer.text
+
+
+async def test_staff_search_reads_percent_and_underscore_as_characters(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """A typed `%` or `_` is looked for as such: `%` does not list every peer, user, invoice or audit entry."""
+    world = await build_world(services, client)
+    # Something in the audit log to (not) find.
+    disabled = await client.patch(f"/api/admin/peers/{world.ids['peer']}", json={"active": False}, headers=world.admin)
+    assert disabled.status_code == 200
+    for q in ("%", "_", "m_vil"):
+        peers = (await client.get("/api/admin/peers", params={"q": q}, headers=world.support)).json()
+        users = (await client.get("/api/admin/users", params={"q": q}, headers=world.support)).json()
+        invoices = (await client.get("/api/admin/invoices", params={"q": q}, headers=world.support)).json()
+        audit = (await client.get("/api/admin/audit", params={"q": q}, headers=world.admin)).json()
+        assert (peers["total"], users["total"], invoices["total"], audit["total"]) == (0, 0, 0, 0), q
+    # A name that holds the character is still found by it.
+    async with services.sessionmaker.begin() as db:
+        (await db.get(Peer, world.ids["peer"])).name = "mi_movil%"  # type: ignore[union-attr]
+    found = (await client.get("/api/admin/peers", params={"q": "_movil%"}, headers=world.support)).json()
+    assert [p["name"] for p in found["items"]] == ["mi_movil%"]

@@ -24,6 +24,7 @@ ENDPOINTS: list[tuple[str, str, dict[str, Any] | None, bool]] = [
     ("PATCH", "/api/admin/users/{user}", {"blocked": True}, True),
     ("POST", "/api/admin/users/{user}/password-reset", None, True),
     ("POST", "/api/admin/users/{unverified}/verification", None, True),
+    ("DELETE", "/api/admin/users/{user}", None, False),
     ("GET", "/api/admin/servers", None, True),
     ("GET", "/api/admin/servers/{server}", None, True),
     ("POST", "/api/admin/servers", {"name": "Nuevo", "address": "n.vpn.test", "tunnel_subnet": "10.50.0.0/24"}, False),

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from controlplane.domain.servers.models import Server
 from controlplane.services import Services
@@ -123,6 +123,8 @@ async def test_live_status_reads_last_seen_and_stats(services: Services, client:
         server = await db.get(Server, world.ids["server"])
         assert server is not None
         server.last_seen, server.agent_version, server.backend = utcnow(), "0.3.0", "kernel"
+        # The other one's agent was never heard from (the world's servers start as connected).
+        (await db.get_one(Server, world.ids["other_server"])).last_seen = None
         server.serial, server.applied_serial = 7, 7
         server.stats_at, server.stats_peers_connected, server.stats_rx_bytes = utcnow(), 1, 1234
     listed = {s["name"]: s for s in (await client.get("/api/admin/servers", headers=world.support)).json()}
@@ -140,6 +142,8 @@ async def test_a_node_connected_here_counts_online_even_before_it_reports(
     from controlplane.agents.registry import AgentLink
 
     world = await build_world(services, client)
+    async with services.sessionmaker.begin() as db:  # neither agent has reported yet
+        await db.execute(update(Server).values(last_seen=None))
     link = AgentLink(world.ids["server"])
     services.agents.add(link)
     try:

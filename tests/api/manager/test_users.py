@@ -47,17 +47,22 @@ async def test_blocked_customer_is_logged_out_and_cannot_log_in(
 ) -> None:
     world = await build_world(services, client)
     assert (await client.get("/api/client/accounts/peers", headers=world.customer)).status_code == 200
+    refresh_token = (await login(client, "ana"))["refresh"]
     answer = await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": True}, headers=world.support)
     assert answer.status_code == 200 and answer.json()["blocked"] is True
-    assert (await client.get("/api/client/accounts/peers", headers=world.customer)).status_code == 401
-    login = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
-    assert login.status_code == 403 and login.json()["code"] == "account_blocked"
+    # The session ended, and says why: the web client shows it on the login page (docs/webui.md).
+    ended = await client.get("/api/client/accounts/peers", headers=world.customer)
+    assert ended.status_code == 403 and ended.json()["message"] == "Su cuenta está bloqueada."
+    refresh = await client.post("/api/refresh-token", json={"refresh": refresh_token})
+    assert refresh.status_code == 403 and refresh.json()["message"] == "Su cuenta está bloqueada."
+    attempt = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
+    assert attempt.status_code == 403 and attempt.json()["code"] == "account_blocked"
     entry = await last_audit(services)
     assert entry.action == "user.block" and entry.target_id == world.ids["user"]
 
     await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": False}, headers=world.support)
-    login = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
-    assert login.status_code == 200
+    attempt = await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD, "remember": False})
+    assert attempt.status_code == 200
     assert (await last_audit(services)).action == "user.unblock"
 
 
@@ -152,3 +157,44 @@ async def test_unknown_user_and_bad_filters(services: Services, client: AsyncTes
     bad_body = await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": "si"}, headers=world.admin)
     assert bad_body.status_code == 422
     assert bad_body.json()["fields"] == {"blocked": "El tipo del valor no es válido."}
+
+
+async def test_an_admin_deletes_a_customer_and_the_account_keeps_its_invoices(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    user_id = world.ids["user"]
+    refused = await client.delete(f"/api/admin/users/{user_id}", headers=world.support)
+    assert refused.status_code == 403 and refused.json()["code"] == "admin_only", refused.text
+    before = await audit_count(services)
+    answer = await client.delete(f"/api/admin/users/{user_id}", headers=world.admin)
+    assert answer.status_code == 200, answer.text
+    row = answer.json()
+    assert row["deleted"] is True and row["username"].startswith("#eliminado-") and row["email"] is None
+    entry = await last_audit(services)
+    assert await audit_count(services) == before + 1
+    assert (entry.action, entry.target_id, entry.summary) == (
+        "user.delete",
+        user_id,
+        "Cuenta ana eliminada; peers y sesiones cerrados",
+    )
+    # The customer's session ended; the account stays listed (its invoices point at it), without peers.
+    assert (await client.get("/api/client/settings", headers=world.customer)).status_code == 401
+    detail = (await client.get(f"/api/admin/users/{user_id}", headers=world.support)).json()
+    assert detail["user"]["deleted"] is True and detail["peers"] == []
+    invoices = (await client.get("/api/admin/invoices", params={"user": user_id}, headers=world.support)).json()
+    assert invoices["total"] == 1
+    again = await client.delete(f"/api/admin/users/{user_id}", headers=world.admin)
+    assert again.status_code == 409 and again.json()["message"] == "La cuenta ya fue eliminada."
+    block = await client.patch(f"/api/admin/users/{user_id}", json={"blocked": False}, headers=world.admin)
+    assert block.status_code == 409 and block.json()["code"] == "account_deleted"
+
+
+async def test_staff_accounts_and_unknown_ids_are_not_deleted(services: Services, client: AsyncTestClient[Any]) -> None:
+    world = await build_world(services, client)
+    staff = (await client.get("/api/admin/users", params={"role": "support"}, headers=world.admin)).json()["items"]
+    refused = await client.delete(f"/api/admin/users/{staff[0]['id']}", headers=world.admin)
+    assert refused.status_code == 403
+    assert refused.json()["message"] == "Las cuentas del personal no se eliminan desde aquí."
+    missing = await client.delete("/api/admin/users/no-existe", headers=world.admin)
+    assert missing.status_code == 404 and missing.json()["message"] == "Usuario no encontrado."

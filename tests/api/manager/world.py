@@ -13,11 +13,10 @@ from sqlalchemy import func, select
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.models import AuditEntry
-from controlplane.domain.invoices.models import Invoice, InvoiceMode
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.service import add_plan
 from controlplane.services import Services
-from tests.api.factories import bearer, login, make_peer, make_server, make_user
+from tests.api.factories import add_plan_invoice, bearer, login, make_peer, make_server, make_user
 
 
 @dataclass
@@ -45,20 +44,14 @@ async def build_world(services: Services, client: AsyncTestClient[Any]) -> World
         plan = await add_plan(db, "Mensual", 720, Decimal("5.00"))
         announcement = Announcement(name="Bienvenida", message="Hola")
         release = ClientRelease(version="1.0.0", url="https://example.test/app.apk")
-        invoice = Invoice(
-            remote_id=f"inv-{peer.id}",
-            user_id=ana.id,
-            gateway="qvapay",
-            mode=InvoiceMode.ADD_PLAN,
-            plan_id=plan.id,
-            plan_name=plan.name,
-            validity_hours=plan.validity_hours,
-            amount=plan.price,
-            peer_id=peer.id,
-            peer_name=peer.name,
+        invoice = add_plan_invoice(
+            db,
+            f"inv-{peer.id}",
+            peer,
+            plan,
             gateway_record={"created": {"transaction_uuid": "qp-123", "url": "https://qvapay.example/pay/qp-123"}},
         )
-        db.add_all([announcement, release, invoice])
+        db.add_all([announcement, release])
         await db.flush()
         ids = {
             "user": ana.id,

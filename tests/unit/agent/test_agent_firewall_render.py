@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import uuid
 
 import pytest
 
@@ -87,7 +88,20 @@ def test_nft_accepts_the_ruleset_syntax() -> None:
             rooms=rooms,
         )
     )
-    proc = subprocess.run(["nft", "-c", "-f", "-"], input=text, capture_output=True, text=True, check=False)
+    # nft resolves the relay's interface names while parsing: check in a scratch namespace that has them.
+    scratch = f"vpnchk{uuid.uuid4().hex[:10]}"
+    made = subprocess.run(["ip", "netns", "add", scratch], capture_output=True, text=True, check=False)
+    try:
+        argv = ["nft", "-c", "-f", "-"]
+        if made.returncode == 0:
+            subprocess.run(
+                ["ip", "-n", scratch, "link", "add", "wg0", "type", "veth", "peer", "name", "wgb0"], check=True
+            )
+            argv = ["ip", "netns", "exec", scratch, *argv]
+        proc = subprocess.run(argv, input=text, capture_output=True, text=True, check=False)
+    finally:
+        if made.returncode == 0:
+            subprocess.run(["ip", "netns", "del", scratch], check=False)
     if proc.returncode != 0 and "Operation not permitted" in proc.stderr:
         if os.environ.get("VPN_REQUIRE_ALL_TESTS") == "1":
             pytest.fail("nft -c needs CAP_NET_ADMIN (run as root)")

@@ -1,52 +1,78 @@
-"""Kernel backend's netlink codec, checked by encoding and decoding real wgmsg messages (no kernel needed)."""
+"""Kernel backend's netlink codec (wg_netlink), checked against pyroute2's independent wgmsg (no kernel needed):
+what we encode, pyroute2 decodes as the kernel would; what pyroute2 encodes as the kernel does, we read."""
 
 from __future__ import annotations
 
 import base64
+import ipaddress
 from typing import Any
 
 from pyroute2.netlink.generic.wireguard import WGPEER_F_REMOVE_ME, WGPEER_F_REPLACE_ALLOWEDIPS, wgmsg
 
-from node_agent.backends.kernel import (
-    ZERO_KEY,
-    KernelBackend,
-    parse_device_messages,
-    parse_stats_messages,
-)
+from node_agent.backends import wg_netlink
+from node_agent.backends.kernel import KernelBackend
 from node_agent.reconcile import Changes
 from node_agent.state import Peer
+
+ZERO_KEY = base64.b64encode(bytes(32)).decode()
+HEADERS = 20  # nlmsghdr (16) + genlmsghdr (4)
 
 
 def key(n: int) -> str:
     return base64.b64encode(n.to_bytes(32, "big")).decode()
 
 
-def roundtrip(attrs: list[list[Any]]) -> Any:
-    """Encode like the kernel would send it, then decode as pyroute2 hands it to us."""
+def kernel_message(attrs: list[list[Any]]) -> bytes:
+    """A dump message as the kernel sends it (encoded by pyroute2); returns its body, as wg_netlink.dump does."""
     msg = wgmsg()
     msg["cmd"] = 0
     msg["version"] = 1
     msg["attrs"] = [["WGDEVICE_A_IFNAME", "wg0"], *attrs]
     msg.encode()
-    decoded = wgmsg(msg.data)
-    decoded.decode()
-    return decoded
+    return bytes(msg.data[HEADERS:])
 
 
-def kernel_peer(peer: Peer, rx: int = 0, tx: int = 0, handshake: int = 0) -> dict[str, Any]:
-    entry = KernelBackend._peer_attrs(peer, 0)
-    entry["attrs"] += [
-        ["WGPEER_A_RX_BYTES", rx],
-        ["WGPEER_A_TX_BYTES", tx],
-        ["WGPEER_A_LAST_HANDSHAKE_TIME", {"tv_sec": handshake, "tv_nsec": 0}],
-    ]
-    return entry
+def kernel_peer(peer: Peer, rx: int = 0, tx: int = 0, handshake: int = 0, first_part: bool = True) -> dict[str, Any]:
+    attrs: list[list[Any]] = [["WGPEER_A_PUBLIC_KEY", peer.public_key]]
+    if first_part:  # a continuation entry carries only the key and further allowed IPs
+        attrs += [
+            ["WGPEER_A_PRESHARED_KEY", peer.preshared_key or ZERO_KEY],
+            ["WGPEER_A_LAST_HANDSHAKE_TIME", {"tv_sec": handshake, "tv_nsec": 0}],
+            ["WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL", peer.persistent_keepalive],
+            ["WGPEER_A_TX_BYTES", tx],
+            ["WGPEER_A_RX_BYTES", rx],
+            ["WGPEER_A_PROTOCOL_VERSION", 1],
+        ]
+        if peer.endpoint:
+            host, _, port = peer.endpoint.rpartition(":")
+            attrs.append(["WGPEER_A_ENDPOINT", {"addr": host.strip("[]"), "port": int(port)}])
+    attrs.append(["WGPEER_A_ALLOWEDIPS", [_allowed_ip(network) for network in sorted(peer.allowed_ips)]])
+    return {"attrs": attrs}
+
+
+def _allowed_ip(network: str) -> dict[str, Any]:
+    net = ipaddress.ip_network(network)
+    return {
+        "attrs": [
+            ["WGALLOWEDIP_A_FAMILY", 2 if net.version == 4 else 10],
+            ["WGALLOWEDIP_A_IPADDR", net.network_address.packed],
+            ["WGALLOWEDIP_A_CIDR_MASK", net.prefixlen],
+        ]
+    }
+
+
+def decoded(message: bytes) -> Any:
+    """Our encoded request, as pyroute2 (standing in for the kernel) reads it."""
+    msg = wgmsg(message)
+    msg.decode()
+    return msg
 
 
 def test_dump_over_several_messages_is_read_whole() -> None:
     a = Peer(key(1), key(2), frozenset({"10.8.0.2/32", "fd00::2/128"}), "192.0.2.1:5000", 25)
     b = Peer(key(3), "", frozenset({"10.8.0.3/32"}))
-    first = roundtrip(
+    c = Peer(key(4), "", frozenset({"10.8.0.4/32"}), "[2001:db8::1]:51820")
+    first = kernel_message(
         [
             ["WGDEVICE_A_PRIVATE_KEY", key(9)],
             ["WGDEVICE_A_LISTEN_PORT", 51820],
@@ -54,50 +80,65 @@ def test_dump_over_several_messages_is_read_whole() -> None:
         ]
     )
     # The kernel sends "no preshared key" as 32 zero bytes.
-    b_entry = kernel_peer(b)
-    second = roundtrip([["WGDEVICE_A_PEERS", [b_entry]]])
-    device = parse_device_messages([first, second])
+    second = kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(b), kernel_peer(c)]]])
+    device = wg_netlink.device_state(wg_netlink.read_dump([first, second]))
     assert device.listen_port == 51820
     assert device.private_key == key(9)
-    assert device.peers[key(1)] == a
-    assert device.peers[key(3)].preshared_key == ""
-    assert device.peers[key(3)].allowed_ips == {"10.8.0.3/32"}
+    assert device.peers == {key(1): a, key(3): b, key(4): c}
 
 
 def test_peer_continued_in_next_message_keeps_all_allowed_ips() -> None:
-    part1 = Peer(key(1), "", frozenset(f"10.9.0.{n}/32" for n in range(1, 101)))
+    part1 = Peer(key(1), key(2), frozenset(f"10.9.0.{n}/32" for n in range(1, 101)), "192.0.2.1:5000", 25)
     part2 = Peer(key(1), "", frozenset(f"10.9.1.{n}/32" for n in range(1, 101)))
-    device = parse_device_messages(
+    dump = wg_netlink.read_dump(
         [
-            roundtrip([["WGDEVICE_A_PEERS", [kernel_peer(part1)]]]),
-            roundtrip([["WGDEVICE_A_PEERS", [kernel_peer(part2)]]]),
+            kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(part1, rx=5)]]]),
+            kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(part2, first_part=False)]]]),
         ]
     )
-    assert device.peers[key(1)].allowed_ips == part1.allowed_ips | part2.allowed_ips
+    device = wg_netlink.device_state(dump)
+    assert device.peers == {key(1): Peer(key(1), key(2), part1.allowed_ips | part2.allowed_ips, "192.0.2.1:5000", 25)}
+    # The continuation is the same peer: one stats entry, with the counters of the first part.
+    assert [(s.public_key, s.rx_bytes) for s in wg_netlink.peer_stats(dump)] == [(key(1), 5)]
 
 
 def test_stats_carry_handshake_and_counters() -> None:
     peer = Peer(key(1), "", frozenset({"10.8.0.2/32"}), "192.0.2.1:5000")
-    msg = roundtrip([["WGDEVICE_A_PEERS", [kernel_peer(peer, rx=100, tx=200, handshake=1_700_000_000)]]])
-    (stat,) = parse_stats_messages([msg])
+    body = kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(peer, rx=100, tx=200, handshake=1_700_000_000)]]])
+    (stat,) = wg_netlink.peer_stats(wg_netlink.read_dump([body]))
     assert (stat.public_key, stat.rx_bytes, stat.tx_bytes) == (key(1), 100, 200)
     assert stat.latest_handshake == 1_700_000_000
     assert stat.endpoint == "192.0.2.1:5000"
 
 
+def set_message(changes: Changes) -> Any:
+    (batch,) = KernelBackend.batches(changes)
+    return decoded(wg_netlink.set_device_message(28, 7, "wg0", [wg_netlink.listen_port_attr(51820)], batch))
+
+
 def test_set_message_carries_flags_keys_and_addresses() -> None:
     changes = Changes(
-        add_peers=[Peer(key(1), "", frozenset({"10.8.0.2/32"}))],
-        update_peers=[Peer(key(2), key(5), frozenset({"fd00::3/128"}))],
+        add_peers=[Peer(key(1), "", frozenset({"10.8.0.2/32"}), "[2001:db8::1]:51820", 25)],
+        update_peers=[Peer(key(2), key(5), frozenset({"fd00::3/128", "10.8.0.0/24"}))],
         remove_peers=[key(3)],
     )
-    msg = roundtrip([["WGDEVICE_A_PEERS", list(KernelBackend._peer_entries(changes))]])
+    msg = set_message(changes)
+    assert (msg["header"]["type"], msg["header"]["sequence_number"], msg["cmd"]) == (28, 7, 1)
+    assert msg.get_attr("WGDEVICE_A_IFNAME") == "wg0"
+    assert msg.get_attr("WGDEVICE_A_LISTEN_PORT") == 51820
     entries = {entry.get_attr("WGPEER_A_PUBLIC_KEY").decode(): entry for entry in msg.get_attr("WGDEVICE_A_PEERS")}
     assert entries[key(3)].get_attr("WGPEER_A_FLAGS") == WGPEER_F_REMOVE_ME
     assert entries[key(1)].get_attr("WGPEER_A_FLAGS") == 0
     assert entries[key(1)].get_attr("WGPEER_A_PRESHARED_KEY").decode() == ZERO_KEY  # clears any old one
+    endpoint = entries[key(1)].get_attr("WGPEER_A_ENDPOINT")
+    assert (endpoint["family"], endpoint["addr"], endpoint["port"]) == (10, "2001:db8::1", 51820)
+    assert entries[key(1)].get_attr("WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL") == 25
     assert entries[key(2)].get_attr("WGPEER_A_FLAGS") == WGPEER_F_REPLACE_ALLOWEDIPS
-    assert [ip["addr"] for ip in entries[key(2)].get_attr("WGPEER_A_ALLOWEDIPS")] == ["fd00::3/128"]
+    assert entries[key(2)].get_attr("WGPEER_A_PRESHARED_KEY").decode() == key(5)
+    assert sorted(ip["addr"] for ip in entries[key(2)].get_attr("WGPEER_A_ALLOWEDIPS")) == [
+        "10.8.0.0/24",
+        "fd00::3/128",
+    ]
 
 
 def test_large_changes_are_cut_into_messages_under_the_attribute_limit() -> None:
@@ -113,10 +154,10 @@ def test_large_changes_are_cut_into_messages_under_the_attribute_limit() -> None
         seen: set[str] = set()
         total_ips = 0
         for batch in batches:
-            msg = roundtrip([["WGDEVICE_A_PEERS", batch]])
+            message = wg_netlink.set_device_message(28, 1, "wg0", [], batch)
             # A nested attribute's length field is 16 bits: the encoded peer list must fit.
-            assert len(msg.data) < 65_000
-            for entry in msg.get_attr("WGDEVICE_A_PEERS"):
+            assert len(message) < 65_000
+            for entry in decoded(message).get_attr("WGDEVICE_A_PEERS"):
                 seen.add(entry.get_attr("WGPEER_A_PUBLIC_KEY").decode())
                 total_ips += len(entry.get_attr("WGPEER_A_ALLOWEDIPS") or [])
         assert len(seen) == expected_peers

@@ -15,7 +15,7 @@ function AppRouter() {
   const [router] = useState(createAppRouter);
   const { markMaintenance } = usePublicConfigState();
   useEffect(() => {
-    setSessionExpiredNavigator((path) => void router.navigate(path, { replace: true }));
+    setSessionExpiredNavigator((path, state) => void router.navigate(path, { replace: true, state }));
     setMaintenanceHandler(markMaintenance);
   }, [router, markMaintenance]);
   return <RouterProvider router={router} />;

@@ -37,10 +37,15 @@ function stubFetch(...script: Responder[]): Call[] {
 }
 
 let redirects: string[];
+let reasons: string[];
 
 beforeEach(() => {
   redirects = [];
-  setSessionExpiredNavigator((path) => redirects.push(path));
+  reasons = [];
+  setSessionExpiredNavigator((path, state) => {
+    redirects.push(path);
+    reasons.push(state.reason);
+  });
   clearTokens();
 });
 
@@ -125,6 +130,23 @@ describe('api client', () => {
     expect(getRefreshToken()).toBeNull();
     expect(window.localStorage.getItem('refresh_token')).toBeNull();
     expect(redirects).toEqual(['/login']);
+    expect(reasons).toEqual(['reused']); // the refresh's own reason is the one shown on the login page
+  });
+
+  it('tells the login page that the account is blocked, or that the session ended when nobody said why', async () => {
+    storeLoginTokens('a', 'r', true);
+    stubFetch(
+      () => jsonResponse(403, { message: 'Su cuenta está bloqueada.', code: 'account_blocked' }),
+      () => jsonResponse(403, { message: 'Su cuenta está bloqueada.', code: 'account_blocked' }),
+    );
+    await expect(api.get('/api/client/verify-token')).rejects.toBeInstanceOf(ApiError);
+    storeLoginTokens('a', 'r', true);
+    stubFetch(
+      () => jsonResponse(401, {}),
+      () => jsonResponse(401, {}),
+    );
+    await expect(api.get('/api/client/settings')).rejects.toBeInstanceOf(ApiError);
+    expect(reasons).toEqual(['Su cuenta está bloqueada.', 'Su sesión terminó. Inicie sesión de nuevo.']);
   });
 
   it('goes straight to login without a refresh token', async () => {

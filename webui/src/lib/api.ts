@@ -41,11 +41,28 @@ export interface RequestOptions {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Where the user is sent when the session cannot be renewed; replaced by the router for in-app navigation. */
-let redirectTo: (path: string) => void = (path) => window.location.assign(path);
+/** Shown on the login page when the server gave no reason for ending the session. */
+export const SESSION_ENDED = 'Su sesión terminó. Inicie sesión de nuevo.';
 
-export function setSessionExpiredNavigator(navigate: (path: string) => void): void {
+/** Why the session ended, as the login page shows it (router state `{reason}`, docs/webui.md). */
+export interface SessionEndedState {
+  reason: string;
+}
+
+/**
+ * Where the user is sent when the session cannot be renewed, with the reason to show there; replaced by the router
+ * for in-app navigation (a full page load keeps no state: the login page then shows nothing).
+ */
+let redirectTo: (path: string, state: SessionEndedState) => void = (path) => window.location.assign(path);
+
+export function setSessionExpiredNavigator(navigate: (path: string, state: SessionEndedState) => void): void {
   redirectTo = navigate;
+}
+
+/** Clears the tokens and sends the user to the login page of `apiPath`'s area, saying why. */
+export function endSession(apiPath: string, reason: string): void {
+  clearTokens();
+  redirectTo(loginPathFor(apiPath), { reason: reason || SESSION_ENDED });
 }
 
 /** Told about every 503 (maintenance), so the app can show /maintenance wherever the user is. */
@@ -92,28 +109,31 @@ async function toApiError(response: Response): Promise<ApiError> {
 }
 
 // Refresh tokens rotate and a reused one revokes the whole session family, so parallel 401s must share one refresh.
-let refreshInFlight: Promise<boolean> | null = null;
+let refreshInFlight: Promise<Renewal> | null = null;
 
-async function exchangeRefreshToken(): Promise<boolean> {
+/** true, or why the session could not be renewed ('' when the server did not say). */
+type Renewal = true | { reason: string };
+
+async function exchangeRefreshToken(): Promise<Renewal> {
   const refresh = getRefreshToken();
-  if (!refresh) return false;
+  if (!refresh) return { reason: '' };
   try {
     const response = await fetch('/api/refresh-token', {
       method: 'POST',
       headers: headers(false),
       body: JSON.stringify({ refresh }),
     });
-    if (!response.ok) return false;
+    if (!response.ok) return { reason: (await toApiError(response)).message };
     const data = (await response.json()) as { access?: string; refresh?: string };
-    if (!data.access || !data.refresh) return false;
+    if (!data.access || !data.refresh) return { reason: '' };
     storeRefreshedTokens(data.access, data.refresh);
     return true;
   } catch {
-    return false;
+    return { reason: '' };
   }
 }
 
-function refreshOnce(): Promise<boolean> {
+function refreshOnce(): Promise<Renewal> {
   refreshInFlight ??= exchangeRefreshToken().finally(() => {
     refreshInFlight = null;
   });
@@ -148,10 +168,9 @@ async function send(method: Method, path: string, body: unknown, options: Reques
   }
 
   const renewed = await refreshOnce();
-  if (!renewed) {
+  if (renewed !== true) {
     const failure = await toApiError(response);
-    clearTokens();
-    redirectTo(loginPathFor(path));
+    endSession(path, renewed.reason || failure.message);
     throw failure;
   }
   try {

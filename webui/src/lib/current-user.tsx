@@ -11,6 +11,8 @@ export interface CurrentUser {
   username: string;
   alias: string | null;
   email: string | null;
+  /** The address was confirmed through the emailed link (beyond the spec; docs/api.md). */
+  email_verified?: boolean;
   web_settings: WebSettings;
 }
 

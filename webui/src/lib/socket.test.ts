@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeWebSocket } from '../features/realtime/testing/fake-web-socket';
-import { LiveSocket, SOCKET_AUTH_REJECTED, isLivePage, parsePushMessage, socketUrl } from './socket';
+import {
+  LiveSocket,
+  SOCKET_AUTH_REJECTED,
+  SOCKET_ORIGIN_REFUSED,
+  isLivePage,
+  parsePushMessage,
+  reconnectDelay,
+  socketUrl,
+  type SocketStatus,
+} from './socket';
 
 beforeEach(() => {
   FakeWebSocket.reset();
@@ -13,10 +22,20 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
+/** `random` 1: every delay is its ceiling (5 s, 10 s, 20 s...), so the tests can count milliseconds. */
 function liveSocket(token: string | null = 'acc', onAuthRejected?: () => Promise<boolean>) {
   const onMessage = vi.fn();
-  const socket = new LiveSocket({ getToken: () => token, onMessage, onAuthRejected });
-  return { socket, onMessage };
+  const onOpen = vi.fn();
+  const statuses: SocketStatus[] = [];
+  const socket = new LiveSocket({
+    getToken: () => token,
+    onMessage,
+    onAuthRejected,
+    onOpen,
+    onStatus: (status) => statuses.push(status),
+    random: () => 1,
+  });
+  return { socket, onMessage, onOpen, statuses };
 }
 
 describe('live pages', () => {
@@ -34,6 +53,17 @@ describe('socket URL', () => {
   it('uses ws on http pages and wss on https pages, with the token in the query', () => {
     expect(socketUrl('a b', { protocol: 'http:', host: 'localhost:5173' })).toBe('ws://localhost:5173/ws?token=a%20b');
     expect(socketUrl('tok', { protocol: 'https:', host: 'vpn.example.org' })).toBe('wss://vpn.example.org/ws?token=tok');
+  });
+});
+
+describe('reconnect delay', () => {
+  it('is drawn between half its ceiling and the ceiling, which doubles from 5 s up to a minute', () => {
+    expect(reconnectDelay(0, () => 0)).toBe(2500);
+    expect(reconnectDelay(0, () => 1)).toBe(5000);
+    expect(reconnectDelay(1, () => 0.5)).toBe(7500);
+    expect(reconnectDelay(3, () => 1)).toBe(40_000);
+    expect(reconnectDelay(4, () => 1)).toBe(60_000);
+    expect(reconnectDelay(50, () => 0)).toBe(30_000);
   });
 });
 
@@ -79,12 +109,46 @@ describe('LiveSocket', () => {
     expect(FakeWebSocket.instances).toHaveLength(2);
   });
 
-  it('does not reconnect when the connection never opened', () => {
-    const { socket } = liveSocket();
+  it('retries a connection that never opened, waiting twice as long each time up to a minute', () => {
+    const { socket, statuses } = liveSocket();
     socket.start();
+    const expected = [5000, 10_000, 20_000, 40_000, 60_000, 60_000];
+    for (const [i, delay] of expected.entries()) {
+      FakeWebSocket.latest().serverClose();
+      vi.advanceTimersByTime(delay - 1);
+      expect(FakeWebSocket.instances).toHaveLength(i + 1);
+      vi.advanceTimersByTime(1);
+      expect(FakeWebSocket.instances).toHaveLength(i + 2);
+    }
+    expect(statuses.at(-1)).toEqual({ state: 'reconnecting' });
+  });
+
+  it('starts again from 5 s once a connection was greeted, and says when it is open', () => {
+    const { socket, onOpen, statuses } = liveSocket();
+    socket.start();
+    expect(statuses).toEqual([{ state: 'connecting' }]);
     FakeWebSocket.latest().serverClose();
-    vi.advanceTimersByTime(60_000);
+    vi.advanceTimersByTime(5000);
+    FakeWebSocket.latest().serverClose();
+    vi.advanceTimersByTime(10_000);
+    FakeWebSocket.latest().open();
+    FakeWebSocket.latest().receive({ type: 'auth', data: { username: 'ana' } });
+    expect(onOpen).toHaveBeenCalledTimes(1);
+    expect(statuses.at(-1)).toEqual({ state: 'open' });
+    FakeWebSocket.latest().serverClose();
+    vi.advanceTimersByTime(5000);
+    expect(FakeWebSocket.instances).toHaveLength(4);
+  });
+
+  it('stays closed after a refused origin and reports the address that works', () => {
+    const { socket, statuses } = liveSocket();
+    socket.start();
+    FakeWebSocket.latest().open();
+    FakeWebSocket.latest().serverClose(SOCKET_ORIGIN_REFUSED, 'http://127.0.0.1:8000');
+    vi.advanceTimersByTime(600_000);
+    socket.start();
     expect(FakeWebSocket.instances).toHaveLength(1);
+    expect(statuses.at(-1)).toEqual({ state: 'refused', expectedOrigin: 'http://127.0.0.1:8000' });
   });
 
   it('does not reconnect after stop, and stop cancels a pending reconnect', () => {

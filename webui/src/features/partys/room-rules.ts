@@ -1,5 +1,5 @@
 /** The room rules of spec sections 5 and 9: validation messages and what each role may do. */
-import type { RoomPeer } from './api/rooms';
+import type { OwnPeer, RoomPeer } from './api/rooms';
 import type { RoomRole } from './room-lists';
 
 export const MAX_OWNED_ROOMS = 5;
@@ -25,6 +25,14 @@ export function joinRoomProblem(name: string, password: string, peer: string | n
 export function addPeerProblem(peer: string | null): string | null {
   return peer ? null : MESSAGES.peerToAddRequired;
 }
+
+/** A free peer the server will take into a room: active, on a server that allows rooms (docs/webui.md, "Rooms"). */
+export function canEnterRoom(peer: OwnPeer): boolean {
+  return peer.active !== false && peer.server?.allow_partys === true;
+}
+
+export const NO_ELIGIBLE_PEER =
+  'Ninguno de sus peers libres puede entrar en una sala: el peer debe estar activo y en un servidor que permita salas. Cambie el servidor de un peer desde Peers.';
 
 /** The action a user sees on a room peer: leave for their own peers, remove for others' (owner only). */
 export function peerActionFor(role: RoomRole, peer: RoomPeer, alias: string | null): 'leave' | 'remove' | null {

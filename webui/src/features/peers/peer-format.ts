@@ -17,6 +17,12 @@ export function formatPrice(value: string | number): string {
 }
 
 export const peerStatusText = (active: boolean) => (active ? 'Activo' : 'Deshabilitado');
+/** Why a disabled peer is so, shown under its status (docs/security.md, "admin disable"). */
+export function disabledReasonText(reason: 'admin' | 'expired' | null | undefined): string | null {
+  if (reason === 'admin') return 'Deshabilitado por un administrador. Contacte con soporte.';
+  if (reason === 'expired') return 'Plan vencido. Renuévelo para reactivarlo.';
+  return null;
+}
 export const serverStatusText = (active: boolean) => (active ? 'Activo' : 'Inactivo');
 export const roomsText = (allowed: boolean) => (allowed ? 'Sí' : 'No');
 

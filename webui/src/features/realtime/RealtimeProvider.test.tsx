@@ -1,11 +1,12 @@
 import { notifications } from '@mantine/notifications';
 import { act, screen } from '@testing-library/react';
+import { useState } from 'react';
 import { Link, Outlet } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../../testing/render';
 import { RealtimeProvider } from './RealtimeProvider';
 import { FakeWebSocket } from './testing/fake-web-socket';
-import { useLatestPushMessage, usePushMessage } from './use-push-message';
+import { useLatestPushMessage, usePushMessage, useSocketOpened } from './use-push-message';
 
 beforeEach(() => {
   FakeWebSocket.reset();
@@ -21,7 +22,14 @@ afterEach(() => {
 
 function LatestMessage() {
   const latest = useLatestPushMessage();
-  return <p>último: {latest ? latest.type : 'ninguno'}</p>;
+  const [opened, setOpened] = useState(0);
+  useSocketOpened(() => setOpened((n) => n + 1));
+  return (
+    <>
+      <p>último: {latest ? latest.type : 'ninguno'}</p>
+      <p>aperturas: {opened}</p>
+    </>
+  );
 }
 
 function Page({ name }: { name: string }) {
@@ -101,17 +109,48 @@ describe('realtime socket', () => {
     expect(FakeWebSocket.instances).toHaveLength(2);
   });
 
-  it('reconnects 5 s after the server closed an open socket', () => {
+  it('says it is reconnecting after a drop, reconnects within 5 s, and tells the page it reopened', () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(1); // the longest first delay the jitter allows
+    signIn();
+    renderAt('/dashboard/peers');
+    act(() => FakeWebSocket.latest().open());
+    expect(screen.getByText('aperturas: 1')).toBeInTheDocument();
+    expect(screen.queryByTestId('realtime-status')).toBeNull();
+    act(() => FakeWebSocket.latest().serverClose());
+    expect(screen.getByTestId('realtime-status')).toHaveTextContent('Sin conexión en tiempo real, reconectando…');
+
+    act(() => vi.advanceTimersByTime(4999));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    act(() => vi.advanceTimersByTime(1));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+    act(() => FakeWebSocket.latest().open());
+    expect(screen.queryByTestId('realtime-status')).toBeNull();
+    expect(screen.getByText('aperturas: 2')).toBeInTheDocument();
+  });
+
+  it('retries a socket that never opened (blocked), showing the notice meanwhile', () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    signIn();
+    renderAt('/dashboard/partys');
+    act(() => FakeWebSocket.latest().serverClose());
+    expect(screen.getByTestId('realtime-status')).toHaveTextContent('reconectando');
+    act(() => vi.advanceTimersByTime(2500));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it('explains a refused origin in Spanish, with the address to open, and does not retry', () => {
     vi.useFakeTimers();
     signIn();
     renderAt('/dashboard/peers');
     act(() => FakeWebSocket.latest().open());
-    act(() => FakeWebSocket.latest().serverClose());
-
-    act(() => vi.advanceTimersByTime(4900));
+    act(() => FakeWebSocket.latest().serverClose(4403, 'http://127.0.0.1:8000'));
+    expect(screen.getByTestId('realtime-status')).toHaveTextContent(
+      'Las actualizaciones en tiempo real no están disponibles desde esta dirección. Abra http://127.0.0.1:8000 para recibirlas.',
+    );
+    act(() => vi.advanceTimersByTime(120_000));
     expect(FakeWebSocket.instances).toHaveLength(1);
-    act(() => vi.advanceTimersByTime(100));
-    expect(FakeWebSocket.instances).toHaveLength(2);
   });
 
   it('renews the session after the server refused the token, then reconnects with the new token', async () => {

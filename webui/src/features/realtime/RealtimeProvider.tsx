@@ -1,18 +1,27 @@
-/** Owns the one live socket: opens it on live pages with a token, shows the generic toasts, fans messages out. */
+/**
+ * Owns the one live socket: opens it on live pages with a token, shows the generic toasts and the connection state,
+ * fans messages out, and tells subscribers each time it (re)opens so they refetch what pushes may have missed.
+ */
 import { createContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useLocation } from 'react-router';
 import { api } from '../../lib/api';
-import { LiveSocket, isLivePage, type PushMessage } from '../../lib/socket';
+import { LiveSocket, isLivePage, type PushMessage, type SocketStatus } from '../../lib/socket';
 import { toast } from '../../lib/toasts';
 import { getAccessToken } from '../../lib/tokens';
 import { PUSH_ERROR_FALLBACK } from './messages';
+import { RealtimeStatusNotice } from './RealtimeStatusNotice';
 
 type Listener = (message: PushMessage) => void;
+type OpenListener = () => void;
 
 /** Stable across renders, so subscribers do not re-render on every message. */
 export const PushSubscriptionContext = createContext<((listener: Listener) => () => void) | null>(null);
 /** The latest message received on the current page (null after every route change). */
 export const LatestPushMessageContext = createContext<PushMessage | null>(null);
+/** Subscribes to every (re)opening of the socket. */
+export const SocketOpenedContext = createContext<((listener: OpenListener) => () => void) | null>(null);
+/** Whether pushes can arrive now (docs/webui.md, live socket). */
+export const SocketStatusContext = createContext<SocketStatus>({ state: 'closed' });
 
 function showGenericToast(message: PushMessage): void {
   if (message.type === 'error') toast.error(message.message || PUSH_ERROR_FALLBACK);
@@ -38,6 +47,8 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
   const locationKeyRef = useRef(locationKey);
   locationKeyRef.current = locationKey;
   const listeners = useRef(new Set<Listener>());
+  const openListeners = useRef(new Set<OpenListener>());
+  const [status, setStatus] = useState<SocketStatus>({ state: 'closed' });
   // Remember at which navigation a message arrived: after any route change it reads as null (spec section 4).
   const [latest, setLatest] = useState<{ locationKey: string; message: PushMessage } | null>(null);
 
@@ -51,6 +62,10 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
           setLatest({ locationKey: locationKeyRef.current, message });
         },
         onAuthRejected: () => renewSession(pathnameRef.current),
+        onOpen: () => {
+          for (const listener of [...openListeners.current]) listener();
+        },
+        onStatus: setStatus,
       }),
   );
 
@@ -71,11 +86,27 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
     },
     [],
   );
+  const subscribeOpened = useMemo(
+    () => (listener: OpenListener) => {
+      openListeners.current.add(listener);
+      return () => {
+        openListeners.current.delete(listener);
+      };
+    },
+    [],
+  );
   const current = latest?.locationKey === locationKey ? latest.message : null;
 
   return (
     <PushSubscriptionContext.Provider value={subscribe}>
-      <LatestPushMessageContext.Provider value={current}>{children}</LatestPushMessageContext.Provider>
+      <SocketOpenedContext.Provider value={subscribeOpened}>
+        <SocketStatusContext.Provider value={status}>
+          <LatestPushMessageContext.Provider value={current}>
+            {children}
+            {live && <RealtimeStatusNotice status={status} />}
+          </LatestPushMessageContext.Provider>
+        </SocketStatusContext.Provider>
+      </SocketOpenedContext.Provider>
     </PushSubscriptionContext.Provider>
   );
 }

@@ -1,8 +1,13 @@
 /** Hooks through which features receive push messages from the live socket. */
 import { useContext, useEffect, useRef } from 'react';
-import type { PushMessage } from '../../lib/socket';
+import type { PushMessage, SocketStatus } from '../../lib/socket';
 import type { PushType } from './messages';
-import { LatestPushMessageContext, PushSubscriptionContext } from './RealtimeProvider';
+import {
+  LatestPushMessageContext,
+  PushSubscriptionContext,
+  SocketOpenedContext,
+  SocketStatusContext,
+} from './RealtimeProvider';
 
 /**
  * Calls `handler` for every message of the given type(s) while the component is mounted. `TData` types `data`
@@ -30,4 +35,21 @@ export function usePushMessage<TData = unknown>(
 /** The latest message received on this page, or null (cleared on every route change). */
 export function useLatestPushMessage(): PushMessage | null {
   return useContext(LatestPushMessageContext);
+}
+
+/**
+ * Calls `handler` every time the socket opens, the first time included: pushes sent while it was not open are lost,
+ * so what they may have changed is fetched again.
+ */
+export function useSocketOpened(handler: () => void): void {
+  const subscribe = useContext(SocketOpenedContext);
+  if (!subscribe) throw new Error('useSocketOpened outside RealtimeProvider');
+  const handlerRef = useRef(handler);
+  handlerRef.current = handler;
+  useEffect(() => subscribe(() => handlerRef.current()), [subscribe]);
+}
+
+/** The socket's state: busy screens poll while it is not `open` (docs/webui.md, live socket). */
+export function useSocketStatus(): SocketStatus {
+  return useContext(SocketStatusContext);
 }

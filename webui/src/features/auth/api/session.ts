@@ -5,6 +5,8 @@ export interface LoginRequest {
   username: string;
   password: string;
   remember: boolean;
+  /** Sent once the server asked for a captcha (`captcha_required`). */
+  captcha_token?: string;
 }
 
 export interface LoginAnswer {

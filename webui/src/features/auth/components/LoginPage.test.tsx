@@ -1,11 +1,12 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RootLayout } from '../../../app/RootLayout';
 import { ApiError } from '../../../lib/api';
 import { renderWithProviders, testConfig } from '../../../testing/render';
 import * as session from '../api/session';
 import { LOGIN_REQUIRED_MESSAGE, LoginPage } from './LoginPage';
+import { LOGIN_CAPTCHA_MESSAGE } from './login-captcha';
 
 vi.mock('../api/session', () => ({
   login: vi.fn(),
@@ -32,6 +33,32 @@ async function fillAndSubmit(username: string, password: string, remember = fals
 beforeEach(() => {
   fetchStatus.mockResolvedValue({ maintenance: false });
 });
+
+/** A stand-in for the hCaptcha script: a button that "solves" the challenge with a new token each time. */
+function installFakeHcaptcha() {
+  const resets: unknown[] = [];
+  let solved = 0;
+  (window as unknown as { hcaptcha?: unknown }).hcaptcha = {
+    render: (container: HTMLElement, options: { sitekey: string; callback: (token: string) => void }) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = `resolver captcha ${options.sitekey}`;
+      button.onclick = () => options.callback(`captcha-token-${++solved}`);
+      container.appendChild(button);
+      return 'widget-1';
+    },
+    reset: (id: unknown) => resets.push(id),
+  };
+  return resets;
+}
+
+afterEach(() => {
+  delete (window as unknown as { hcaptcha?: unknown }).hcaptcha;
+  vi.clearAllMocks();
+});
+
+const captchaConfig = testConfig({ captcha: { provider: 'hcaptcha', site_key: 'site-key-1' } });
+const CAPTCHA_REQUIRED = new ApiError(422, 'Por favor, complete el captcha.', 'captcha_required');
 
 describe('login page', () => {
   it('requires both fields before calling the server', async () => {
@@ -140,5 +167,62 @@ describe('login page', () => {
       ],
     });
     await waitFor(() => expect(router.state.location.pathname).toBe('/maintenance'));
+  });
+
+  it('shows the captcha once the server asks for it, and sends the solved token with the next try', async () => {
+    const resets = installFakeHcaptcha();
+    login.mockRejectedValueOnce(CAPTCHA_REQUIRED);
+    login.mockResolvedValueOnce({ access: 'acc', refresh: 'ref', message: '', success: true });
+    renderLogin(captchaConfig);
+    expect(screen.queryByTestId('captcha')).not.toBeInTheDocument(); // nothing to solve before the server asks
+
+    await fillAndSubmit('ana', 'secreto123');
+    expect((await screen.findAllByText(LOGIN_CAPTCHA_MESSAGE)).length).toBeGreaterThan(0);
+    expect(login).toHaveBeenLastCalledWith({ username: 'ana', password: 'secreto123', remember: false });
+    const user = userEvent.setup();
+    const solve = await screen.findByRole('button', { name: 'resolver captcha site-key-1' });
+
+    // Sending without solving it stays in the form.
+    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(login).toHaveBeenCalledTimes(1);
+
+    await user.click(solve);
+    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(await screen.findByText('panel del cliente')).toBeInTheDocument();
+    expect(login).toHaveBeenLastCalledWith({
+      username: 'ana',
+      password: 'secreto123',
+      remember: false,
+      captcha_token: 'captcha-token-1',
+    });
+    expect(resets).toEqual([]); // the widget was shown fresh: nothing to reset before the solved try
+  });
+
+  it('gives a new challenge after a refused token, and needs it solved again', async () => {
+    const resets = installFakeHcaptcha();
+    login.mockRejectedValueOnce(CAPTCHA_REQUIRED);
+    login.mockRejectedValueOnce(
+      new ApiError(422, 'La verificación del captcha falló. Intente de nuevo.', 'captcha_failed'),
+    );
+    renderLogin(captchaConfig);
+    await fillAndSubmit('ana', 'secreto123');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'resolver captcha site-key-1' }));
+    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect(
+      (await screen.findAllByText('La verificación del captcha falló. Intente de nuevo.')).length,
+    ).toBeGreaterThan(0);
+    expect(resets).toEqual(['widget-1']); // single-use token: the challenge starts over
+    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    expect((await screen.findAllByText(LOGIN_CAPTCHA_MESSAGE)).length).toBeGreaterThan(0);
+    expect(login).toHaveBeenCalledTimes(2);
+  });
+
+  it('without a captcha configured shows no widget even if the server asks', async () => {
+    login.mockRejectedValue(CAPTCHA_REQUIRED);
+    renderLogin();
+    await fillAndSubmit('ana', 'secreto123');
+    expect((await screen.findAllByText('Por favor, complete el captcha.')).length).toBeGreaterThan(0);
+    expect(screen.queryByTestId('captcha')).not.toBeInTheDocument();
   });
 });

@@ -1,4 +1,5 @@
-/** /login: username, password, 'Recordarme', and the links the public switches allow. */
+/** /login: username, password, 'Recordarme', the captcha once the server asks for it, and the links the public
+ * switches allow. */
 import { Alert, Anchor, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -9,6 +10,8 @@ import { publicToast } from '../../../lib/toasts';
 import { storeLoginTokens } from '../../../lib/tokens';
 import { fetchStatus, login } from '../api/session';
 import { AuthCard } from './AuthCard';
+import { SessionEndedNotice } from './SessionEndedNotice';
+import { useLoginCaptcha } from './login-captcha';
 
 export const LOGIN_REQUIRED_MESSAGE = 'El usuario y la contraseña son obligatorios.';
 
@@ -43,6 +46,7 @@ export function LoginPage() {
   const [remember, setRemember] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const captcha = useLoginCaptcha();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -51,16 +55,23 @@ export function LoginPage() {
       publicToast.blank(LOGIN_REQUIRED_MESSAGE);
       return;
     }
+    const captchaProblem = captcha.problem();
+    if (captchaProblem) {
+      setFailure(captchaProblem);
+      publicToast.blank(captchaProblem);
+      return;
+    }
     setFailure(null);
     setBusy(true);
     const loading = publicToast.loading('Iniciando sesión...');
     try {
-      const answer = await login({ username: username.trim(), password, remember });
+      const answer = await login({ username: username.trim(), password, remember, ...captcha.field() });
       storeLoginTokens(answer.access, answer.refresh, remember);
       publicToast.dismiss(loading);
       if (answer.message) publicToast.success(answer.message);
       navigate('/dashboard/home', { replace: true });
     } catch (error) {
+      captcha.afterAttempt(error);
       publicToast.dismiss(loading);
       const text = loginFailureText(error);
       setFailure(text);
@@ -73,6 +84,7 @@ export function LoginPage() {
     <AuthCard title="Iniciar sesión">
       <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack gap="sm">
+          <SessionEndedNotice />
           <TextInput
             label="Usuario"
             autoComplete="username"
@@ -91,6 +103,7 @@ export function LoginPage() {
             checked={remember}
             onChange={(event) => setRemember(event.currentTarget.checked)}
           />
+          {captcha.widget}
           {failure && (
             <Alert color="red" role="alert">
               {failure}

@@ -42,8 +42,41 @@ function RoomUsage() {
         Con todos conectados a la misma sala puede jugar en LAN: los juegos que buscan partidas en la red local
         encontrarán a los demás jugadores.
       </List.Item>
+      <List.Item>
+        En el detalle de la sala verá cada peer con su servidor y si está «En línea» (su dispositivo tiene el túnel
+        activo) o «Desconectado».
+      </List.Item>
       <List.Item>El administrador de la sala puede añadir sus peers, quitar peers, regenerar la contraseña o eliminarla.</List.Item>
     </List>
+  );
+}
+
+/** Which games find each other by themselves (their LAN discovery is relayed to the room), and what to do when a
+ * game has none (docs/agent-protocol.md, "Discovery relay"). */
+function LanGames() {
+  return (
+    <Stack gap="xs" data-testid="help-lan-games">
+      <Text size="sm">
+        Los juegos que anuncian sus partidas en la red local las muestran solas en su lista de «LAN» o «Red local», sin
+        escribir ninguna dirección: la sala lleva esos anuncios a todos sus miembros, también a los que usan otro
+        servidor. Por ejemplo:
+      </Text>
+      <List spacing="xs" size="sm">
+        <List.Item>Minecraft (Java): la partida abierta «a LAN» aparece en «Multijugador».</List.Item>
+        <List.Item>Counter-Strike y otros juegos de Source: pestaña «LAN» del buscador de servidores.</List.Item>
+        <List.Item>Warcraft III, StarCraft, Age of Empires y la mayoría de los clásicos con opción «Red local (UDP)».</List.Item>
+      </List>
+      <Text size="sm">
+        Si su juego no encuentra la partida (no tiene búsqueda en red local, o solo admite «conectar por IP»), únase por
+        dirección: quien crea la partida copia su IP privada del detalle de la sala (columna «IP privada») y los demás la
+        escriben en la opción «Conectar», «Unirse por IP» o similar del juego, con el puerto si el juego lo pide (por
+        ejemplo 10.8.0.2:25565 en Minecraft).
+      </Text>
+      <Text size="sm">
+        Para que le encuentren, el juego debe estar en el dispositivo con el túnel activo y el cortafuegos del equipo
+        debe permitirlo en la red. Solo los miembros de su sala reciben sus anuncios.
+      </Text>
+    </Stack>
   );
 }
 
@@ -83,6 +116,8 @@ export function HelpPage() {
         <Stack gap="sm">
           <Title order={3}>Uso de las Salas</Title>
           <RoomUsage />
+          <Title order={4}>Juegos en LAN</Title>
+          <LanGames />
         </Stack>
       )}
       <Stack gap="sm">

@@ -1,6 +1,15 @@
 /** Home data: announcements (`GET /api/client/advertisements`) and the latest client (`GET /api/client/agent`). */
 import { api } from '../../../lib/api';
 
+/** What Home needs of a peer to warn that it expires soon. */
+export interface HomePeer {
+  id: string;
+  name: string;
+  active: boolean;
+  expiration_date: string | null;
+  manual_payment: boolean;
+}
+
 export interface Announcement {
   id: string | number;
   name: string;
@@ -25,12 +34,15 @@ export interface HomeData {
   announcements: Announcement[];
   /** Null when the release could not be read: the notice is simply not shown. */
   release: ClientRelease | null;
+  /** Empty when the peers could not be read: the expiry warning is simply not shown. */
+  peers: HomePeer[];
 }
 
 export async function fetchHomeData(signal?: AbortSignal): Promise<HomeData> {
-  const [announcements, release] = await Promise.all([
+  const [announcements, release, peers] = await Promise.all([
     fetchAnnouncements(signal),
     fetchClientRelease(signal).catch(() => null),
+    api.get<HomePeer[]>('/api/client/accounts/peers', { signal }).catch(() => []),
   ]);
-  return { announcements, release };
+  return { announcements, release, peers };
 }

@@ -14,7 +14,7 @@ const current = { version: KNOWN_CLIENT_VERSION, url: 'https://descargas.example
 
 describe('dashboard home', () => {
   it('shows the update notice for a newer client and opens its URL', async () => {
-    fetchHomeData.mockResolvedValue({ announcements: [], release: { version: '99.0.0', url: 'https://descargas.example/99' } });
+    fetchHomeData.mockResolvedValue({ announcements: [], release: { version: '99.0.0', url: 'https://descargas.example/99' }, peers: [] });
     const open = vi.spyOn(window, 'open').mockReturnValue(null);
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('Nueva versión del cliente disponible')).toBeInTheDocument();
@@ -23,7 +23,7 @@ describe('dashboard home', () => {
   });
 
   it('shows no notice when the client is current, and a welcome card without announcements', async () => {
-    fetchHomeData.mockResolvedValue({ announcements: [], release: current });
+    fetchHomeData.mockResolvedValue({ announcements: [], release: current, peers: [] });
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('¡Bienvenido!')).toBeInTheDocument();
     expect(screen.queryByText('Nueva versión del cliente disponible')).not.toBeInTheDocument();
@@ -31,7 +31,7 @@ describe('dashboard home', () => {
   });
 
   it('mentions rooms in the welcome card only when rooms are allowed', async () => {
-    fetchHomeData.mockResolvedValue({ announcements: [], release: null });
+    fetchHomeData.mockResolvedValue({ announcements: [], release: null, peers: [] });
     renderWithProviders(<HomePage />, {
       user: testUser({ web_settings: { allow_partys: false, allow_email: true } }),
     });
@@ -43,6 +43,7 @@ describe('dashboard home', () => {
     fetchHomeData.mockResolvedValue({
       announcements: [{ id: 1, name: 'Nuevo servidor', created: '2026-03-05T12:00:00Z', message: 'Madrid ya está activo.' }],
       release: current,
+      peers: [],
     });
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('Nuevo servidor')).toBeInTheDocument();
@@ -53,10 +54,45 @@ describe('dashboard home', () => {
   });
 
   it('hides the support button when no support URL is configured', async () => {
-    fetchHomeData.mockResolvedValue({ announcements: [], release: null });
+    fetchHomeData.mockResolvedValue({ announcements: [], release: null, peers: [] });
     renderWithProviders(<HomePage />, { user: testUser(), config: testConfig({ support_url: '' }) });
     expect(await screen.findByText('Soporte')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Contactar Soporte' })).not.toBeInTheDocument();
+    // Without a support URL the card still says where to go.
+    expect(screen.getByText(/El soporte en línea no está disponible/)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Centro de Ayuda' })).toHaveAttribute('href', '/dashboard/help');
+  });
+
+  it('warns about peers that expire within 3 days, with a renew shortcut for each', async () => {
+    const inHours = (hours: number) => new Date(Date.now() + hours * 3600_000).toISOString();
+    const peer = { active: true, manual_payment: false };
+    fetchHomeData.mockResolvedValue({
+      announcements: [],
+      release: null,
+      peers: [
+        { ...peer, id: 'p1', name: 'movil', expiration_date: inHours(30) },
+        { ...peer, id: 'p2', name: 'tablet', expiration_date: inHours(24 * 10) },
+        { ...peer, id: 'p3', name: 'viejo', active: false, expiration_date: inHours(-5) },
+        { ...peer, id: 'p4', name: 'router', expiration_date: null },
+        { ...peer, id: 'p5', name: 'oficina', manual_payment: true, expiration_date: inHours(60) },
+      ],
+    });
+    renderWithProviders(<HomePage />, { user: testUser() });
+    const warning = await screen.findByRole('alert');
+    expect(warning).toHaveTextContent('Peers a punto de vencer');
+    expect(warning).toHaveTextContent(/El peer movil vence el .* \(quedan 2 días\)/);
+    expect(screen.getByRole('link', { name: 'Renovar movil' })).toHaveAttribute('href', '/dashboard/plans?renew=p1');
+    expect(warning).toHaveTextContent(/El peer oficina vence el/);
+    expect(warning).toHaveTextContent('Contacte con soporte para renovarlo.');
+    expect(screen.queryByRole('link', { name: 'Renovar oficina' })).not.toBeInTheDocument();
+    for (const name of ['tablet', 'viejo', 'router']) expect(warning).not.toHaveTextContent(name);
+  });
+
+  it('shows no expiry warning when no peer is about to expire', async () => {
+    fetchHomeData.mockResolvedValue({ announcements: [], release: null, peers: [] });
+    renderWithProviders(<HomePage />, { user: testUser() });
+    expect(await screen.findByText('¡Bienvenido!')).toBeInTheDocument();
+    expect(screen.queryByText('Peers a punto de vencer')).not.toBeInTheDocument();
   });
 
   it('replaces the section with the error panel when loading fails', async () => {

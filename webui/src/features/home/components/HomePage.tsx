@@ -1,13 +1,16 @@
 /** /dashboard/home: client update notice, announcements or a welcome card, and the support card. */
-import { Button, Card, Grid, Group, Stack, Text, Title } from '@mantine/core';
-import { IconDownload, IconHeadset, IconSpeakerphone } from '@tabler/icons-react';
+import { Alert, Anchor, Button, Card, Grid, Group, Stack, Text, Title } from '@mantine/core';
+import { IconClockExclamation, IconDownload, IconHeadset, IconSpeakerphone } from '@tabler/icons-react';
+import { Link } from 'react-router';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
 import { useCurrentUser } from '../../../lib/current-user';
 import { usePublicConfig } from '../../../lib/public-config';
 import { useRequest } from '../../../lib/use-request';
-import { fetchHomeData, type Announcement, type ClientRelease } from '../api/home';
+import { daysLeftText, expiresSoon, renewPath } from '../../peers/expiry';
+import { formatExpiration } from '../../peers/peer-format';
+import { fetchHomeData, type Announcement, type ClientRelease, type HomePeer } from '../api/home';
 import { isNewerClient } from '../client-version';
 import { spanishLongDate } from '../spanish-date';
 
@@ -68,6 +71,35 @@ function AnnouncementList({ announcements }: { announcements: Announcement[] }) 
   );
 }
 
+/** Peers whose plan ends within 3 days, each with its date and the renew shortcut (docs/webui.md, "Expiry"). */
+function ExpiryWarning({ peers }: { peers: HomePeer[] }) {
+  const soon = peers.filter((peer) => expiresSoon(peer));
+  if (soon.length === 0) return null;
+  return (
+    <Alert color="orange" icon={<IconClockExclamation />} title="Peers a punto de vencer" role="alert">
+      <Stack gap="xs">
+        {soon.map((peer) => (
+          <Group key={peer.id} justify="space-between" wrap="wrap" gap="xs">
+            <Text size="sm">
+              El peer <b>{peer.name}</b> vence el {formatExpiration(peer.expiration_date)} ({daysLeftText(peer.expiration_date)?.toLowerCase()}).
+              Al vencer quedará deshabilitado.
+            </Text>
+            {peer.manual_payment ? (
+              <Text size="sm" c="dimmed">
+                Contacte con soporte para renovarlo.
+              </Text>
+            ) : (
+              <Button component={Link} to={renewPath(peer.id)} size="xs" aria-label={`Renovar ${peer.name}`}>
+                Renovar
+              </Button>
+            )}
+          </Group>
+        ))}
+      </Stack>
+    </Alert>
+  );
+}
+
 function SupportCard({ supportUrl }: { supportUrl: string }) {
   return (
     <Card withBorder padding="lg">
@@ -77,10 +109,18 @@ function SupportCard({ supportUrl }: { supportUrl: string }) {
           <Title order={4}>Soporte</Title>
         </Group>
         <Text size="sm">¿Tiene dudas o algún problema con su servicio? Nuestro equipo de soporte puede ayudarle.</Text>
-        {supportUrl && (
+        {supportUrl ? (
           <Button variant="light" onClick={() => window.open(supportUrl, '_blank', 'noopener')}>
             Contactar Soporte
           </Button>
+        ) : (
+          <Text size="sm" c="dimmed">
+            El soporte en línea no está disponible en este momento. Consulte el{' '}
+            <Anchor component={Link} to="/dashboard/help">
+              Centro de Ayuda
+            </Anchor>{' '}
+            para las dudas más comunes.
+          </Text>
         )}
       </Stack>
     </Card>
@@ -96,10 +136,11 @@ export function HomePage() {
   if (state.status === 'error') {
     return <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos de la sección')} onRetry={reload} />;
   }
-  const { announcements, release } = state.data;
+  const { announcements, release, peers } = state.data;
   return (
     <Stack gap="lg">
       <Title order={2}>Home</Title>
+      <ExpiryWarning peers={peers} />
       {release && isNewerClient(release.version) && <ClientUpdateCard release={release} />}
       {announcements.length === 0 ? (
         <Stack gap="lg">

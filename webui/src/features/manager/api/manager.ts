@@ -54,6 +54,18 @@ export interface Overview {
   operations_failed_24h: number;
   recent_operations: OperationRow[];
   revenue: RevenueRow[] | null;
+  /** Peers whose configuration two devices share (docs/operations.md, "One device per peer"). */
+  peers_shared_config?: number;
+  /** Traffic this UTC month per server and in total, and the last 30 days per day (docs/usage.md). */
+  usage?: UsageOverview;
+}
+
+export interface UsageOverview {
+  month_start: string;
+  servers: { id: string; name: string; download: number; upload: number }[];
+  download: number;
+  upload: number;
+  days: { start: string; download: number; upload: number }[];
 }
 
 export interface UserRow {
@@ -64,6 +76,8 @@ export interface UserRow {
   alias: string | null;
   role: string;
   blocked: boolean;
+  /** Deleted account: personal data gone, kept for its invoices (docs/security.md, "Deleting an account"). */
+  deleted: boolean;
   created: string;
   last_login: string | null;
   peers: number;
@@ -249,7 +263,7 @@ export function query(params: Record<string, string | number | boolean | null | 
 const A = '/api/admin';
 
 export const managerApi = {
-  login: (body: { username: string; password: string; remember: boolean }) =>
+  login: (body: { username: string; password: string; remember: boolean; captcha_token?: string }) =>
     api.post<LoginAnswer>(`${A}/login`, body, { auth: false }),
   verify: (signal?: AbortSignal) => api.get<StaffUser>(`${A}/verify-token`, { signal }),
   overview: (signal?: AbortSignal) => api.get<Overview>(`${A}/overview`, { signal }),
@@ -258,6 +272,7 @@ export const managerApi = {
     api.get<Paged<UserRow>>(`${A}/users${query(params)}`, { signal }),
   user: (id: string, signal?: AbortSignal) => api.get<UserDetail>(`${A}/users/${id}`, { signal }),
   setBlocked: (id: string, blocked: boolean) => api.patch<UserRow>(`${A}/users/${id}`, { blocked }),
+  deleteUser: (id: string) => api.delete<UserRow>(`${A}/users/${id}`),
   sendPasswordReset: (id: string) => api.post<Done>(`${A}/users/${id}/password-reset`),
   resendVerification: (id: string) => api.post<Done>(`${A}/users/${id}/verification`),
 

@@ -1,6 +1,7 @@
 /** /manager/dashboard/announcements: what the customer home shows, and the client app versions. */
 import { Badge, Button, Card, Group, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
@@ -14,6 +15,7 @@ import { useStaff } from '../staff';
 function Announcements({ isAdmin }: { isAdmin: boolean }) {
   const { state, reload, setData } = useRequest((signal) => managerApi.announcements(signal));
   const [busy, act] = useAction();
+  const confirmation = useConfirmation();
   const [name, setName] = useState('');
   const [message, setMessage] = useState('');
   const items = state.status === 'success' ? state.data : [];
@@ -31,13 +33,20 @@ function Announcements({ isAdmin }: { isAdmin: boolean }) {
     const next = await act(() => managerApi.updateAnnouncement(id, { visible }), visible ? 'Anuncio visible.' : 'Anuncio ocultado.');
     if (next) setData(items.map((a) => (a.id === id ? next : a)));
   };
-  const remove = async (id: string) => {
-    if (!window.confirm('¿Eliminar el anuncio?')) return;
-    if (await act(() => managerApi.deleteAnnouncement(id), 'Anuncio eliminado.')) setData(items.filter((a) => a.id !== id));
-  };
+  const remove = (id: string) =>
+    confirmation.ask({
+      title: 'Eliminar anuncio',
+      message: '¿Eliminar el anuncio?',
+      confirmLabel: 'Eliminar',
+      color: 'red',
+      onConfirm: async () => {
+        if (await act(() => managerApi.deleteAnnouncement(id), 'Anuncio eliminado.')) setData(items.filter((a) => a.id !== id));
+      },
+    });
 
   return (
     <Card withBorder>
+      {confirmation.dialog}
       <Title order={4} mb="sm">
         Anuncios en el inicio de los clientes
       </Title>
@@ -76,7 +85,7 @@ function Announcements({ isAdmin }: { isAdmin: boolean }) {
               {isAdmin && (
                 <Group gap="xs">
                   <Switch label="Visible" checked={a.visible} onChange={(e) => void toggle(a.id, e.currentTarget.checked)} />
-                  <Button size="xs" color="red" variant="subtle" onClick={() => void remove(a.id)}>
+                  <Button size="xs" color="red" variant="subtle" onClick={() => remove(a.id)}>
                     Eliminar
                   </Button>
                 </Group>

@@ -1,5 +1,5 @@
 import { notifications } from '@mantine/notifications';
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
@@ -44,7 +44,7 @@ function testInvoice(overrides: Partial<StaffInvoice> = {}): StaffInvoice {
 beforeEach(() => {
   FakeWebSocket.reset();
   vi.stubGlobal('WebSocket', FakeWebSocket);
-  vi.stubGlobal('confirm', vi.fn(() => true));
+  vi.stubGlobal('confirm', vi.fn(() => { throw new Error('window.confirm used'); }));
   window.localStorage.setItem('access_token', 'acc');
 });
 
@@ -77,6 +77,9 @@ describe('invoices page', () => {
     await actor.type(within(drawer).getByLabelText(/^Motivo del pago manual/), 'resto por transferencia 77');
     expect(button).toBeEnabled();
     await actor.click(button);
+    const confirm = await screen.findByRole('dialog', { name: 'Marcar como pagada' });
+    expect(api.markPaid).not.toHaveBeenCalled();
+    await actor.click(within(confirm).getByRole('button', { name: 'Marcar como pagada' }));
     expect(api.markPaid).toHaveBeenCalledWith('i1', 'resto por transferencia 77');
     expect(await screen.findByText('Pago manual registrado.')).toBeInTheDocument();
     expect(within(drawer).getByText('Pago manual')).toBeInTheDocument();
@@ -88,6 +91,11 @@ describe('invoices page', () => {
     const { actor, drawer } = await openInvoice(testInvoice({ status: 'expired', problem: null }));
     expect(within(drawer).queryByText(/La pasarela marcó/)).not.toBeInTheDocument();
     await actor.click(within(drawer).getByRole('button', { name: 'Marcar como pagada' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Marcar como pagada' });
+    await actor.click(within(confirm).getByRole('button', { name: 'Cancelar' }));
+    expect(api.markPaid).not.toHaveBeenCalled();
+    await actor.click(within(drawer).getByRole('button', { name: 'Marcar como pagada' }));
+    await actor.click(within(await screen.findByRole('dialog', { name: 'Marcar como pagada' })).getByRole('button', { name: 'Marcar como pagada' }));
     expect(api.markPaid).toHaveBeenCalledWith('i1', '');
   }, 20_000);
 
@@ -95,5 +103,24 @@ describe('invoices page', () => {
     const { drawer } = await openInvoice(testInvoice(), SUPPORT);
     expect(await within(drawer).findByText(PROBLEM)).toBeInTheDocument();
     expect(within(drawer).queryByRole('button', { name: 'Marcar como pagada' })).not.toBeInTheDocument();
+  }, 20_000);
+
+  it('refetches the list and the open invoice when the socket reopens: a payment that landed meanwhile shows', async () => {
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0); // the shortest reconnect delay: 2.5 s
+    const { drawer } = await openInvoice(testInvoice({ status: 'pending', problem: null }));
+    act(() => FakeWebSocket.latest().open());
+    const row = screen.getAllByText('ana')[0]?.closest('tr') as HTMLElement;
+    expect(within(row).getByText('Pendiente')).toBeInTheDocument();
+    const paid = testInvoice({ status: 'fulfilled', problem: null, paid_at: '2026-11-21T05:10:00Z' });
+    api.invoices.mockResolvedValue({ items: [paid], total: 1, page: 1, page_size: 25 });
+    api.invoice.mockResolvedValue(paid);
+    act(() => FakeWebSocket.latest().serverClose());
+    await waitFor(() => expect(FakeWebSocket.instances.length).toBeGreaterThan(1), { timeout: 8000 });
+    expect(within(row).getByText('Pendiente')).toBeInTheDocument(); // nothing is fetched until it reopens
+    act(() => FakeWebSocket.latest().open());
+    expect(await within(row).findByText('Completada')).toBeInTheDocument();
+    expect(await within(drawer).findByText('Completada')).toBeInTheDocument();
+    expect(within(drawer).queryByRole('button', { name: 'Marcar como pagada' })).not.toBeInTheDocument();
+    random.mockRestore();
   }, 20_000);
 });

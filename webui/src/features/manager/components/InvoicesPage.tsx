@@ -2,11 +2,13 @@
 import { Badge, Button, Code, Drawer, Group, ScrollArea, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
+import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
 import { usePageTitle } from '../../../lib/page-title';
 import { useRequest } from '../../../lib/use-request';
+import { useSocketOpened } from '../../realtime';
 import { managerApi, type StaffInvoice } from '../api/manager';
 import { dateTime } from '../format';
 import { useAction } from '../hooks/use-action';
@@ -60,20 +62,30 @@ function ManualPaymentForm({ status, note, onNote, busy, onSubmit }: { status: s
 
 function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => void; onChanged: (invoice: StaffInvoice) => void }) {
   const { isAdmin } = useStaff();
-  const { state, reload, setData } = useRequest((signal) => managerApi.invoice(id, signal));
+  const { state, reload, setData, refresh } = useRequest((signal) => managerApi.invoice(id, signal));
+  useSocketOpened(refresh); // a payment may have landed while the socket was down (docs/webui.md, live socket)
   const [note, setNote] = useState('');
   const [busy, act] = useAction();
   const invoice = state.status === 'success' ? state.data : null;
-  const markPaid = async () => {
-    if (!invoice || !window.confirm(`¿Marcar como pagada la factura de ${invoice.amount} USD de ${invoice.username}?`)) return;
-    const next = await act(() => managerApi.markPaid(invoice.id, note), 'Pago manual registrado.');
-    if (next) {
-      setData(next);
-      onChanged(next);
-    }
+  const confirmation = useConfirmation();
+  const markPaid = () => {
+    if (!invoice) return;
+    confirmation.ask({
+      title: 'Marcar como pagada',
+      message: `¿Marcar como pagada la factura de ${invoice.amount} USD de ${invoice.username}?`,
+      confirmLabel: 'Marcar como pagada',
+      onConfirm: async () => {
+        const next = await act(() => managerApi.markPaid(invoice.id, note), 'Pago manual registrado.');
+        if (next) {
+          setData(next);
+          onChanged(next);
+        }
+      },
+    });
   };
   return (
     <Drawer opened onClose={onClose} position="right" size="lg" title="Factura">
+      {confirmation.dialog}
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
       {invoice && (
@@ -96,7 +108,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             <Code block>{JSON.stringify(invoice.gateway_record ?? null, null, 2)}</Code>
           </ScrollArea.Autosize>
           {isAdmin && CREDITABLE.includes(invoice.status) && (
-            <ManualPaymentForm status={invoice.status} note={note} onNote={setNote} busy={busy} onSubmit={() => void markPaid()} />
+            <ManualPaymentForm status={invoice.status} note={note} onNote={setNote} busy={busy} onSubmit={markPaid} />
           )}
         </Stack>
       )}
@@ -112,9 +124,10 @@ export function InvoicesPage() {
   const [gateway, setGateway] = useState<string | null>(null);
   const [page, setPage] = useState(1);
   const [openId, setOpenId] = useState<string | null>(null);
-  const { state, reload, setData } = useKeyedRequest(`${q}|${status}|${gateway}|${page}`, (signal) =>
+  const { state, reload, setData, refresh } = useKeyedRequest(`${q}|${status}|${gateway}|${page}`, (signal) =>
     managerApi.invoices({ q, status: status ?? '', gateway: gateway ?? '', page }, signal),
   );
+  useSocketOpened(refresh);
   const replace = (invoice: StaffInvoice) => {
     if (state.status === 'success') setData({ ...state.data, items: state.data.items.map((i) => (i.id === invoice.id ? invoice : i)) });
   };

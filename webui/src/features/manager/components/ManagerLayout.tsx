@@ -34,6 +34,17 @@ export const MANAGER_NAVIGATION: Entry[] = [
 
 const ROLE_LABEL: Record<string, string> = { admin: 'Administrador', support: 'Soporte' };
 
+function StaffIdentity({ staff }: { staff: StaffUser }) {
+  return (
+    <>
+      <Text size="sm" fw={700}>
+        {staff.username}
+      </Text>
+      <Badge variant="light">{ROLE_LABEL[staff.role] ?? staff.role}</Badge>
+    </>
+  );
+}
+
 type State = { status: 'verifying' } | { status: 'ready'; staff: StaffUser } | { status: 'login' } | { status: 'error'; message: string };
 
 function useStaffSession(): [State, () => void] {
@@ -94,23 +105,28 @@ export function ManagerLayout() {
     <StaffContext.Provider value={staff}>
       <AppShell header={{ height: 60 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
         <AppShell.Header>
-          <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-            <Group gap="sm" wrap="nowrap">
+          {/* At 390 px the name truncates and who is signed in moves into the menu (docs/webui.md, "Manager"). */}
+          <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
+            <Group gap="sm" wrap="nowrap" miw={0} style={{ flex: 1 }}>
               <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Abrir menú" />
-              <Text fw={700}>{productName} · Administración</Text>
-            </Group>
-            <Group gap="sm" wrap="nowrap">
-              <Text size="sm" fw={700}>
-                {staff.username}
+              <Text fw={700} truncate="end" miw={0}>
+                {productName} · Administración
               </Text>
-              <Badge variant="light">{ROLE_LABEL[staff.role] ?? staff.role}</Badge>
-              <Button size="xs" variant="subtle" color="red" onClick={() => void signOut()}>
+            </Group>
+            <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
+              <Group gap="sm" wrap="nowrap" visibleFrom="sm">
+                <StaffIdentity staff={staff} />
+              </Group>
+              <Button size="xs" variant="subtle" color="red" px={6} onClick={() => void signOut()}>
                 Cerrar sesión
               </Button>
             </Group>
           </Group>
         </AppShell.Header>
         <AppShell.Navbar p="sm" aria-label="Navegación">
+          <Group gap="sm" hiddenFrom="sm" mb="sm" px="xs">
+            <StaffIdentity staff={staff} />
+          </Group>
           {MANAGER_NAVIGATION.map((entry) => (
             <NavLink
               key={entry.path}

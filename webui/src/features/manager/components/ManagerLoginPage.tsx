@@ -7,6 +7,8 @@ import { usePageTitle } from '../../../lib/page-title';
 import { useProductName } from '../../../lib/public-config';
 import { publicToast } from '../../../lib/toasts';
 import { storeLoginTokens } from '../../../lib/tokens';
+import { SessionEndedNotice } from '../../auth/components/SessionEndedNotice';
+import { useLoginCaptcha } from '../../auth/components/login-captcha';
 import { managerApi } from '../api/manager';
 
 export function ManagerLoginPage() {
@@ -18,6 +20,7 @@ export function ManagerLoginPage() {
   const [remember, setRemember] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const captcha = useLoginCaptcha();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -25,14 +28,20 @@ export function ManagerLoginPage() {
       setFailure('El usuario y la contraseña son obligatorios.');
       return;
     }
+    const captchaProblem = captcha.problem();
+    if (captchaProblem) {
+      setFailure(captchaProblem);
+      return;
+    }
     setBusy(true);
     setFailure(null);
     try {
-      const answer = await managerApi.login({ username: username.trim(), password, remember });
+      const answer = await managerApi.login({ username: username.trim(), password, remember, ...captcha.field() });
       storeLoginTokens(answer.access, answer.refresh, remember);
       publicToast.success(answer.message || 'Sesión iniciada correctamente.');
       navigate('/manager/dashboard', { replace: true });
     } catch (error) {
+      captcha.afterAttempt(error);
       setFailure(errorMessage(error, 'Error al iniciar sesión. Por favor, intente de nuevo.'));
       setBusy(false);
     }
@@ -43,6 +52,7 @@ export function ManagerLoginPage() {
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={400}>
         <form onSubmit={(event) => void submit(event)} noValidate>
           <Stack gap="sm">
+            <SessionEndedNotice />
             <Title order={2} ta="center">
               Administración
             </Title>
@@ -62,6 +72,7 @@ export function ManagerLoginPage() {
               onChange={(event) => setPassword(event.currentTarget.value)}
             />
             <Checkbox label="Recordarme" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} />
+            {captcha.widget}
             {failure && (
               <Alert color="red" role="alert">
                 {failure}

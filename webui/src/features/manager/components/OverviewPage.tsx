@@ -1,12 +1,13 @@
 /** /manager/dashboard: users, peers, nodes, operations pending or failed, and revenue (admins). */
 import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { UsageChart } from '../../../components/UsageChart';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
 import { usePageTitle } from '../../../lib/page-title';
 import { useRequest } from '../../../lib/use-request';
-import { managerApi, type Overview } from '../api/manager';
-import { dateTime, OPERATION_KIND } from '../format';
+import { managerApi, type Overview, type UsageOverview } from '../api/manager';
+import { bytes, dateTime, OPERATION_KIND } from '../format';
 import { useStaffEvents } from '../hooks/use-staff-events';
 
 function Stat({ label, value, detail }: { label: string; value: number | string; detail?: string }) {
@@ -30,12 +31,56 @@ function Stat({ label, value, detail }: { label: string; value: number | string;
 const STATUS_COLOR: Record<string, string> = { pending: 'yellow', failed: 'red', ok: 'green' };
 const STATUS_LABEL: Record<string, string> = { pending: 'Pendiente', failed: 'Fallida', ok: 'Hecha' };
 
+/** Bytes from the customers' side: download is what the servers sent to their devices. */
+function TrafficCard({ usage }: { usage: UsageOverview }) {
+  return (
+    <Card withBorder data-testid="overview-traffic">
+      <Title order={4} mb="sm">
+        Tráfico este mes
+      </Title>
+      <Table.ScrollContainer minWidth={420}>
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Servidor</Table.Th>
+              <Table.Th>Bajada</Table.Th>
+              <Table.Th>Subida</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {usage.servers.map((server) => (
+              <Table.Tr key={server.id}>
+                <Table.Td>{server.name}</Table.Td>
+                <Table.Td>{bytes(server.download)}</Table.Td>
+                <Table.Td>{bytes(server.upload)}</Table.Td>
+              </Table.Tr>
+            ))}
+            <Table.Tr fw={700}>
+              <Table.Td>Total</Table.Td>
+              <Table.Td>{bytes(usage.download)}</Table.Td>
+              <Table.Td>{bytes(usage.upload)}</Table.Td>
+            </Table.Tr>
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Text size="sm" c="dimmed" mt="md" mb="xs">
+        Tráfico total por día, últimos 30 días
+      </Text>
+      <UsageChart points={usage.days} bucket="day" formatBytes={bytes} label="Tráfico total por día en los últimos 30 días" />
+    </Card>
+  );
+}
+
 export function OverviewView({ data }: { data: Overview }) {
   return (
     <Stack>
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
         <Stat label="Clientes" value={data.users} detail={`${data.users_new_7d} nuevos en 7 días · ${data.customers_blocked} bloqueados`} />
-        <Stat label="Peers activos" value={data.peers_active} detail={`${data.peers} en total`} />
+        <Stat
+          label="Peers activos"
+          value={data.peers_active}
+          detail={`${data.peers} en total · ${data.peers_shared_config ?? 0} usados en dos dispositivos`}
+        />
         <Stat label="Servidores en línea" value={`${data.servers_online} / ${data.servers}`} detail={`${data.servers_active} habilitados`} />
         <Stat
           label="Operaciones pendientes"
@@ -43,6 +88,7 @@ export function OverviewView({ data }: { data: Overview }) {
           detail={`${data.operations_failed_24h} fallidas en 24 h`}
         />
       </SimpleGrid>
+      {data.usage && <TrafficCard usage={data.usage} />}
       {data.revenue !== null && (
         <Card withBorder>
           <Title order={4} mb="sm">

@@ -19,6 +19,7 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
@@ -226,19 +227,32 @@ function ServerRow({
     );
     if (next) onChanged(next);
   };
-  const reissue = async () => {
-    if (!window.confirm(`¿Emitir una credencial nueva para ${server.name}? La actual dejará de valer y el agente se desconectará.`)) return;
-    const created = await act(() => managerApi.reissueCredential(server.id));
-    if (created) {
-      onChanged(created.server);
-      onCredential(created);
-    }
-  };
-  const revoke = async () => {
-    if (!window.confirm(`¿Revocar la credencial de ${server.name}? El agente se desconectará.`)) return;
-    const next = await act(() => managerApi.revokeCredential(server.id), 'Credencial revocada.');
-    if (next) onChanged(next);
-  };
+  const confirmation = useConfirmation();
+  const reissue = () =>
+    confirmation.ask({
+      title: 'Nueva credencial',
+      message: `¿Emitir una credencial nueva para ${server.name}? La actual dejará de valer y el agente se desconectará.`,
+      confirmLabel: 'Emitir',
+      color: 'red',
+      onConfirm: async () => {
+        const created = await act(() => managerApi.reissueCredential(server.id));
+        if (created) {
+          onChanged(created.server);
+          onCredential(created);
+        }
+      },
+    });
+  const revoke = () =>
+    confirmation.ask({
+      title: 'Revocar credencial',
+      message: `¿Revocar la credencial de ${server.name}? El agente se desconectará.`,
+      confirmLabel: 'Revocar',
+      color: 'red',
+      onConfirm: async () => {
+        const next = await act(() => managerApi.revokeCredential(server.id), 'Credencial revocada.');
+        if (next) onChanged(next);
+      },
+    });
   return (
     <Table.Tr>
       <Table.Td>
@@ -285,15 +299,16 @@ function ServerRow({
             <Menu.Dropdown>
               <Menu.Item onClick={onEdit}>Editar</Menu.Item>
               <Menu.Item onClick={() => void toggle()}>{server.active ? 'Deshabilitar' : 'Habilitar'}</Menu.Item>
-              <Menu.Item onClick={() => void reissue()}>Emitir credencial nueva</Menu.Item>
+              <Menu.Item onClick={reissue}>Emitir credencial nueva</Menu.Item>
               {server.has_credential && (
-                <Menu.Item color="red" onClick={() => void revoke()}>
+                <Menu.Item color="red" onClick={revoke}>
                   Revocar credencial
                 </Menu.Item>
               )}
             </Menu.Dropdown>
           </Menu>
         )}
+        {confirmation.dialog}
       </Table.Td>
     </Table.Tr>
   );

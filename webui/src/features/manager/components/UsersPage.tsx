@@ -1,7 +1,9 @@
-/** /manager/dashboard/users: find a customer, block or unblock, send reset or verification links, see their peers. */
+/** /manager/dashboard/users: find a customer, block or unblock, send reset or verification links, see their peers;
+ * admins also delete accounts. */
 import { Badge, Button, Drawer, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
+import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
@@ -15,6 +17,7 @@ import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { Paginator } from './Paginator';
 import { InvoiceStatusBadge } from './InvoicesPage';
 import { PeerList } from './PeerList';
+import { useStaff } from '../staff';
 
 function UserInvoices({ userId }: { userId: string }) {
   const { state } = useRequest((signal) => managerApi.invoices({ user: userId }, signal));
@@ -42,19 +45,55 @@ function UserInvoices({ userId }: { userId: string }) {
   );
 }
 
+function UserStatus({ user }: { user: UserRow }) {
+  if (user.deleted) return <Badge color="gray">Eliminada</Badge>;
+  return user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>;
+}
+
 export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: string; onClose: () => void; onChanged: (user: UserRow) => void }) {
   const { state, reload } = useRequest((signal) => managerApi.user(userId, signal));
   const [busy, act] = useAction();
   const user = state.status === 'success' ? state.data.user : null;
 
-  const setBlocked = async (blocked: boolean) => {
+  const confirmation = useConfirmation();
+  const applyBlocked = async (blocked: boolean) => {
     if (!user) return;
-    if (blocked && !window.confirm(`¿Bloquear a ${user.username}? Se cerrarán todas sus sesiones.`)) return;
     const next = await act(() => managerApi.setBlocked(user.id, blocked), blocked ? 'Usuario bloqueado.' : 'Usuario desbloqueado.');
     if (next) {
       onChanged(next);
       reload();
     }
+  };
+  const setBlocked = (blocked: boolean) => {
+    if (!user) return;
+    if (!blocked) void applyBlocked(false);
+    else
+      confirmation.ask({
+        title: 'Bloquear usuario',
+        message: `¿Bloquear a ${user.username}? Se cerrarán todas sus sesiones.`,
+        confirmLabel: 'Bloquear',
+        color: 'red',
+        onConfirm: () => applyBlocked(true),
+      });
+  };
+  const { isAdmin } = useStaff();
+  const deleteUser = () => {
+    if (!user) return;
+    confirmation.ask({
+      title: 'Eliminar cuenta',
+      message:
+        `¿Eliminar la cuenta de ${user.username}? No se puede deshacer: sus peers dejan de funcionar y se quitan de ` +
+        'los servidores, sus salas se eliminan y se cierran todas sus sesiones. Las facturas se conservan.',
+      confirmLabel: 'Eliminar cuenta',
+      color: 'red',
+      onConfirm: async () => {
+        const next = await act(() => managerApi.deleteUser(user.id), 'Cuenta eliminada.');
+        if (next) {
+          onChanged(next);
+          reload();
+        }
+      },
+    });
   };
   const send = async (run: () => Promise<{ message: string }>) => {
     const answer = await act(run);
@@ -63,6 +102,7 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
 
   return (
     <Drawer opened onClose={onClose} position="right" size="xl" title={user ? `Usuario ${user.username}` : 'Usuario'}>
+      {confirmation.dialog}
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && (
         <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />
@@ -81,17 +121,17 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
             </Text>
             <Group gap="xs">
               <Text fw={700}>Estado:</Text>
-              {user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>}
+              <UserStatus user={user} />
             </Group>
           </Stack>
-          {user.role === 'customer' && (
+          {user.role === 'customer' && !user.deleted && (
             <Group>
               {user.blocked ? (
-                <Button loading={busy} onClick={() => void setBlocked(false)}>
+                <Button loading={busy} onClick={() => setBlocked(false)}>
                   Desbloquear
                 </Button>
               ) : (
-                <Button color="red" variant="light" loading={busy} onClick={() => void setBlocked(true)}>
+                <Button color="red" variant="light" loading={busy} onClick={() => setBlocked(true)}>
                   Bloquear
                 </Button>
               )}
@@ -106,6 +146,11 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
               {user.email && !user.email_verified && (
                 <Button variant="light" loading={busy} onClick={() => void send(() => managerApi.resendVerification(user.id))}>
                   Reenviar verificación de email
+                </Button>
+              )}
+              {isAdmin && (
+                <Button color="red" loading={busy} onClick={deleteUser}>
+                  Eliminar cuenta
                 </Button>
               )}
             </Group>
@@ -209,7 +254,9 @@ export function UsersPage() {
                     <Table.Td>{user.email ?? '—'}</Table.Td>
                     <Table.Td>{user.role === 'customer' ? 'Cliente' : user.role === 'admin' ? 'Administrador' : 'Soporte'}</Table.Td>
                     <Table.Td>{user.peers}</Table.Td>
-                    <Table.Td>{user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>}</Table.Td>
+                    <Table.Td>
+                      <UserStatus user={user} />
+                    </Table.Td>
                     <Table.Td>{dateTime(user.created)}</Table.Td>
                   </Table.Tr>
                 ))}

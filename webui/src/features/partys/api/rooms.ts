@@ -7,6 +7,10 @@ export interface RoomPeer {
   /** Alias of the peer's owner. */
   user: string;
   private_ip: string;
+  /** Its server saw a handshake in the last 3 minutes; pushed again whenever that changes. */
+  online: boolean;
+  /** Name of the server the peer uses. */
+  server: string;
 }
 
 export interface Room {
@@ -20,6 +24,8 @@ export interface Room {
   peers: RoomPeer[];
   /** A change to the room is being applied on the servers. */
   processing?: boolean;
+  /** When the server read this state; the larger is newer (docs/api.md, versions). */
+  version?: number;
 }
 
 export interface RoomLists {
@@ -27,11 +33,13 @@ export interface RoomLists {
   guest_partys: Room[];
 }
 
-/** The fields of a peer this screen needs: which room it is in, if any. */
+/** The fields of a peer this screen needs: which room it is in, if any, and whether it may join one. */
 export interface OwnPeer {
   id: string;
   name: string;
   party: { id: string; name: string } | null;
+  active?: boolean;
+  server?: { allow_partys: boolean } | null;
 }
 
 /** What a mutation answers: a message, and the room or the new password when the server sends them. */

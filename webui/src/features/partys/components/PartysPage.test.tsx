@@ -181,10 +181,41 @@ describe('create a room', () => {
   });
 });
 
+describe('peers a room accepts', () => {
+  it('offers only active free peers on servers with rooms, and preselects the only one', async () => {
+    api.joinRoom.mockResolvedValue({ success: true, message: 'Peer añadido a la sala.' });
+    const { actor } = await renderRooms({
+      peers: [
+        ownPeer({ id: 'p1', name: 'movil', server: { allow_partys: false } }),
+        ownPeer({ id: 'p2', name: 'portatil' }),
+        ownPeer({ id: 'p3', name: 'viejo', active: false }),
+      ],
+    });
+    await actor.click(await screen.findByRole('button', { name: 'Unirse a una sala' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Unirse a una sala' });
+    expect(within(dialog).getByLabelText('Peer', { selector: 'input' })).toHaveValue('portatil');
+    await actor.click(within(dialog).getByLabelText('Peer', { selector: 'input' }));
+    expect(within(dialog).getAllByRole('option').map((option) => option.textContent)).toEqual(['portatil']);
+    await actor.type(within(dialog).getByLabelText('Nombre de la sala'), 'Amigos');
+    await actor.type(within(dialog).getByLabelText('Contraseña de la sala'), 'clave');
+    await actor.click(within(dialog).getByRole('button', { name: 'Unirse' }));
+    expect(api.joinRoom).toHaveBeenCalledWith('Amigos', 'clave', 'p2');
+  });
+
+  it('explains why no peer can enter a room when every free peer is on a server without rooms', async () => {
+    const { actor } = await renderRooms({ peers: [ownPeer({ server: { allow_partys: false } })] });
+    await actor.click(await screen.findByRole('button', { name: 'Crear Nueva Sala' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Crear Nueva Sala' });
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('en un servidor que permita salas');
+    expect(within(dialog).getByRole('link', { name: 'Ir a Peers' })).toHaveAttribute('href', '/dashboard/peers');
+    expect(within(dialog).queryByLabelText('Peer inicial', { selector: 'input' })).not.toBeInTheDocument();
+  });
+});
+
 describe('join a room', () => {
   it('requires name, password and peer, then joins with them', async () => {
     api.joinRoom.mockResolvedValue({ success: true, message: 'Peer añadido a la sala.' });
-    const { actor } = await renderRooms();
+    const { actor } = await renderRooms({ peers: [ownPeer(), ownPeer({ id: 'p2', name: 'portatil' })] });
     await actor.click(await screen.findByRole('button', { name: 'Unirse a una sala' }));
     const dialog = await screen.findByRole('dialog', { name: 'Unirse a una sala' });
     await actor.type(within(dialog).getByLabelText('Nombre de la sala'), 'Amigos');
@@ -271,6 +302,25 @@ describe('room detail', () => {
     expect(screen.getByTestId('room-peers')).toHaveStyle({ height: '400px' });
   });
 
+  it('shows each member\'s server and whether it is online, and follows the pushes live', async () => {
+    const room = testRoom({
+      peers: [roomPeer({ online: true }), roomPeer({ id: 'rp2', name: 'pc-luis', user: 'luis', server: 'Madrid 1' })],
+    });
+    const { push } = await openRoom({ rooms: { owned_partys: [room] } }, 'LAN Party');
+    expect(within(peerRow('movil')).getByText('Miami 1')).toBeInTheDocument();
+    expect(within(peerRow('movil')).getByTestId('room-peer-presence')).toHaveTextContent('En línea');
+    expect(within(peerRow('pc-luis')).getByText('Madrid 1')).toBeInTheDocument();
+    expect(within(peerRow('pc-luis')).getByTestId('room-peer-presence')).toHaveTextContent('Desconectado');
+    // Luis's device connects: the server's report reaches the page as the room's update.
+    push({
+      type: 'updated_owner_party',
+      data: { ...room, peers: [room.peers[0], { ...room.peers[1], online: true }] },
+    });
+    await waitFor(() =>
+      expect(within(peerRow('pc-luis')).getByTestId('room-peer-presence')).toHaveTextContent('En línea'),
+    );
+  });
+
   it('shows a guest only the leave button on their own peers, no password, no delete', async () => {
     await openRoom({ rooms: { guest_partys: [guestRoom] } }, 'Amigos');
     expect(screen.queryByTestId('room-password')).not.toBeInTheDocument();
@@ -305,7 +355,15 @@ describe('room detail', () => {
   it('adds a free peer by joining the own room with its name and password', async () => {
     api.joinRoom.mockResolvedValue({ success: true });
     await openRoom(
-      { rooms: { owned_partys: [twoPeerRoom] }, peers: [ownPeer({ party: { id: 'r1', name: 'LAN Party' } }), ownPeer({ id: 'p2', name: 'portatil' })] },
+      {
+        rooms: { owned_partys: [twoPeerRoom] },
+        // Two free peers: none is chosen for the owner (a single one would be).
+        peers: [
+          ownPeer({ party: { id: 'r1', name: 'LAN Party' } }),
+          ownPeer({ id: 'p2', name: 'portatil' }),
+          ownPeer({ id: 'p3', name: 'tablet' }),
+        ],
+      },
       'LAN Party',
     );
     const actor = userEvent.setup();
@@ -413,14 +471,16 @@ describe('room push messages', () => {
     const { push } = await renderRooms({ rooms: { owned_partys: [testRoom()] } });
     await loaded();
     expect(screen.getByRole('button', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
-    expect(api.fetchOwnPeers).toHaveBeenCalledTimes(1);
+    // The load, and the refetch of the socket's opening when the load had ended by then.
+    await waitFor(() => expect(api.fetchRooms).toHaveBeenCalledTimes(api.fetchOwnPeers.mock.calls.length));
+    const before = api.fetchOwnPeers.mock.calls.length;
 
     // The only free peer has just joined a room: the create and join buttons go away.
     api.fetchOwnPeers.mockResolvedValue([ownPeer({ party: { id: 'r2', name: 'Amigos' } })]);
     push({ type: 'updated_guest_party', data: guestRoom });
     expect(within(roomRow('Amigos')).getByText('Invitado')).toBeInTheDocument();
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Crear Nueva Sala' })).not.toBeInTheDocument());
-    expect(api.fetchOwnPeers).toHaveBeenCalledTimes(2);
+    expect(api.fetchOwnPeers).toHaveBeenCalledTimes(before + 1);
 
     push({
       type: 'updated_owner_party',
@@ -428,7 +488,7 @@ describe('room push messages', () => {
     });
     expect(screen.getAllByTestId('room-row')).toHaveLength(2);
     expect(within(roomRow('LAN Party 2')).getByText('2')).toBeInTheDocument();
-    expect(api.fetchOwnPeers).toHaveBeenCalledTimes(3);
+    expect(api.fetchOwnPeers).toHaveBeenCalledTimes(before + 2);
   });
 
   it('removes the room on deleted_owner_party and deleted_guest_party with their toasts, closing the open view', async () => {

@@ -9,8 +9,8 @@ import { useCurrentUser } from '../../../lib/current-user';
 import { toast } from '../../../lib/toasts';
 import { useRooms } from '../hooks/use-rooms';
 import { findRoom } from '../room-lists';
-import { MAX_OWNED_ROOMS, MESSAGES } from '../room-rules';
-import { ConfirmActionDialog } from './ConfirmActionDialog';
+import { MAX_OWNED_ROOMS, MESSAGES, canEnterRoom } from '../room-rules';
+import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { AddPeerDialog, CreateRoomDialog, JoinRoomDialog } from './RoomDialogs';
 import { RoomDetailView, type RoomAction } from './RoomDetailView';
 import { RoomTable } from './RoomTable';
@@ -50,6 +50,8 @@ function Rooms({ alias }: { alias: string }) {
   const closeDialog = useCallback(() => setDialog(null), []);
   const model = useRooms({ onReset: closeDialog });
   const { lists, ownPeers, freePeers } = model;
+  // The buttons follow the free peers (spec); the dialogs offer only those a room accepts.
+  const eligiblePeers = freePeers.filter(canEnterRoom);
 
   if (model.load.status === 'loading') return <LoadingState />;
   if (model.load.status === 'error') return <SectionError message={model.load.message} onRetry={model.reload} />;
@@ -100,37 +102,37 @@ function Rooms({ alias }: { alias: string }) {
       )}
 
       {dialog?.kind === 'create' && (
-        <CreateRoomDialog ownedCount={ownedCount} freePeers={freePeers} onCreate={model.create} onClose={closeDialog} />
+        <CreateRoomDialog ownedCount={ownedCount} freePeers={eligiblePeers} onCreate={model.create} onClose={closeDialog} />
       )}
-      {dialog?.kind === 'join' && <JoinRoomDialog freePeers={freePeers} onJoin={model.join} onClose={closeDialog} />}
+      {dialog?.kind === 'join' && <JoinRoomDialog freePeers={eligiblePeers} onJoin={model.join} onClose={closeDialog} />}
       {dialog?.kind === 'add_peer' && dialogRoom && (
         <AddPeerDialog
           roomName={dialogRoom.name}
-          freePeers={freePeers}
+          freePeers={eligiblePeers}
           onAdd={(peer) => model.addPeer(dialogRoom, peer)}
           onClose={closeDialog}
         />
       )}
       {dialog?.kind === 'regenerate_password' && dialogRoom && (
-        <ConfirmActionDialog onConfirm={() => model.regeneratePassword(dialogRoom)} onClose={closeDialog}>
+        <ConfirmDialog color="red" onConfirm={() => model.regeneratePassword(dialogRoom)} onClose={closeDialog}>
           ¿Desea regenerar la contraseña de la sala <b>{dialogRoom.name}</b>? La contraseña actual dejará de servir
           para unirse.
-        </ConfirmActionDialog>
+        </ConfirmDialog>
       )}
       {dialog?.kind === 'delete' && dialogRoom && (
-        <ConfirmActionDialog onConfirm={() => model.deleteRoom(dialogRoom)} onClose={closeDialog}>
+        <ConfirmDialog color="red" onConfirm={() => model.deleteRoom(dialogRoom)} onClose={closeDialog}>
           ¿Desea eliminar la sala <b>{dialogRoom.name}</b>? Todos sus peers dejarán de verse entre sí.
-        </ConfirmActionDialog>
+        </ConfirmDialog>
       )}
       {dialog?.kind === 'leave' && dialogRoom && (
-        <ConfirmActionDialog onConfirm={() => model.leave(dialogRoom, dialog.peer.id)} onClose={closeDialog}>
+        <ConfirmDialog color="red" onConfirm={() => model.leave(dialogRoom, dialog.peer.id)} onClose={closeDialog}>
           ¿Desea sacar su peer <b>{dialog.peer.name}</b> de la sala <b>{dialogRoom.name}</b>?
-        </ConfirmActionDialog>
+        </ConfirmDialog>
       )}
       {dialog?.kind === 'remove' && dialogRoom && (
-        <ConfirmActionDialog onConfirm={() => model.removePeer(dialogRoom, dialog.peer.id)} onClose={closeDialog}>
+        <ConfirmDialog color="red" onConfirm={() => model.removePeer(dialogRoom, dialog.peer.id)} onClose={closeDialog}>
           ¿Desea expulsar el peer <b>{dialog.peer.name}</b> de {dialog.peer.user} de la sala <b>{dialogRoom.name}</b>?
-        </ConfirmActionDialog>
+        </ConfirmDialog>
       )}
     </>
   );

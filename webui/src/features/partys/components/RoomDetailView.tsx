@@ -1,4 +1,5 @@
-/** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their actions. */
+/** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their server,
+ * whether they are online now, and their actions. */
 import { Badge, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlus, IconTrash } from '@tabler/icons-react';
 import type { Room, RoomPeer } from '../api/rooms';
@@ -24,6 +25,15 @@ interface Props {
   hasFreePeers: boolean;
   onBack: () => void;
   onAction: (action: RoomAction) => void;
+}
+
+/** Who is there: a handshake with their server in the last 3 minutes (docs/webui.md, rooms). */
+function PresenceBadge({ online }: { online: boolean }) {
+  return (
+    <Badge color={online ? 'green' : 'gray'} variant="light" data-testid="room-peer-presence">
+      {online ? 'En línea' : 'Desconectado'}
+    </Badge>
+  );
 }
 
 export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onAction }: Props) {
@@ -89,6 +99,8 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
               <Table.Th>Peer</Table.Th>
               <Table.Th>Propietario</Table.Th>
               <Table.Th>IP privada</Table.Th>
+              <Table.Th>Servidor</Table.Th>
+              <Table.Th>Estado</Table.Th>
               <Table.Th>Acciones</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -100,6 +112,10 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
                   <Table.Td>{peer.name}</Table.Td>
                   <Table.Td>{peer.user}</Table.Td>
                   <Table.Td>{peer.private_ip}</Table.Td>
+                  <Table.Td>{peer.server}</Table.Td>
+                  <Table.Td>
+                    <PresenceBadge online={peer.online} />
+                  </Table.Td>
                   <Table.Td>
                     {action === 'leave' && (
                       <Button size="xs" variant="light" disabled={busy} onClick={() => onAction({ kind: 'leave', peer })}>

@@ -1,9 +1,10 @@
 /** The create, join and add-peer dialogs; each validates with the spec's messages before calling the server. */
-import { Button, Group, Modal, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Modal, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Link } from 'react-router';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { toast } from '../../../lib/toasts';
 import type { OwnPeer } from '../api/rooms';
-import { addPeerProblem, createRoomProblem, joinRoomProblem } from '../room-rules';
+import { addPeerProblem, createRoomProblem, joinRoomProblem, NO_ELIGIBLE_PEER } from '../room-rules';
 import { PeerSelect } from './PeerSelect';
 
 interface FormDialogProps {
@@ -48,6 +49,24 @@ function FormDialog({ title, submitLabel, onClose, onSubmit, children }: FormDia
   );
 }
 
+/** The peer selector over the peers a room accepts; the only one is chosen already, none is explained. */
+function EligiblePeerSelect({ label, peers, value, onChange }: { label: string; peers: OwnPeer[]; value: string | null; onChange: (id: string | null) => void }) {
+  if (peers.length === 0) {
+    return (
+      <Alert color="yellow" role="alert" title="Sin peers disponibles">
+        {NO_ELIGIBLE_PEER}{' '}
+        <Anchor component={Link} to="/dashboard/peers" size="sm">
+          Ir a Peers
+        </Anchor>
+      </Alert>
+    );
+  }
+  return <PeerSelect label={label} peers={peers} value={value} onChange={onChange} />;
+}
+
+/** The initial choice: the only eligible peer, or none. */
+const onlyPeer = (peers: OwnPeer[]) => (peers.length === 1 ? (peers[0]?.id ?? null) : null);
+
 interface CreateProps {
   ownedCount: number;
   freePeers: OwnPeer[];
@@ -66,7 +85,7 @@ export function CreateRoomDialog({ ownedCount, freePeers, onCreate, onClose }: C
       onSubmit={() => createRoomProblem(ownedCount, name) ?? onCreate(name, peer)}
     >
       <TextInput label="Nombre de la sala" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-      <PeerSelect label="Peer inicial" peers={freePeers} value={peer} onChange={setPeer} />
+      <EligiblePeerSelect label="Peer inicial" peers={freePeers} value={peer} onChange={setPeer} />
     </FormDialog>
   );
 }
@@ -80,7 +99,7 @@ interface JoinProps {
 export function JoinRoomDialog({ freePeers, onJoin, onClose }: JoinProps) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [peer, setPeer] = useState<string | null>(null);
+  const [peer, setPeer] = useState<string | null>(onlyPeer(freePeers));
   return (
     <FormDialog
       title="Unirse a una sala"
@@ -94,7 +113,7 @@ export function JoinRoomDialog({ freePeers, onJoin, onClose }: JoinProps) {
         value={password}
         onChange={(event) => setPassword(event.currentTarget.value)}
       />
-      <PeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
+      <EligiblePeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
     </FormDialog>
   );
 }
@@ -107,7 +126,7 @@ interface AddPeerProps {
 }
 
 export function AddPeerDialog({ roomName, freePeers, onAdd, onClose }: AddPeerProps) {
-  const [peer, setPeer] = useState<string | null>(null);
+  const [peer, setPeer] = useState<string | null>(onlyPeer(freePeers));
   return (
     <FormDialog
       title={`Añadir Peer a ${roomName}`}
@@ -115,7 +134,7 @@ export function AddPeerDialog({ roomName, freePeers, onAdd, onClose }: AddPeerPr
       onClose={onClose}
       onSubmit={() => addPeerProblem(peer) ?? onAdd(peer ?? '')}
     >
-      <PeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
+      <EligiblePeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
     </FormDialog>
   );
 }

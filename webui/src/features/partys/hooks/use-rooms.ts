@@ -2,7 +2,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../../lib/api';
 import { toast } from '../../../lib/toasts';
-import { usePushMessage, type NoticeData } from '../../realtime';
+import { VersionLedger, reconcileList } from '../../../lib/versions';
+import { usePushMessage, useSocketOpened, type NoticeData } from '../../realtime';
+import { useBusyPolling } from '../../realtime/use-busy-polling';
 import * as roomsApi from '../api/rooms';
 import type { OwnPeer, Room, RoomAnswer, RoomLists } from '../api/rooms';
 import { findRoom, hasRoom, markProcessing, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
@@ -13,6 +15,17 @@ const EMPTY: RoomLists = { owned_partys: [], guest_partys: [] };
 const DONE = 'Operación realizada correctamente.';
 const ROOM_DELETED = 'Party eliminada';
 const LEFT_ROOM = 'Haz salido de una sala';
+/** Pushes that show the socket delivers this page's news; while they come, a busy page does not poll. */
+const ROOM_PUSH_TYPES = [
+  'new_party_operation',
+  'stop_party_operation',
+  'updated_owner_party',
+  'updated_guest_party',
+  'deleted_owner_party',
+  'deleted_guest_party',
+  'error',
+  'info',
+] as const;
 
 export interface RoomsModel {
   load: LoadState;
@@ -66,22 +79,35 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   const pushedAbout = useCallback((id: string | undefined) => {
     if (id) lastPushFor.current.set(id, ++pushCount.current);
   }, []);
+  // The newest version seen of each room: refetches older than a push lose (docs/api.md, versions).
+  const ledger = useRef(new VersionLedger());
+  const reconcile = useCallback(
+    (rooms: RoomLists) =>
+      update((current) => ({
+        owned_partys: reconcileList(current.owned_partys, rooms.owned_partys ?? [], ledger.current),
+        guest_partys: reconcileList(current.guest_partys, rooms.guest_partys ?? [], ledger.current),
+      })),
+    [update],
+  );
+  const ready = useRef(false);
 
   useEffect(() => {
     const controller = new AbortController();
     setLoad({ status: 'loading' });
+    ready.current = false;
     Promise.all([roomsApi.fetchRooms(controller.signal), roomsApi.fetchOwnPeers(controller.signal)])
       .then(([rooms, peers]) => {
-        update(() => ({ owned_partys: rooms.owned_partys ?? [], guest_partys: rooms.guest_partys ?? [] }));
+        reconcile(rooms);
         setOwnPeers(peers);
         setLoad({ status: 'ready' });
+        ready.current = true;
       })
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
         setLoad({ status: 'error', message: errorMessage(error, 'Hubo un error al cargar los datos de la sección') });
       });
     return () => controller.abort();
-  }, [attempt, update]);
+  }, [attempt, reconcile]);
 
   /**
    * Quiet reloads after changes: the lists stay on screen, a failure keeps what is shown. Rooms are reloaded only
@@ -93,7 +119,7 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   const refreshAfter = useCallback(
     (answer: RoomAnswer, role: RoomRole | null, started: number) => {
       const room = roomsApi.roomIn(answer);
-      if (room && (lastPushFor.current.get(room.id) ?? 0) > started) {
+      if (room && ((lastPushFor.current.get(room.id) ?? 0) > started || !ledger.current.note(room.id, room.version))) {
         refreshPeers();
         return;
       }
@@ -111,22 +137,23 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
     [refreshPeers, update],
   );
 
-  usePushMessage<{ id?: string }>(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
+  usePushMessage<{ id?: string; version?: number }>(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
     pushedAbout(data?.id);
-    if (data?.id) update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
+    if (!data?.id || !ledger.current.note(data.id, data.version)) return;
+    update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
   });
 
   usePushMessage<Room>(['updated_owner_party', 'updated_guest_party'], ({ type, data }) => {
     const room = roomsApi.roomIn(data);
-    if (!room) return;
+    if (!room || !ledger.current.note(room.id, room.version)) return;
     const role: RoomRole = type === 'updated_owner_party' ? 'owner' : 'guest';
     pushedAbout(room.id);
     update((current) => upsertRoom(current, role, room));
     refreshPeers();
   });
 
-  usePushMessage<{ id?: string }>(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
-    if (!data?.id) return;
+  usePushMessage<{ id?: string; version?: number }>(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
+    if (!data?.id || !ledger.current.note(data.id, data.version, true)) return;
     pushedAbout(data.id);
     // The page may have removed the room already when its own DELETE answered; toast each deletion once.
     if (hasRoom(listsRef.current, data.id)) toast.success(type === 'deleted_owner_party' ? ROOM_DELETED : LEFT_ROOM);
@@ -238,6 +265,23 @@ export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
     },
     [refreshPeers, update],
   );
+
+  /**
+   * A quiet refetch of the rooms and the customer's peers: on every socket (re)open, and while a room change runs
+   * without pushes (the lists stay on screen; a failure keeps them).
+   */
+  const refetch = useCallback(async () => {
+    if (!ready.current) return;
+    try {
+      reconcile(await roomsApi.fetchRooms());
+    } catch {
+      return;
+    }
+    refreshPeers();
+  }, [reconcile, refreshPeers]);
+  useSocketOpened(() => void refetch());
+  const anyProcessing = [...lists.owned_partys, ...lists.guest_partys].some((room) => room.processing);
+  useBusyPolling(anyProcessing, ROOM_PUSH_TYPES, refetch);
 
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
   const freePeers = ownPeers.filter((peer) => peer.party === null);

@@ -1,5 +1,7 @@
 import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api';
 import { renderWithProviders, testUser } from '../../../testing/render';
 import * as invoice from '../api/invoice';
 import { PaymentResultPage } from './PaymentResultPage';
@@ -15,7 +17,7 @@ describe('payment result page', () => {
   it('shows a successful payment with the invoice details', async () => {
     fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: 50 });
     renderPayment('?status=success&transaction_uuid=tx-9&remote_id=42');
-    expect(screen.getByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
     expect(await screen.findByText('Anual')).toBeInTheDocument();
     expect(screen.getByText('movil')).toBeInTheDocument();
     expect(screen.getByText('50 USD')).toBeInTheDocument();
@@ -27,7 +29,7 @@ describe('payment result page', () => {
   it('shows a canceled payment and No disponible without a transaction id', async () => {
     fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: 50 });
     renderPayment('?status=canceled&remote_id=42');
-    expect(screen.getByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
     expect(await screen.findByText('No disponible')).toBeInTheDocument();
   });
 
@@ -53,8 +55,41 @@ describe('payment result page', () => {
   it('explains when the invoice cannot be loaded', async () => {
     fetchInvoice.mockRejectedValue(new Error('network'));
     renderPayment('?status=success&remote_id=42');
-    expect(
-      await screen.findByText('Hubo un error al intentar cargar los datos de la factura.'),
-    ).toBeInTheDocument();
+    expect(await screen.findByText(/Hubo un error al intentar cargar los datos de la factura\./)).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Pago Exitoso' })).not.toBeInTheDocument();
+  });
+
+  it('never shows success beside Factura no encontrada', async () => {
+    fetchInvoice.mockRejectedValue(new ApiError(404, 'Factura no encontrada.'));
+    renderPayment('?status=success&transaction_uuid=tx-9&remote_id=ajena');
+    expect(await screen.findByText(/Factura no encontrada\./)).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Estado de Pago Desconocido' })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Pago Exitoso' })).not.toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent('tx-9');
+  });
+
+  it('says the payment is being checked, not that it succeeded, while the invoice loads', () => {
+    fetchInvoice.mockReturnValue(new Promise(() => undefined));
+    renderPayment('?status=success&remote_id=42');
+    expect(screen.getByRole('heading', { name: 'Comprobando el pago...' })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Pago Exitoso' })).not.toBeInTheDocument();
+  });
+
+  it('believes the invoice over the return URL: a pending invoice is in process, with a way to check again', async () => {
+    fetchInvoice
+      .mockResolvedValueOnce({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'pending' })
+      .mockResolvedValueOnce({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'fulfilled' });
+    renderPayment('?status=success&remote_id=42');
+    expect(await screen.findByRole('heading', { name: 'Pago en Proceso' })).toBeInTheDocument();
+    expect(screen.getByText(/aún no ha confirmado el pago/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Comprobar de nuevo' }));
+    expect(await screen.findByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
+  });
+
+  it('shows an expired or failed invoice as not paid even when the URL says success', async () => {
+    fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'expired' });
+    renderPayment('?status=success&remote_id=42');
+    expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
+    expect(screen.getByText(/venció sin que se recibiera el pago/)).toBeInTheDocument();
   });
 });

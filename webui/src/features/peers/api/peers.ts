@@ -8,6 +8,9 @@ export interface PeerServer {
   active: boolean;
   ubication: string;
   allow_partys: boolean;
+  /** Live status (docs/operations.md): its node's agent is connected; it applied every queued change. */
+  online?: boolean;
+  in_sync?: boolean;
 }
 
 export interface PlanHistoryEntry {
@@ -30,9 +33,18 @@ export interface Peer {
   address?: string;
   /** An asynchronous operation (regenerate, change server) is running on the node. */
   processing?: boolean;
+  /** Why an inactive peer is so: 'admin' (only staff enable it again; it cannot be renewed) or 'expired'. */
+  disabled_reason?: 'admin' | 'expired' | null;
+  /** When the server read this state; the larger is newer (docs/api.md, versions). */
+  version?: number;
+  /** Its node saw two devices take turns with this configuration; false again after regenerating the keys. */
+  shared_config_warning?: boolean;
+  /** The mirror link is bound to one device (docs/api.md, "Mirror links"), and whether a device holds it. */
+  mirror_binding?: boolean;
+  mirror_bound?: boolean;
 }
 
-/** A server the peer may move to. */
+/** A server the peer may move to; an offline one is listed but cannot be chosen (409 `server_offline`). */
 export interface ServerOption {
   id: string;
   address: string;
@@ -40,6 +52,12 @@ export interface ServerOption {
   active: boolean;
   ubication: string;
   allow_partys?: boolean;
+  online?: boolean;
+  in_sync?: boolean;
+  /** Load: its peers, those connected in the last 3 minutes, and the one server suggested for this peer. */
+  peers?: number;
+  connected_peers?: number;
+  recommended?: boolean;
 }
 
 /** One peer's live counters from a `peer_stats` push (docs/api.md): handshake in unix seconds, 0 = never. */
@@ -70,6 +88,18 @@ export async function regenerateMirrorLink(id: string): Promise<{ peer: Peer | n
   const answer = await api.patch<(Peer & { message?: string }) | AcceptedOperation>(peerPath(id), {
     operation: 'regenerate_token',
   });
+  return { peer: peerIn(answer), message: answer?.message };
+}
+
+/** Synchronous: turns the mirror link's device binding on or off (no device bound afterwards). */
+export async function setMirrorBinding(id: string, enabled: boolean): Promise<{ peer: Peer | null; message?: string }> {
+  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'mirror_binding', enabled });
+  return { peer: peerIn(answer), message: answer?.message };
+}
+
+/** Synchronous: frees the bound device; the next device that fetches the link is kept. */
+export async function releaseMirrorDevice(id: string): Promise<{ peer: Peer | null; message?: string }> {
+  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'release_mirror_device' });
   return { peer: peerIn(answer), message: answer?.message };
 }
 

@@ -1,5 +1,5 @@
 /** 'Cambiar Servidor': the servers a peer may move to (`GET /api/client/network/{peer id}`), each selectable. */
-import { Alert, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
@@ -11,6 +11,15 @@ import { roomsText } from '../peer-format';
 import { ServerStatusBadge } from './PeerStatusBadge';
 
 const LOAD_ERROR = 'Hubo un error al intentar obtener los servidores disponibles.';
+
+/** '12 peers · 3 conectados'; an offline server's connected figure would be stale, so it shows its peers only. */
+export function loadText(server: ServerOption): string {
+  const peers = server.peers ?? 0;
+  const placed = `${peers} ${peers === 1 ? 'peer' : 'peers'}`;
+  if (server.online === false) return placed;
+  const connected = server.connected_peers ?? 0;
+  return `${placed} · ${connected} ${connected === 1 ? 'conectado' : 'conectados'}`;
+}
 
 interface Props {
   peer: Peer;
@@ -61,36 +70,65 @@ function ServerTable({
   onSelect: (server: ServerOption) => void;
 }) {
   const showRooms = servers.some((server) => server.allow_partys);
+  const someOffline = servers.some((server) => server.online === false);
   return (
-    <Table.ScrollContainer minWidth={560}>
-      <Table verticalSpacing="sm" highlightOnHover>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Dirección</Table.Th>
-            <Table.Th>Estado</Table.Th>
-            <Table.Th>Ubicación</Table.Th>
-            {showRooms && <Table.Th>Salas</Table.Th>}
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {servers.map((server) => (
-            <Table.Tr key={server.id} data-testid="server-row">
-              <Table.Td>{server.address}</Table.Td>
-              <Table.Td>
-                <ServerStatusBadge active={server.active} />
-              </Table.Td>
-              <Table.Td>{server.ubication}</Table.Td>
-              {showRooms && <Table.Td>{roomsText(Boolean(server.allow_partys))}</Table.Td>}
-              <Table.Td>
-                <Button size="xs" disabled={disabled || !server.active} onClick={() => onSelect(server)}>
-                  Seleccionar
-                </Button>
-              </Table.Td>
+    <Stack gap="xs">
+      {servers.some((server) => server.recommended) && (
+        <Text size="sm" c="dimmed">
+          «Recomendado» marca el servidor en línea con menos carga que admite su peer tal como está (con salas si
+          está en una).
+        </Text>
+      )}
+      {someOffline && (
+        <Text size="sm" c="dimmed">
+          Los servidores fuera de línea no se pueden elegir hasta que vuelvan a estar en línea.
+        </Text>
+      )}
+      <Table.ScrollContainer minWidth={680}>
+        <Table verticalSpacing="sm" highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Dirección</Table.Th>
+              <Table.Th>Estado</Table.Th>
+              <Table.Th>Carga</Table.Th>
+              <Table.Th>Ubicación</Table.Th>
+              {showRooms && <Table.Th>Salas</Table.Th>}
+              <Table.Th />
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+          </Table.Thead>
+          <Table.Tbody>
+            {servers.map((server) => (
+              <Table.Tr key={server.id} data-testid="server-row">
+                <Table.Td>
+                  <Group gap={6} wrap="nowrap">
+                    <Text size="sm">{server.address}</Text>
+                    {server.recommended && (
+                      <Badge color="teal" variant="light" data-testid="recommended">
+                        Recomendado
+                      </Badge>
+                    )}
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <ServerStatusBadge server={server} />
+                </Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{loadText(server)}</Table.Td>
+                <Table.Td>{server.ubication}</Table.Td>
+                {showRooms && <Table.Td>{roomsText(Boolean(server.allow_partys))}</Table.Td>}
+                <Table.Td>
+                  <Button
+                    size="xs"
+                    disabled={disabled || !server.active || server.online === false}
+                    onClick={() => onSelect(server)}
+                  >
+                    Seleccionar
+                  </Button>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
   );
 }

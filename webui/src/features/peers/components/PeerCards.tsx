@@ -4,6 +4,8 @@ import type { ReactNode } from 'react';
 import { roomsText } from '../peer-format';
 import { MirrorLink } from './MirrorLink';
 import { PeerActions } from './PeerActions';
+import { PeerExpiry } from './PeerExpiry';
+import { PeerMonthUsage } from './PeerMonthUsage';
 import { PeerStatusBadge, ServerStatusBadge } from './PeerStatusBadge';
 import { PeerName, type PeerListProps } from './PeerTable';
 
@@ -18,7 +20,7 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-export function PeerCards({ peers, stats, showRooms, isBusy, onDownload, onShowQr, onAction }: PeerListProps) {
+export function PeerCards({ peers, stats, usage = {}, showRooms, isBusy, onDownload, onShowQr, onAction }: PeerListProps) {
   return (
     <SimpleGrid cols={1} spacing="sm">
       {peers.map((peer) => {
@@ -31,13 +33,19 @@ export function PeerCards({ peers, stats, showRooms, isBusy, onDownload, onShowQ
                 <PeerActions peer={peer} busy={busy} onDownload={onDownload} onShowQr={onShowQr} onAction={onAction} />
               </Group>
               <Field label="Estado">
-                <PeerStatusBadge active={peer.active} />
+                <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
+              </Field>
+              <Field label="Vencimiento">
+                <PeerExpiry peer={peer} align="flex-end" />
+              </Field>
+              <Field label="Usado este mes">
+                <PeerMonthUsage usage={usage[peer.id]} align="flex-end" />
               </Field>
               <Field label="Servidor">
                 <Text size="sm">{peer.server?.address ?? '—'}</Text>
               </Field>
               <Field label="Estado del servidor">
-                {peer.server ? <ServerStatusBadge active={peer.server.active} /> : '—'}
+                {peer.server ? <ServerStatusBadge server={peer.server} /> : '—'}
               </Field>
               <Field label="Ubicación">
                 <Text size="sm">{peer.server?.ubication ?? '—'}</Text>

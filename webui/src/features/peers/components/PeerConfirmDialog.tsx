@@ -1,7 +1,7 @@
 /** The confirmations of Regenerar Mirror Link, Regenerar Peer and Cambiar Servidor. */
 import type { Peer } from '../api/peers';
 import type { PeersModel } from '../hooks/use-peers';
-import { ConfirmDialog } from './ConfirmDialog';
+import { ConfirmDialog } from '../../../components/ConfirmDialog';
 
 export type PeerConfirmation =
   | { kind: 'regenerate_token' }

@@ -1,8 +1,11 @@
-/** 'Detalles': creation and expiration dates, live activity and the plan history (200 px list). */
-import { Group, Modal, ScrollArea, Stack, Table, Text } from '@mantine/core';
+/** 'Detalles': creation and expiration dates, live activity, usage history and the plan history (200 px list). */
+import { Button, Divider, Group, Modal, ScrollArea, Stack, Switch, Table, Text } from '@mantine/core';
+import { useState } from 'react';
 import type { Peer, PeerStats } from '../api/peers';
+import type { MirrorBindingChange } from '../hooks/use-peers';
 import { formatDateTime, formatExpiration, formatPrice } from '../peer-format';
 import { PeerActivity } from './PeerActivity';
+import { PeerUsage } from './PeerUsage';
 
 /** Spec section 9: the plan history list is 200 px high. */
 export const PLAN_HISTORY_HEIGHT = 200;
@@ -22,9 +25,47 @@ interface Props {
   peer: Peer | null;
   stats: PeerStats | undefined;
   onClose: () => void;
+  onBindMirror: (peer: Peer, change: MirrorBindingChange) => Promise<void>;
 }
 
-export function PeerDetailsDialog({ peer, stats, onClose }: Props) {
+/** The mirror link bound to one device (docs/api.md, "Mirror links"): off by default. */
+function MirrorBinding({ peer, onBindMirror }: { peer: Peer; onBindMirror: Props['onBindMirror'] }) {
+  const [saving, setSaving] = useState(false);
+  const change = async (what: MirrorBindingChange) => {
+    setSaving(true);
+    try {
+      await onBindMirror(peer, what);
+    } finally {
+      setSaving(false);
+    }
+  };
+  const bound = Boolean(peer.mirror_bound);
+  return (
+    <Stack gap={6} data-testid="mirror-binding">
+      <Switch
+        checked={Boolean(peer.mirror_binding)}
+        disabled={saving || !peer.active}
+        onChange={(event) => void change(event.currentTarget.checked ? 'on' : 'off')}
+        label="Vincular el mirror link a un dispositivo"
+        description="Solo el primer dispositivo que use el enlace podrá descargar la configuración con él."
+      />
+      {peer.mirror_binding && (
+        <Group justify="space-between" wrap="nowrap">
+          <Text size="sm" c="dimmed">
+            {bound ? 'Vinculado a un dispositivo.' : 'Ningún dispositivo vinculado todavía.'}
+          </Text>
+          {bound && (
+            <Button size="xs" variant="light" disabled={saving} onClick={() => void change('release')}>
+              Liberar dispositivo
+            </Button>
+          )}
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+export function PeerDetailsDialog({ peer, stats, onClose, onBindMirror }: Props) {
   return (
     <Modal opened={peer !== null} onClose={onClose} title={peer ? `Detalles del peer ${peer.name}` : ''} centered size="lg">
       {peer && (
@@ -33,6 +74,10 @@ export function PeerDetailsDialog({ peer, stats, onClose }: Props) {
           <Row label="Fecha de expiración" value={formatExpiration(peer.expiration_date)} />
           {peer.address && <Row label="Dirección IP privada" value={peer.address} />}
           <PeerActivity stats={stats} />
+          <Divider />
+          <MirrorBinding peer={peer} onBindMirror={onBindMirror} />
+          <Divider />
+          <PeerUsage peerId={peer.id} />
           <Text fw={600} mt="sm">
             Historial de planes
           </Text>

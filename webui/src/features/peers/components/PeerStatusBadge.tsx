@@ -1,19 +1,48 @@
-/** 'Activo' / 'Deshabilitado' for a peer, 'Activo' / 'Inactivo' for a server; never cut short by a narrow cell. */
-import { Badge } from '@mantine/core';
-import { peerStatusText, serverStatusText } from '../peer-format';
+/** 'Activo' / 'Deshabilitado' for a peer; 'Activo' / 'Inactivo' / 'Fuera de línea' for a server (with
+ * 'Sincronizando' while its node applies queued changes, docs/operations.md); never cut short by a narrow cell. */
+import { Badge, Group, Stack, Text } from '@mantine/core';
+import type { Peer } from '../api/peers';
+import { disabledReasonText, peerStatusText, serverStatusText } from '../peer-format';
 
-export function PeerStatusBadge({ active }: { active: boolean }) {
-  return (
+/** A disabled peer also says why: staff disabled it (renewing will not help) or its plan ran out. */
+export function PeerStatusBadge({ active, reason }: { active: boolean; reason?: Peer['disabled_reason'] }) {
+  const why = active ? null : disabledReasonText(reason);
+  const badge = (
     <Badge color={active ? 'green' : 'gray'} variant="light" miw="max-content">
       {peerStatusText(active)}
     </Badge>
   );
+  if (why === null) return badge;
+  return (
+    <Stack gap={2} align="flex-start">
+      {badge}
+      <Text size="xs" c="dimmed">
+        {why}
+      </Text>
+    </Stack>
+  );
 }
 
-export function ServerStatusBadge({ active }: { active: boolean }) {
+interface ServerStatus {
+  active: boolean;
+  /** Live status; absent from older answers, which then read as online and in sync. */
+  online?: boolean;
+  in_sync?: boolean;
+}
+
+export function ServerStatusBadge({ server }: { server: ServerStatus }) {
+  const offline = server.active && server.online === false;
+  const syncing = server.active && !offline && server.in_sync === false;
   return (
-    <Badge color={active ? 'green' : 'red'} variant="light" miw="max-content">
-      {serverStatusText(active)}
-    </Badge>
+    <Group gap={4} wrap="nowrap">
+      <Badge color={server.active && !offline ? 'green' : offline ? 'orange' : 'red'} variant="light" miw="max-content">
+        {offline ? 'Fuera de línea' : serverStatusText(server.active)}
+      </Badge>
+      {syncing && (
+        <Badge color="blue" variant="dot" miw="max-content">
+          Sincronizando
+        </Badge>
+      )}
+    </Group>
   );
 }

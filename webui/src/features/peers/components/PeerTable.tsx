@@ -1,15 +1,21 @@
 /** The peers as a table, for screens 768 px and wider. */
 import { Group, Loader, Stack, Table, Text } from '@mantine/core';
 import type { Peer, PeerStats } from '../api/peers';
+import type { MonthUsage } from '../api/usage';
 import { roomsText } from '../peer-format';
 import { MirrorLink } from './MirrorLink';
 import { PeerActions, type PeerMenuAction } from './PeerActions';
 import { PeerActivity } from './PeerActivity';
+import { PeerExpiry } from './PeerExpiry';
+import { PeerMonthUsage } from './PeerMonthUsage';
 import { PeerStatusBadge, ServerStatusBadge } from './PeerStatusBadge';
+import { SharedConfigWarning } from './SharedConfigWarning';
 
 export interface PeerListProps {
   peers: Peer[];
   stats: Record<string, PeerStats>;
+  /** This month's traffic per peer id ('Usado este mes'); missing while loading. */
+  usage?: Record<string, MonthUsage>;
   showRooms: boolean;
   isBusy: (peer: Peer) => boolean;
   onDownload: (peer: Peer) => Promise<void>;
@@ -26,18 +32,21 @@ export function PeerName({ peer, busy, stats }: { peer: Peer; busy: boolean; sta
         {busy && <Loader size={12} role="status" aria-label="Operación en curso" />}
       </Group>
       <PeerActivity stats={stats} />
+      {peer.shared_config_warning && <SharedConfigWarning />}
     </Stack>
   );
 }
 
-export function PeerTable({ peers, stats, showRooms, isBusy, onDownload, onShowQr, onAction }: PeerListProps) {
+export function PeerTable({ peers, stats, usage = {}, showRooms, isBusy, onDownload, onShowQr, onAction }: PeerListProps) {
   return (
-    <Table.ScrollContainer minWidth={900}>
+    <Table.ScrollContainer minWidth={1160}>
       <Table verticalSpacing="sm" highlightOnHover>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Nombre</Table.Th>
             <Table.Th>Estado</Table.Th>
+            <Table.Th>Vencimiento</Table.Th>
+            <Table.Th>Usado este mes</Table.Th>
             <Table.Th>Servidor</Table.Th>
             <Table.Th>Estado del servidor</Table.Th>
             <Table.Th>Ubicación</Table.Th>
@@ -55,10 +64,16 @@ export function PeerTable({ peers, stats, showRooms, isBusy, onDownload, onShowQ
                   <PeerName peer={peer} busy={busy} stats={stats[peer.id]} />
                 </Table.Td>
                 <Table.Td>
-                  <PeerStatusBadge active={peer.active} />
+                  <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
+                </Table.Td>
+                <Table.Td>
+                  <PeerExpiry peer={peer} />
+                </Table.Td>
+                <Table.Td>
+                  <PeerMonthUsage usage={usage[peer.id]} />
                 </Table.Td>
                 <Table.Td style={{ whiteSpace: 'nowrap' }}>{peer.server?.address ?? '—'}</Table.Td>
-                <Table.Td>{peer.server ? <ServerStatusBadge active={peer.server.active} /> : '—'}</Table.Td>
+                <Table.Td>{peer.server ? <ServerStatusBadge server={peer.server} /> : '—'}</Table.Td>
                 <Table.Td>{peer.server?.ubication ?? '—'}</Table.Td>
                 {showRooms && <Table.Td>{peer.server ? roomsText(peer.server.allow_partys) : '—'}</Table.Td>}
                 <Table.Td>

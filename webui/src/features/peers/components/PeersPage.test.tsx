@@ -23,6 +23,12 @@ vi.mock('../api/peers', async (importOriginal) => ({
   fetchAvailableServers: vi.fn(),
 }));
 const api = vi.mocked(peersApi);
+// The month's usage has its own tests (PeerUsage.test.tsx): here it answers with nothing.
+vi.mock('../api/usage', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../api/usage')>()),
+  fetchMonthUsage: vi.fn(async () => []),
+  fetchPeerUsage: vi.fn(() => new Promise(() => undefined)),
+}));
 
 beforeEach(() => {
   FakeWebSocket.reset();
@@ -72,6 +78,8 @@ describe('peers list', () => {
     expect(headers).toEqual([
       'Nombre',
       'Estado',
+      'Vencimiento',
+      'Usado este mes',
       'Servidor',
       'Estado del servidor',
       'Ubicación',
@@ -88,6 +96,17 @@ describe('peers list', () => {
     expect(within(first).getByText('http://127.0.0.1:8000/mirror/token-p1')).toBeInTheDocument();
     expect(within(row('portatil')).getByText('Deshabilitado')).toBeInTheDocument();
     expect(screen.queryAllByTestId('peer-card')).toHaveLength(0);
+  });
+
+  it('says why a disabled peer is so: staff disabled it, or its plan ran out', async () => {
+    await renderPeers([
+      testPeer({ id: 'p1', name: 'movil', active: false, disabled_reason: 'admin' }),
+      testPeer({ id: 'p2', name: 'portatil', active: false, disabled_reason: 'expired' }),
+    ]);
+    expect(
+      within(row('movil')).getByText('Deshabilitado por un administrador. Contacte con soporte.'),
+    ).toBeInTheDocument();
+    expect(within(row('portatil')).getByText('Plan vencido. Renuévelo para reactivarlo.')).toBeInTheDocument();
   });
 
   it('shows cards instead of the table under 768 px', async () => {
@@ -169,8 +188,8 @@ describe('mirror link', () => {
     ).toBeInTheDocument();
 
     await chooseMenuItem(actor, 'viejo', 'Regenerar Mirror Link');
-    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
     expect(await screen.findByText('Peer no activo')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog', { name: 'Regenerar Mirror Link' })).not.toBeInTheDocument();
     expect(api.regenerateMirrorLink).toHaveBeenCalledTimes(1);
   });
 });
@@ -274,8 +293,9 @@ describe('asynchronous operations', () => {
   it('refuses to regenerate an inactive peer', async () => {
     const { actor } = await renderPeers([testPeer({ active: false })]);
     await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
-    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    // Refused before any confirmation: no dialog asks about something that cannot happen.
     expect(await screen.findByText('Peer no activo')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog', { name: 'Regenerar Peer' })).not.toBeInTheDocument();
     expect(api.regeneratePeer).not.toHaveBeenCalled();
   });
 });
@@ -407,6 +427,36 @@ describe('change server', () => {
     expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();
   });
 
+  it('shows which servers are offline or still syncing, and an offline one cannot be chosen', async () => {
+    api.fetchAvailableServers.mockResolvedValue([
+      testServer({ id: 's2', address: 'vpn2.example.org', online: false }),
+      testServer({ id: 's3', address: 'vpn3.example.org', in_sync: false }),
+    ]);
+    const { actor } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    const [offline, syncing] = (await screen.findAllByTestId('server-row')) as HTMLElement[];
+    expect(within(offline!).getByText('Fuera de línea')).toBeInTheDocument();
+    expect(within(offline!).getByRole('button', { name: 'Seleccionar' })).toBeDisabled();
+    expect(
+      screen.getByText('Los servidores fuera de línea no se pueden elegir hasta que vuelvan a estar en línea.'),
+    ).toBeInTheDocument();
+    expect(within(syncing!).getByText('Activo')).toBeInTheDocument();
+    expect(within(syncing!).getByText('Sincronizando')).toBeInTheDocument();
+    expect(within(syncing!).getByRole('button', { name: 'Seleccionar' })).toBeEnabled();
+  });
+
+  it('shows the server\'s refusal when the chosen server went offline meanwhile', async () => {
+    const refusal =
+      'El servidor elegido no está en línea en este momento. Su peer sigue en su servidor actual; elija otro o intente más tarde.';
+    api.fetchAvailableServers.mockResolvedValue([testServer()]);
+    api.changeServer.mockRejectedValue(new ApiError(409, refusal, 'server_offline'));
+    const { actor } = await renderPeers([testPeer()]);
+    await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
+    await actor.click(await screen.findByRole('button', { name: 'Seleccionar' }));
+    await actor.click(await screen.findByRole('button', { name: 'Cambiar' }));
+    expect(await screen.findByText(refusal)).toBeInTheDocument();
+  });
+
   it('tells when the servers cannot be loaded or the change fails', async () => {
     api.fetchAvailableServers.mockRejectedValue(new ApiError(500, ''));
     const { actor } = await renderPeers([testPeer()]);
@@ -435,4 +485,52 @@ describe('QR code', () => {
     expect(image.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
     expect(api.downloadPeerConfig).toHaveBeenCalledWith('p1');
   });
+});
+
+describe('when pushes do not come (docs/webui.md, live socket)', () => {
+  it('polls a busy peer after a few seconds without a push and ends the busy state', async () => {
+    api.regeneratePeer.mockResolvedValue({ success: true, data: testPeer({ processing: true, version: 10 }) });
+    const { actor } = await renderPeers([testPeer({ version: 5 })]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    expect(await screen.findByText('Regenerando el peer movil...')).toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeDisabled();
+
+    // The socket stays silent; the server finished long ago.
+    api.fetchPeers.mockResolvedValue([testPeer({ processing: false, version: 20 })]);
+    expect(
+      await screen.findByText(/La operación sobre el peer movil terminó/, undefined, { timeout: 10_000 }),
+    ).toBeInTheDocument();
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeEnabled();
+    await waitFor(() => expect(screen.queryByText('Regenerando el peer movil...')).not.toBeInTheDocument());
+  }, 20_000);
+
+  it('does not end the busy state on a list read before the answer (older version)', async () => {
+    api.regeneratePeer.mockResolvedValue({ success: true, data: testPeer({ processing: true, version: 10 }) });
+    const { actor } = await renderPeers([testPeer({ version: 5 })]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
+    expect(await screen.findByText('Regenerando el peer movil...')).toBeInTheDocument();
+    api.fetchPeers.mockResolvedValue([testPeer({ processing: false, version: 8 })]);
+    await waitFor(() => expect(api.fetchPeers.mock.calls.length).toBeGreaterThan(2), { timeout: 10_000 });
+    expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeDisabled();
+  }, 20_000);
+
+  it('refetches on reconnect: a peer paid for while the socket was down appears, a stale read does not undo a push', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0); // the shortest reconnect delay: 2.5 s
+    const { push } = await renderPeers([testPeer({ version: 5 })]);
+    push({ type: 'updated_peer', data: testPeer({ name: 'renombrado', version: 30 }) });
+    expect(screen.getByText('renombrado')).toBeInTheDocument();
+    api.fetchPeers.mockResolvedValue([
+      testPeer({ version: 20 }), // read before the push: loses
+      testPeer({ id: 'p9', name: 'pagado', version: 20 }),
+    ]);
+    act(() => FakeWebSocket.latest().serverClose());
+    expect(await screen.findByText('Sin conexión en tiempo real, reconectando…')).toBeInTheDocument();
+    await waitFor(() => expect(FakeWebSocket.instances.length).toBeGreaterThan(1), { timeout: 8000 });
+    act(() => FakeWebSocket.latest().open());
+    expect(await screen.findByText('pagado')).toBeInTheDocument();
+    expect(screen.getByText('renombrado')).toBeInTheDocument();
+    expect(screen.queryByText('Sin conexión en tiempo real, reconectando…')).not.toBeInTheDocument();
+  }, 20_000);
 });

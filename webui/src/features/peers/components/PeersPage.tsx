@@ -9,7 +9,8 @@ import { errorMessage } from '../../../lib/api';
 import { useCurrentUser } from '../../../lib/current-user';
 import { toast } from '../../../lib/toasts';
 import { downloadPeerConfig, type Peer } from '../api/peers';
-import { usePeers } from '../hooks/use-peers';
+import { useMonthUsage } from '../hooks/use-month-usage';
+import { INACTIVE_PEER, usePeers } from '../hooks/use-peers';
 import { saveBlob } from '../save-file';
 import { ChangeServerView } from './ChangeServerView';
 import type { PeerMenuAction } from './PeerActions';
@@ -47,6 +48,7 @@ export function PeersPage() {
   const closeDialog = useCallback(() => setDialog(null), []);
   const model = usePeers({ onReset: closeDialog });
   const { peers, stats, isBusy } = model;
+  const usage = useMonthUsage();
 
   // Dialogs keep ids, so an `updated_peer` merged into the list shows in them at once.
   const peerById = (id: string | null | undefined) => peers.find((peer) => peer.id === id) ?? null;
@@ -54,7 +56,9 @@ export function PeersPage() {
   const movingPeer = peerById(movingPeerId);
 
   const onAction = (action: PeerMenuAction, peer: Peer) => {
-    if (action === 'change_server') setMovingPeerId(peer.id);
+    // Refused before the confirmation: the server would refuse it after (spec section 5).
+    if ((action === 'regenerate' || action === 'regenerate_token') && !peer.active) toast.error(INACTIVE_PEER);
+    else if (action === 'change_server') setMovingPeerId(peer.id);
     else if (action === 'details') setDialog({ kind: 'details', peerId: peer.id });
     else if (action === 'regenerate') setDialog({ kind: 'regenerate', peerId: peer.id });
     else setDialog({ kind: 'regenerate_token', peerId: peer.id });
@@ -67,6 +71,7 @@ export function PeersPage() {
   const listProps = {
     peers,
     stats,
+    usage,
     showRooms: user.web_settings.allow_partys,
     isBusy,
     onDownload: downloadConfig,
@@ -114,6 +119,7 @@ export function PeersPage() {
         peer={dialog?.kind === 'details' ? dialogPeer : null}
         stats={dialog?.kind === 'details' && dialogPeer ? stats[dialogPeer.id] : undefined}
         onClose={closeDialog}
+        onBindMirror={model.bindMirror}
       />
       <PeerQrDialog peer={dialog?.kind === 'qr' ? dialogPeer : null} onClose={closeDialog} />
     </Stack>

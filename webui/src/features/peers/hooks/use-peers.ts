@@ -2,7 +2,9 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { errorMessage } from '../../../lib/api';
 import { toast } from '../../../lib/toasts';
-import { usePushMessage, type NoticeData } from '../../realtime';
+import { VersionLedger, reconcileList } from '../../../lib/versions';
+import { usePushMessage, useSocketOpened, type NoticeData } from '../../realtime';
+import { useBusyPolling } from '../../realtime/use-busy-polling';
 import * as peersApi from '../api/peers';
 import type { Peer, PeerStats } from '../api/peers';
 import { clearProcessing, mergePeer, removePeer } from '../peer-list';
@@ -15,10 +17,16 @@ type AsyncOperation = 'regenerate' | 'change_server';
 interface PendingOperation {
   operation: AsyncOperation;
   peerName: string;
+  /** The peer's server when the operation started: a poll tells a finished move by its new server. */
+  serverId: string | null;
   toastId: string | null;
+  /** The version of the peer in the call's answer. */
+  acceptedVersion: number;
 }
 
-const INACTIVE_PEER = 'Peer no activo';
+export const INACTIVE_PEER = 'Peer no activo';
+/** Pushes that show the socket delivers this page's news; while they come, a busy page does not poll. */
+const PEER_PUSH_TYPES = ['created_peer', 'updated_peer', 'deleted_peer', 'peer_stats', 'error', 'info'] as const;
 
 const LOADING_TEXT: Record<AsyncOperation, (name: string) => string> = {
   regenerate: (name) => `Regenerando el peer ${name}...`,
@@ -35,6 +43,15 @@ const ERROR_TEXT: Record<AsyncOperation, (name: string) => string> = {
   change_server: () => 'Hubo un error al intentar cambiar el servidor del peer.',
 };
 
+/**
+ * A regeneration seen finished by a poll (its push was lost): the list does not tell success from failure, so the
+ * text says what is true either way (docs/webui.md, live socket).
+ */
+const REGENERATE_ENDED = (name: string) =>
+  `La operación sobre el peer ${name} terminó. Descargue de nuevo la configuración para usar la más reciente.`;
+
+export type MirrorBindingChange = 'on' | 'off' | 'release';
+
 export interface PeersModel {
   load: LoadState;
   peers: Peer[];
@@ -43,6 +60,8 @@ export interface PeersModel {
   /** A peer's action controls are disabled while the server or this page says an operation runs on it. */
   isBusy: (peer: Peer) => boolean;
   regenerateMirrorLink: (peer: Peer) => Promise<void>;
+  /** The mirror link's device binding: on/off, or free the bound device (docs/api.md, "Mirror links"). */
+  bindMirror: (peer: Peer, change: MirrorBindingChange) => Promise<void>;
   regenerate: (peer: Peer) => Promise<boolean>;
   changeServer: (peer: Peer, serverId: string) => Promise<boolean>;
 }
@@ -59,15 +78,22 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
   // Read by push handlers and by answers racing them, so it lives in a ref; `rerender` shows its changes.
   const pending = useRef(new Map<string, PendingOperation>());
   const [, rerender] = useReducer((n: number) => n + 1, 0);
+  // The newest version seen of each peer: answers and refetches older than a push lose (docs/api.md, versions).
+  const ledger = useRef(new VersionLedger());
+  const peersRef = useRef<Peer[]>([]);
+  peersRef.current = peers;
+  const ready = useRef(false);
 
   useEffect(() => {
     const controller = new AbortController();
     setLoad({ status: 'loading' });
+    ready.current = false;
     peersApi
       .fetchPeers(controller.signal)
       .then((list) => {
-        setPeers(list);
+        setPeers((shown) => reconcileList(shown, list, ledger.current));
         setLoad({ status: 'ready' });
+        ready.current = true;
       })
       .catch((error: unknown) => {
         if (!controller.signal.aborted) {
@@ -97,7 +123,7 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
   }, []);
 
   usePushMessage<Peer>(['created_peer', 'updated_peer'], ({ type, data, message }) => {
-    if (!data?.id) return;
+    if (!data?.id || !ledger.current.note(data.id, data.version)) return;
     setPeers((list) => mergePeer(list, data));
     if (type !== 'updated_peer') {
       if (message) toast.success(message); // e.g. 'Peer movil creado correctamente.' once the node has it
@@ -108,8 +134,8 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
     else if (message) toast.success(message);
   });
 
-  usePushMessage<{ id: string }>('deleted_peer', ({ data }) => {
-    if (!data?.id) return;
+  usePushMessage<{ id: string; version?: number }>('deleted_peer', ({ data }) => {
+    if (!data?.id || !ledger.current.note(data.id, data.version, true)) return;
     finish(data.id);
     setPeers((list) => removePeer(list, data.id));
   });
@@ -141,7 +167,7 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
         toast.error(INACTIVE_PEER);
         return false;
       }
-      const entry: PendingOperation = { operation, peerName: peer.name, toastId: null };
+      const entry: PendingOperation = { operation, peerName: peer.name, serverId: peer.server?.id ?? null, toastId: null, acceptedVersion: Infinity };
       // Registered before the call: the push with the outcome may arrive before the HTTP answer does.
       pending.current.set(peer.id, entry);
       rerender();
@@ -149,7 +175,8 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
         const answer = await call();
         if (pending.current.get(peer.id) !== entry) return true; // the outcome already arrived by push
         const accepted = peersApi.peerIn(answer);
-        if (accepted) setPeers((list) => mergePeer(list, accepted));
+        entry.acceptedVersion = accepted?.version ?? Infinity;
+        if (accepted && ledger.current.note(accepted.id, accepted.version)) setPeers((list) => mergePeer(list, accepted));
         entry.toastId = toast.loading(answer?.message || LOADING_TEXT[operation](peer.name));
         return true;
       } catch (error) {
@@ -179,15 +206,59 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
     }
     try {
       const { peer: updated } = await peersApi.regenerateMirrorLink(peer.id);
-      if (updated) setPeers((list) => mergePeer(list, updated));
+      if (updated && ledger.current.note(updated.id, updated.version)) setPeers((list) => mergePeer(list, updated));
       toast.success('Mirror Link regenerado correctamente.');
     } catch (error) {
       toast.error(errorMessage(error, `Hubo un error al intentar regenerar el mirror link del peer ${peer.name}`));
     }
   }, []);
 
+  const bindMirror = useCallback(async (peer: Peer, change: MirrorBindingChange) => {
+    try {
+      const { peer: updated, message } =
+        change === 'release' ? await peersApi.releaseMirrorDevice(peer.id) : await peersApi.setMirrorBinding(peer.id, change === 'on');
+      if (updated && ledger.current.note(updated.id, updated.version)) setPeers((list) => mergePeer(list, updated));
+      if (message) toast.success(message);
+    } catch (error) {
+      toast.error(errorMessage(error, `Hubo un error al cambiar la vinculación del mirror link del peer ${peer.name}`));
+    }
+  }, []);
+
+  /**
+   * A quiet refetch (the list stays on screen; a failure keeps it): on every socket (re)open, and while an operation
+   * runs without pushes. An operation of this page whose peer the list shows finished ends here, with the
+   * outcome the list can tell.
+   */
+  const refetch = useCallback(async () => {
+    if (!ready.current) return;
+    let list: Peer[];
+    try {
+      list = await peersApi.fetchPeers();
+    } catch {
+      return;
+    }
+    const merged = reconcileList(peersRef.current, list, ledger.current);
+    peersRef.current = merged;
+    setPeers(merged);
+    for (const [id, operation] of [...pending.current]) {
+      if (operation.toastId === null) continue; // its call has not answered yet
+      const peer = merged.find((p) => p.id === id);
+      // Only a read newer than the call's answer can say the operation ended (docs/api.md, versions).
+      if (peer && (peer.processing || peer.version === undefined || peer.version <= operation.acceptedVersion)) continue;
+      finish(id);
+      if (!peer) continue;
+      if (operation.operation === 'regenerate') toast.info(REGENERATE_ENDED(operation.peerName));
+      else if ((peer.server?.id ?? null) !== operation.serverId) toast.success(DONE_TEXT.change_server(operation.peerName));
+      else toast.error(ERROR_TEXT.change_server(operation.peerName));
+    }
+  }, [finish]);
+
+  useSocketOpened(() => void refetch());
+  const anyBusy = pending.current.size > 0 || peers.some((peer) => peer.processing);
+  useBusyPolling(anyBusy, PEER_PUSH_TYPES, refetch);
+
   const isBusy = useCallback((peer: Peer) => Boolean(peer.processing) || pending.current.has(peer.id), []);
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
 
-  return { load, peers, stats, reload, isBusy, regenerateMirrorLink, regenerate, changeServer };
+  return { load, peers, stats, reload, isBusy, regenerateMirrorLink, bindMirror, regenerate, changeServer };
 }

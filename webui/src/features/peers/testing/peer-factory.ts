@@ -28,6 +28,8 @@ export function testServer(overrides: Partial<ServerOption> = {}): ServerOption 
     active: true,
     ubication: 'Madrid',
     allow_partys: false,
+    online: true,
+    in_sync: true,
     ...overrides,
   };
 }

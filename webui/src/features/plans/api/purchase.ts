@@ -9,6 +9,8 @@ export interface PurchasablePeer {
   id: string | number;
   name: string;
   manual_payment: boolean;
+  /** The plans it was bought with, oldest first: the renew shortcut offers the last one again. */
+  plans_history?: { plan_name: string }[];
 }
 
 export type PurchaseMode = 'new_peer' | 'add_plan';

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../lib/api';
@@ -16,9 +16,13 @@ const createInvoice = vi.mocked(purchase.createInvoice);
 
 const yearly = { id: 7, name: 'Anual', description: 'Ahorro', validity: '365 days 00:00:00', price: 50 };
 
-function renderPlans(config = testConfig()) {
-  return renderWithProviders(<DashboardPlansPage />, { route: '/dashboard/plans', user: testUser(), config });
+function renderPlans(config = testConfig(), route = '/dashboard/plans') {
+  return renderWithProviders(<DashboardPlansPage />, { route, path: '/dashboard/plans', user: testUser(), config });
 }
+
+const monthly = { id: 3, name: 'Mensual', description: 'Un mes', validity: '30 days 00:00:00', price: 5 };
+const tablet = { id: 'p9', name: 'tablet', manual_payment: false, plans_history: [{ plan_name: 'Mensual' }] };
+const movil = { id: 'p1', name: 'movil', manual_payment: false, plans_history: [] };
 
 describe('dashboard plans', () => {
   it('names the gateway and buys a plan for a new peer when the user has no eligible peer', async () => {
@@ -110,5 +114,63 @@ describe('dashboard plans', () => {
     renderPlans();
     expect(await screen.findByText('No hay planes disponibles')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Contactar Soporte' })).toBeInTheDocument();
+  });
+
+  it('renew shortcut: opens the purchase dialog on the peer with the plan it last bought', async () => {
+    fetchPlans.mockResolvedValue([yearly, monthly]);
+    fetchEligiblePeers.mockResolvedValue([movil, tablet]);
+    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/9' });
+    vi.spyOn(window, 'open').mockReturnValue({ location: { href: '' }, close: vi.fn() } as unknown as Window);
+    renderPlans(testConfig(), '/dashboard/plans?renew=p9');
+    const dialog = await screen.findByRole('dialog', { name: 'Adquirir plan' });
+    expect(within(dialog).getByText('Mensual')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('Peer', { selector: 'input' })).toHaveValue('tablet');
+    expect(screen.getByText('Renovar el peer tablet')).toBeInTheDocument();
+    await userEvent.setup().click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 3, peer: 'p9' });
+  });
+
+  it('renew shortcut without a known plan: asks for one, then the dialog has the peer chosen', async () => {
+    fetchPlans.mockResolvedValue([yearly, monthly]);
+    fetchEligiblePeers.mockResolvedValue([movil, tablet]);
+    renderPlans(testConfig(), '/dashboard/plans?renew=p1');
+    expect(await screen.findByText('Renovar el peer movil')).toBeInTheDocument();
+    await screen.findAllByRole('button', { name: 'Seleccionar Plan' });
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    await userEvent.setup().click(screen.getAllByRole('button', { name: 'Seleccionar Plan' })[0] as HTMLElement);
+    const dialog = await screen.findByRole('dialog', { name: 'Adquirir plan' });
+    expect(within(dialog).getByText('Anual')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('Peer', { selector: 'input' })).toHaveValue('movil');
+  });
+
+  it('renew shortcut on a peer paid by hand: says to contact support instead', async () => {
+    fetchPlans.mockResolvedValue([monthly]);
+    fetchEligiblePeers.mockResolvedValue([movil]);
+    renderPlans(testConfig(), '/dashboard/plans?renew=manual1');
+    expect(await screen.findByText('No se puede renovar este peer aquí')).toBeInTheDocument();
+    expect(screen.getByText(/Contacte con soporte para renovarlo/)).toBeInTheDocument();
+  });
+
+  it('without a gateway or a support URL, says payments are off and to come back later', async () => {
+    fetchPlans.mockResolvedValue([monthly]);
+    renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: false, support_url: '' }));
+    expect(await screen.findByText('Pagos en línea no disponibles')).toBeInTheDocument();
+    expect(screen.getByText(/Vuelva a consultar esta página más tarde/)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Seleccionar Plan' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Contáctanos' })).not.toBeInTheDocument();
+  });
+
+  it('without a gateway but with support, points to Contáctanos', async () => {
+    fetchPlans.mockResolvedValue([monthly]);
+    renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: false }));
+    expect(await screen.findByText(/Pulse Contáctanos en el plan que desee/)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Contáctanos' })).toBeInTheDocument();
+  });
+
+  it('without plans and without support, says to come back later', async () => {
+    fetchPlans.mockResolvedValue([]);
+    renderPlans(testConfig({ support_url: '' }));
+    expect(await screen.findByText('No hay planes disponibles')).toBeInTheDocument();
+    expect(screen.getByText('Vuelva a consultar esta página más tarde.')).toBeInTheDocument();
   });
 });

@@ -1,7 +1,8 @@
 /** /dashboard/plans: plan cards, the payment-gateway banner and the purchase dialog. */
 import { Alert, Button, Stack, Text, Title } from '@mantine/core';
-import { IconShieldCheck } from '@tabler/icons-react';
-import { useState } from 'react';
+import { IconInfoCircle, IconShieldCheck } from '@tabler/icons-react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
@@ -16,15 +17,65 @@ import { PlanGrid } from './PlanGrid';
 import { PurchaseDialog } from './PurchaseDialog';
 
 
+/** The plan a renewal offers first: the one the peer last bought, if still sold, or the only plan. */
+export function renewalPlan(plans: Plan[], peer: PurchasablePeer): Plan | null {
+  const last = peer.plans_history?.at(-1)?.plan_name;
+  return plans.find((plan) => plan.name === last) ?? (plans.length === 1 ? (plans[0] ?? null) : null);
+}
+
+type Renewal = { status: 'loading' } | { status: 'ready'; peer: PurchasablePeer; peers: PurchasablePeer[] } | { status: 'unavailable' };
+
+/** `?renew={peer id}` (the peers list's Renovar and the reminder emails): the purchase dialog opens on that peer. */
+function useRenewal(renewId: string | null): Renewal | null {
+  const [renewal, setRenewal] = useState<Renewal | null>(renewId ? { status: 'loading' } : null);
+  useEffect(() => {
+    if (!renewId) {
+      setRenewal(null);
+      return;
+    }
+    const controller = new AbortController();
+    setRenewal({ status: 'loading' });
+    fetchEligiblePeers(controller.signal)
+      .then((peers) => {
+        const peer = peers.find((candidate) => String(candidate.id) === renewId);
+        setRenewal(peer ? { status: 'ready', peer, peers } : { status: 'unavailable' });
+      })
+      .catch(() => {
+        if (!controller.signal.aborted) setRenewal({ status: 'unavailable' });
+      });
+    return () => controller.abort();
+  }, [renewId]);
+  return renewal;
+}
+
 export function DashboardPlansPage() {
   const config = usePublicConfig();
   const { state, reload } = usePlans(true);
   const gateways = enabledGateways(config);
   const canPay = gateways.length > 0;
-  const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[] } | null>(null);
+  const [params, setParams] = useSearchParams();
+  const renewal = useRenewal(params.get('renew'));
+  const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[]; renewPeerId?: string } | null>(null);
   const [opening, setOpening] = useState<Plan['id'] | null>(null);
+  const renewing = renewal?.status === 'ready' ? renewal.peer : null;
+  const plans = state.status === 'success' ? state.data : null;
+
+  // Opens the dialog by itself once, when the renewed peer's plan is known; otherwise the banner asks for a plan.
+  const autoOpened = useRef<string | null>(null);
+  useEffect(() => {
+    if (!canPay || !plans || renewal?.status !== 'ready') return;
+    const id = String(renewal.peer.id);
+    if (autoOpened.current === id) return;
+    autoOpened.current = id;
+    const plan = renewalPlan(plans, renewal.peer);
+    if (plan) setPurchase({ plan, peers: renewal.peers, renewPeerId: id });
+  }, [canPay, plans, renewal]);
 
   const choose = async (plan: Plan) => {
+    if (renewal?.status === 'ready') {
+      setPurchase({ plan, peers: renewal.peers, renewPeerId: String(renewal.peer.id) });
+      return;
+    }
     setOpening(plan.id);
     try {
       setPurchase({ plan, peers: await fetchEligiblePeers() });
@@ -34,6 +85,13 @@ export function DashboardPlansPage() {
     } finally {
       setOpening(null);
     }
+  };
+  const stopRenewing = () => {
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      next.delete('renew');
+      return next;
+    });
   };
 
   const openSupport = () => window.open(config.support_url, '_blank', 'noopener');
@@ -47,6 +105,24 @@ export function DashboardPlansPage() {
           {gateways.length === 1 ? 'nuestro proveedor de pagos seguro.' : 'nuestros proveedores de pagos seguros.'}
         </Alert>
       )}
+      {!canPay && (
+        <Alert color="yellow" icon={<IconInfoCircle />} title="Pagos en línea no disponibles">
+          {config.support_url
+            ? 'Los pagos en línea no están disponibles en este momento. Pulse Contáctanos en el plan que desee y nuestro equipo de soporte le ayudará a adquirirlo.'
+            : 'Los pagos en línea no están disponibles en este momento. Vuelva a consultar esta página más tarde.'}
+        </Alert>
+      )}
+      {renewing && (
+        <Alert color="blue" title={`Renovar el peer ${renewing.name}`} withCloseButton closeButtonLabel="Cancelar renovación" onClose={stopRenewing}>
+          Elija el plan con el que desea renovarlo; el tiempo se suma a la fecha de vencimiento actual.
+        </Alert>
+      )}
+      {renewal?.status === 'unavailable' && (
+        <Alert color="yellow" title="No se puede renovar este peer aquí" withCloseButton closeButtonLabel="Cerrar" onClose={stopRenewing}>
+          El peer no existe o se paga de forma manual.{' '}
+          {config.support_url ? 'Contacte con soporte para renovarlo.' : 'Consulte con el equipo de soporte para renovarlo.'}
+        </Alert>
+      )}
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && (
         <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos de los planes')} onRetry={reload} />
@@ -54,7 +130,13 @@ export function DashboardPlansPage() {
       {state.status === 'success' && state.data.length === 0 && (
         <Stack align="center" py="xl">
           <Text fw={600}>No hay planes disponibles</Text>
-          {config.support_url && <Button onClick={openSupport}>Contactar Soporte</Button>}
+          {config.support_url ? (
+            <Button onClick={openSupport}>Contactar Soporte</Button>
+          ) : (
+            <Text c="dimmed" size="sm">
+              Vuelva a consultar esta página más tarde.
+            </Text>
+          )}
         </Stack>
       )}
       {state.status === 'success' && state.data.length > 0 && (
@@ -85,6 +167,7 @@ export function DashboardPlansPage() {
           plan={purchase.plan}
           peers={purchase.peers}
           gateways={gateways}
+          renewPeerId={purchase.renewPeerId}
           onClose={() => setPurchase(null)}
         />
       )}

@@ -16,15 +16,19 @@ interface Props {
   peers: PurchasablePeer[];
   /** The enabled gateways; with more than one the customer picks (docs/webui.md). */
   gateways: Gateway[];
+  /** The renew shortcut's peer: chosen already under 'Peer Existente'. */
+  renewPeerId?: string | null;
   onClose: () => void;
 }
 
-export function PurchaseDialog({ plan, peers, gateways, onClose }: Props) {
+export function PurchaseDialog({ plan, peers, gateways, renewPeerId, onClose }: Props) {
   const hasPeers = peers.length > 0;
   // The purchase mode defaults to a new peer when the user has no eligible peer (spec section 4).
   const [mode, setMode] = useState<PurchaseMode>(hasPeers ? 'add_plan' : 'new_peer');
   // The selector works with strings; the chosen peer's id is sent as the server gave it.
-  const [peerId, setPeerId] = useState<string | null>(null);
+  const [peerId, setPeerId] = useState<string | null>(
+    peers.some((peer) => String(peer.id) === renewPeerId) ? (renewPeerId ?? null) : null,
+  );
   const [peerName, setPeerName] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

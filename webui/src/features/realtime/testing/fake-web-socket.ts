@@ -50,8 +50,8 @@ export class FakeWebSocket {
   }
 
   /** The connection ended from the server's side (or the network). */
-  serverClose(code = 1006): void {
+  serverClose(code = 1006, reason = ''): void {
     this.readyState = FakeWebSocket.CLOSED;
-    this.onclose?.(new CloseEvent('close', { code }));
+    this.onclose?.(new CloseEvent('close', { code, reason }));
   }
 }

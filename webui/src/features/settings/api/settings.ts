@@ -1,4 +1,5 @@
-/** Account settings calls: `PATCH /api/client/settings` (email, alias or password) and `DELETE` (remove email). */
+/** Account settings calls: `PATCH /api/client/settings` (email, alias or password), `DELETE` (remove email) and
+ * deleting the account. */
 import { api } from '../../../lib/api';
 import type { CurrentUser } from '../../../lib/current-user';
 
@@ -10,4 +11,9 @@ export function updateSettings(change: SettingsChange): Promise<CurrentUser> {
 
 export function removeEmail(): Promise<CurrentUser> {
   return api.delete<CurrentUser>('/api/client/settings');
+}
+
+/** `POST /api/client/settings/delete-account`: deletes the caller's own account; the password confirms it. */
+export function deleteAccount(password: string): Promise<{ success: boolean; message: string }> {
+  return api.post<{ success: boolean; message: string }>('/api/client/settings/delete-account', { password });
 }

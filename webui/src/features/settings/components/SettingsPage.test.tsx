@@ -1,14 +1,22 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { CurrentUser } from '../../../lib/current-user';
+import { useState } from 'react';
+import { CurrentUserProvider, type CurrentUser } from '../../../lib/current-user';
 import { renderWithProviders, testUser } from '../../../testing/render';
+import * as api from '../../../lib/api';
 import * as settings from '../api/settings';
 import { SettingsPage } from './SettingsPage';
 
-vi.mock('../api/settings', () => ({ updateSettings: vi.fn(), removeEmail: vi.fn() }));
+vi.mock('../api/settings', () => ({ updateSettings: vi.fn(), removeEmail: vi.fn(), deleteAccount: vi.fn() }));
+vi.mock('../../../lib/api', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../../lib/api')>()),
+  endSession: vi.fn(),
+}));
 const updateSettings = vi.mocked(settings.updateSettings);
 const removeEmail = vi.mocked(settings.removeEmail);
+const deleteAccount = vi.mocked(settings.deleteAccount);
+const endSession = vi.mocked(api.endSession);
 
 function renderSettings(user: CurrentUser = testUser()) {
   const setUser = vi.fn();
@@ -114,5 +122,79 @@ describe('settings page', () => {
     expect(await screen.findByText('Contraseña cambiada correctamente.')).toBeInTheDocument();
     expect(updateSettings).toHaveBeenCalledWith({ old_password: 'vieja12345', new_password: 'nueva12345' });
     expect(screen.getByLabelText('Contraseña actual')).toHaveValue('');
+  });
+
+  it('shows a verified email as verified', () => {
+    renderSettings(testUser({ email: 'ana@example.com', email_verified: true }));
+    expect(within(section('Email')).getByText('Verificado')).toBeInTheDocument();
+    expect(screen.queryByText('Email sin verificar')).not.toBeInTheDocument();
+  });
+
+  it('after a change, says the new address is unverified and that a link was sent to it', async () => {
+    updateSettings.mockResolvedValue(testUser({ email: 'nueva@example.com', email_verified: false }));
+    // The page's own user state, so the answer replaces the shown user as in the dashboard.
+    function Stateful() {
+      const [user, setUser] = useState(testUser({ email: 'ana@example.com', email_verified: true }));
+      return (
+        <CurrentUserProvider value={{ user, setUser }}>
+          <SettingsPage />
+        </CurrentUserProvider>
+      );
+    }
+    renderWithProviders(<Stateful />, { route: '/dashboard/settings' });
+    const actor = userEvent.setup();
+    expect(screen.getByText('Verificado')).toBeInTheDocument();
+    await actor.clear(screen.getByLabelText('Email'));
+    await actor.type(screen.getByLabelText('Email'), 'nueva@example.com');
+    await actor.click(screen.getByRole('button', { name: 'Guardar email' }));
+    const status = await screen.findByRole('status');
+    expect(status).toHaveTextContent('Email sin verificar');
+    expect(status).toHaveTextContent('Le enviamos un enlace de verificación a nueva@example.com');
+    expect(screen.queryByText('Verificado')).not.toBeInTheDocument();
+  });
+
+  describe('deleting the account', () => {
+    async function openDialog(actor: ReturnType<typeof userEvent.setup>): Promise<HTMLElement> {
+      await actor.click(within(section('Eliminar cuenta')).getByRole('button', { name: 'Eliminar mi cuenta' }));
+      return screen.findByRole('dialog', { name: 'Eliminar cuenta' });
+    }
+
+    it('warns what is lost before asking for the password', async () => {
+      const { actor } = renderSettings();
+      const dialog = await openDialog(actor);
+      const warning = within(dialog).getByRole('alert');
+      expect(warning).toHaveTextContent('no se puede deshacer');
+      expect(warning).toHaveTextContent('Sus peers dejan de funcionar de inmediato y el tiempo que les quede se pierde');
+      await actor.click(within(dialog).getByRole('button', { name: 'Cancelar' }));
+      expect(deleteAccount).not.toHaveBeenCalled();
+    });
+
+    it('asks for the password and keeps the dialog open when it is wrong', async () => {
+      deleteAccount.mockRejectedValue(
+        new api.ApiError(422, 'La contraseña actual no es correcta.', 'wrong_password', { password: 'Incorrecta.' }),
+      );
+      const { actor } = renderSettings();
+      const dialog = await openDialog(actor);
+      await actor.click(within(dialog).getByRole('button', { name: 'Eliminar definitivamente' }));
+      expect(await within(dialog).findByText('Escriba su contraseña para confirmar.', { selector: '.mantine-InputWrapper-error' })).toBeInTheDocument();
+      expect(deleteAccount).not.toHaveBeenCalled();
+      await actor.type(within(dialog).getByLabelText('Contraseña actual'), 'no-es-esta');
+      await actor.click(within(dialog).getByRole('button', { name: 'Eliminar definitivamente' }));
+      expect(await within(dialog).findByText('La contraseña actual no es correcta.')).toBeInTheDocument();
+      expect(deleteAccount).toHaveBeenCalledWith('no-es-esta');
+      expect(endSession).not.toHaveBeenCalled();
+    });
+
+    it('deletes with the right password and leaves for the login page saying so', async () => {
+      deleteAccount.mockResolvedValue({ success: true, message: 'Cuenta eliminada. Gracias por usar el servicio.' });
+      const { actor } = renderSettings();
+      const dialog = await openDialog(actor);
+      await actor.type(within(dialog).getByLabelText('Contraseña actual'), 'mi-clave-1');
+      await actor.click(within(dialog).getByRole('button', { name: 'Eliminar definitivamente' }));
+      await vi.waitFor(() =>
+        expect(endSession).toHaveBeenCalledWith('/api/client', 'Cuenta eliminada. Gracias por usar el servicio.'),
+      );
+      expect(deleteAccount).toHaveBeenCalledWith('mi-clave-1');
+    });
   });
 });

@@ -1,11 +1,24 @@
-/** /dashboard/settings ('Configuración de Cuenta'): username, alias, email and password change. */
-import { Button, Card, Group, PasswordInput, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconInfoCircle } from '@tabler/icons-react';
+/** /dashboard/settings ('Configuración de Cuenta'): username, alias, email, password change and deleting the account. */
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Modal,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import { IconAlertTriangle, IconCircleCheck, IconInfoCircle } from '@tabler/icons-react';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { errorMessage } from '../../../lib/api';
+import { endSession, errorMessage } from '../../../lib/api';
 import { useCurrentUser } from '../../../lib/current-user';
 import { toast } from '../../../lib/toasts';
-import { removeEmail, updateSettings, type SettingsChange } from '../api/settings';
+import { deleteAccount, removeEmail, updateSettings, type SettingsChange } from '../api/settings';
 import { aliasProblem, emailProblem, passwordProblem } from '../validation';
 
 function Section({ title, children }: { title: ReactNode; children: ReactNode }) {
@@ -84,6 +97,27 @@ function AliasForm() {
   );
 }
 
+/** Whether the saved address is confirmed; an unconfirmed one was sent a link (at registration or on change). */
+function EmailStatus({ email, verified }: { email: string; verified: boolean }) {
+  if (verified) {
+    return (
+      <Group gap="xs">
+        <Badge color="green" variant="light" leftSection={<IconCircleCheck size={14} />}>
+          Verificado
+        </Badge>
+        <Text size="sm">{email}</Text>
+      </Group>
+    );
+  }
+  return (
+    <Alert color="yellow" title="Email sin verificar" role="status">
+      Le enviamos un enlace de verificación a <b>{email}</b>. Ábralo para confirmar su email; hasta entonces no podrá
+      usarlo para recuperar la contraseña ni recibirá avisos de vencimiento de sus peers. Si no lo encuentra, revise la
+      carpeta de spam.
+    </Alert>
+  );
+}
+
 function EmailForm() {
   const { user } = useCurrentUser();
   const { busy, patch, run } = useSettingsChange();
@@ -106,8 +140,9 @@ function EmailForm() {
   return (
     <Section title="Email">
       <Text size="sm" c="dimmed">
-        Su email solo se usa para recuperar la contraseña.
+        Su email solo se usa para recuperar la contraseña y avisarle antes de que venzan sus peers.
       </Text>
+      {user.email && <EmailStatus email={user.email} verified={user.email_verified === true} />}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <Stack gap="sm">
           <TextInput
@@ -195,6 +230,82 @@ function PasswordForm() {
   );
 }
 
+/** What is lost, said before the password is asked for (docs/security.md, "Deleting an account"). */
+const DELETION_WARNING =
+  'Esta acción no se puede deshacer. Sus peers dejan de funcionar de inmediato y el tiempo que les quede se ' +
+  'pierde, sin reembolso. Sale de las salas donde esté y las salas que administra se eliminan. Se cierran todas ' +
+  'sus sesiones. Sus facturas se conservan, sin sus datos personales, por motivos contables.';
+
+function DeleteAccountSection() {
+  const [opened, setOpened] = useState(false);
+  const [password, setPassword] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [working, setWorking] = useState(false);
+
+  const close = () => {
+    if (working) return;
+    setOpened(false);
+    setPassword('');
+    setProblem(null);
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!password) {
+      setProblem('Escriba su contraseña para confirmar.');
+      return;
+    }
+    setWorking(true);
+    try {
+      const answer = await deleteAccount(password);
+      // The session is gone on the server: leave for the login page, which shows why.
+      endSession('/api/client', answer.message);
+    } catch (error) {
+      setProblem(errorMessage(error, 'No se pudo eliminar la cuenta. Intente de nuevo.'));
+      setWorking(false);
+    }
+  };
+
+  return (
+    <Section title="Eliminar cuenta">
+      <Text size="sm" c="dimmed">
+        Elimina su cuenta y todos sus peers de forma permanente.
+      </Text>
+      <Group>
+        <Button color="red" variant="light" onClick={() => setOpened(true)}>
+          Eliminar mi cuenta
+        </Button>
+      </Group>
+      <Modal opened={opened} onClose={close} title="Eliminar cuenta" centered>
+        <form onSubmit={(event) => void submit(event)} noValidate>
+          <Stack>
+            <Alert color="red" icon={<IconAlertTriangle size={18} />} title="Atención" role="alert">
+              {DELETION_WARNING}
+            </Alert>
+            <PasswordInput
+              label="Contraseña actual"
+              description="Escriba su contraseña para confirmar."
+              autoComplete="current-password"
+              value={password}
+              onChange={(event) => setPassword(event.currentTarget.value)}
+              error={problem}
+              data-autofocus
+            />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close} disabled={working}>
+                Cancelar
+              </Button>
+              <Button type="submit" color="red" loading={working}>
+                Eliminar definitivamente
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </Section>
+  );
+}
+
 export function SettingsPage() {
   const { user } = useCurrentUser();
   return (
@@ -206,6 +317,7 @@ export function SettingsPage() {
       {user.web_settings.allow_partys && <AliasForm />}
       {user.web_settings.allow_email && <EmailForm />}
       <PasswordForm />
+      <DeleteAccountSection />
     </Stack>
   );
 }

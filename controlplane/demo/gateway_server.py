@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Mapping
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 Answer = tuple[int, Any, dict[str, str]]  # status, JSON body (or str for HTML), extra headers
 
@@ -34,6 +34,7 @@ class FakeGatewayServer:
                     fake.calls.append((method, self.path))
                 if fake.delay:
                     time.sleep(fake.delay)
+                headers: dict[str, str]
                 if fake.down:
                     status, payload, headers = 503, {"error": "Service Unavailable"}, {}
                 else:
@@ -81,7 +82,7 @@ class FakeGatewayServer:
         with self.lock:
             self.calls.clear()
 
-    def __enter__(self) -> FakeGatewayServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

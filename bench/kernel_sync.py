@@ -1,0 +1,288 @@
+"""Benchmark: agent sync on kernel WireGuard with 10 000 peers, inside the kernel test layer's VM.
+
+Run as root: `uv run python bench/kernel_sync.py [--peers 10000]`. On the host it boots Debian's kernel with
+tests/kernel/run_in_vm.py (software emulation: minutes, docs/testing-kernel.md) and runs itself inside with
+`--in-vm`; there it measures, in one namespace of the VM:
+
+- by hand: the same peers as WG_CMD_SET_DEVICE messages packed beforehand (struct, cut at 8 KiB as
+  `wg setconf` cuts them), sent back to back, each acknowledged: the kernel's own work, the yardstick;
+- `wg setconf` of the same peers (the C tool, parsing its file included), for comparison;
+- the agent: the FullState message to its OperationResult, on an empty device (the agent in the VM's own
+  namespace, as on a node);
+- the same snapshot again (no-op resync): reads only, no write;
+- reading the device back: every peer, over how many dump messages.
+
+Devices are never deleted here: removing a peer costs the kernel an RCU grace period (seconds for thousands under
+emulation); the VM powers off with them. Not a test: it prints figures, it does not fail on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+# Only what the VM needs is imported at the top: its root file system is uncached 9p under emulation, and
+# bench/common.py pulls in the control plane (seconds of imports there).
+from protos import agent_pb2  # noqa: E402
+
+WHAT = (
+    "kernel agent full sync, {n} peers",
+    "kernel agent sync with nothing to change, {n} peers",
+    "kernel device read back, {n} peers",
+)
+HAND_MESSAGE_BYTES = 8192  # what `wg setconf` fits in one message (libmnl's socket buffer size)
+NESTED = 0x8000  # NLA_F_NESTED
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def python_speed() -> float:
+    """CPU seconds of a fixed pure-Python loop: the VM's emulation slowdown is this figure over the host's."""
+    started = time.process_time()
+    total = 0
+    for n in range(3_000_000):
+        total += n & 7
+    return time.process_time() - started
+
+
+def report_result(what: str, figure: str, target: str, met: bool | None) -> None:
+    """bench/common.py's result line (RESULT|...), printed without importing it (see above)."""
+    verdict = "met" if met else ("NOT met" if met is not None else "n/a")
+    print(f"RESULT|{what}|{figure}|{target}|{verdict}", flush=True)
+
+
+def peer_specs(count: int) -> list[agent_pb2.PeerSpec]:
+    """The peers of bench/agent_sync.py: a preshared key and one /32 each."""
+    return [
+        agent_pb2.PeerSpec(
+            public_key=base64.b64encode((1_000_000 + n + 1).to_bytes(32, "big")).decode(),
+            preshared_key=base64.b64encode((1_000_000 + n + 7).to_bytes(32, "big")).decode(),
+            allowed_ips=[f"10.{64 + n // 62500}.{n // 250 % 250}.{n % 250 + 2}/32"],
+        )
+        for n in range(count)
+    ]
+
+
+def full_state(peers: list[agent_pb2.PeerSpec], serial: int) -> agent_pb2.FullState:
+    return agent_pb2.FullState(
+        serial=serial,
+        operation_id=f"op{serial}",
+        interface=agent_pb2.InterfaceSpec(name="wga0", listen_port=51900, addresses=["10.64.0.1/10"]),
+        peers=peers,
+    )
+
+
+def hand_messages(peers: list[agent_pb2.PeerSpec], ifname: str, family: int) -> list[bytes]:
+    """WG_CMD_SET_DEVICE messages of every peer, packed here by hand (not with the agent's wg_netlink), each at
+    most HAND_MESSAGE_BYTES long, all encoded before the clock starts."""
+
+    def attr(kind: int, payload: bytes) -> bytes:
+        return struct.pack("=HH", 4 + len(payload), kind) + payload + bytes(-len(payload) % 4)
+
+    def peer(spec: agent_pb2.PeerSpec) -> bytes:
+        address, _, mask = spec.allowed_ips[0].partition("/")
+        allowed = attr(1, struct.pack("=H", socket.AF_INET)) + attr(2, socket.inet_aton(address))
+        allowed += attr(3, struct.pack("=B", int(mask)))
+        body = attr(1, base64.b64decode(spec.public_key)) + attr(2, base64.b64decode(spec.preshared_key))
+        body += attr(3, struct.pack("=I", 0)) + attr(9 | NESTED, attr(NESTED, allowed))
+        return attr(NESTED, body)
+
+    def message(entries: list[bytes], seq: int) -> bytes:
+        body = attr(2, ifname.encode() + b"\0") + attr(8 | NESTED, b"".join(entries))  # IFNAME, PEERS
+        header = struct.pack("=IHHIIBBH", 20 + len(body), family, 0x1 | 0x4, seq, 0, 1, 1, 0)  # REQUEST|ACK, SET
+        return header + body
+
+    entries = [peer(spec) for spec in peers]
+    per_message = (HAND_MESSAGE_BYTES - 64) // len(entries[0])  # every peer here has the same shape
+    return [
+        message(entries[start : start + per_message], seq)
+        for seq, start in enumerate(range(0, len(entries), per_message), 1)
+    ]
+
+
+def send_by_hand(ns_fd: int, messages: list[bytes]) -> None:
+    """Send each prepared message and wait for its acknowledgement (an error raises)."""
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16, fileno=ns_fd)
+    for message in messages:
+        sock.send(message)
+        answer = sock.recv(65536)
+        _length, kind = struct.unpack_from("=IH", answer)
+        if kind == 2:  # NLMSG_ERROR: 0 is the acknowledgement
+            (code,) = struct.unpack_from("=i", answer, 16)
+            if code != 0:
+                raise OSError(-code, f"WG_CMD_SET_DEVICE by hand: {os.strerror(-code)}")
+
+
+async def run(count: int) -> None:
+    from pyroute2 import AsyncIPRoute, AsyncWireGuard
+
+    from node_agent.agent import NodeAgent
+    from node_agent.backends.kernel import KernelBackend
+    from node_agent.backends.link import NETLINK_GENERIC
+    from node_agent.config import AgentConfig
+    from node_agent.firewall import Firewall
+    from node_agent.keys import generate_private_key
+
+    peers = peer_specs(count)
+    async with AsyncIPRoute() as ipr:
+        for name in ("wgh0", "wgs0", "wga0"):
+            await ipr.link("add", ifname=name, kind="wireguard")
+    async with AsyncWireGuard() as wg:
+        await wg.setup_endpoint()
+        family = wg.prid
+        # A private key makes the kernel precompute one static-static DH per peer, as on a real node.
+        for name in ("wgh0", "wgs0"):
+            await wg.set(name, private_key=generate_private_key())
+
+    # By hand: messages encoded beforehand, the clock runs while the kernel takes them.
+    messages = hand_messages(peers, "wgh0", family)
+    fd = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC).detach()
+    started = time.perf_counter()
+    await asyncio.to_thread(send_by_hand, fd, messages)
+    hand = time.perf_counter() - started
+    print(f"  by hand: {hand * 1000:.0f} ms (load {loadavg()})", flush=True)
+
+    # wg setconf: the C tool, from a file written beforehand.
+    with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as conf:
+        conf.write(f"[Interface]\nPrivateKey = {generate_private_key()}\n")
+        for spec in peers:
+            conf.write(f"[Peer]\nPublicKey = {spec.public_key}\nPresharedKey = {spec.preshared_key}\n")
+            conf.write(f"AllowedIPs = {spec.allowed_ips[0]}\n")
+    started = time.perf_counter()
+    setconf_argv = ["wg", "setconf", "wgs0", conf.name]
+    await asyncio.to_thread(subprocess.run, setconf_argv, check=True)
+    setconf = time.perf_counter() - started
+    print(f"  wg setconf: {setconf * 1000:.0f} ms", flush=True)
+    os.unlink(conf.name)
+
+    # The agent, on an empty device: an empty snapshot first (key, port, address, firewall), then the peers.
+    config = AgentConfig(
+        control_url="unix:/nonexistent",
+        node_id="bench",
+        credential="x",
+        backend="kernel",
+        interface="wga0",
+        egress_interface="lo",
+        state_dir=Path(tempfile.mkdtemp()),
+    )
+    agent = NodeAgent(config, backend=KernelBackend("wga0"), firewall=Firewall(), private_key=generate_private_key())
+    try:
+        first = await agent.handle_full_state(full_state([], 1))
+        assert first.result.ok, first.result.error
+        state = full_state(peers, 2)
+        started = time.perf_counter()
+        answer = await agent.handle_full_state(state)
+        full = time.perf_counter() - started
+        assert answer.result.ok, answer.result.error
+        print(f"  agent full sync: {full * 1000:.0f} ms (load {loadavg()})", flush=True)
+
+        writes: list[Any] = []
+        real_apply = KernelBackend.apply
+
+        async def counting_apply(self: KernelBackend, changes: Any) -> None:
+            if not changes.peers_empty or changes.interface is not None:
+                writes.append(changes)
+            await real_apply(self, changes)
+
+        KernelBackend.apply = counting_apply  # type: ignore[method-assign]
+        noop: list[float] = []
+        for _ in range(3):
+            started = time.perf_counter()
+            answer = await agent.handle_full_state(state)
+            noop.append(time.perf_counter() - started)
+            assert answer.result.ok, answer.result.error
+            print(f"  no-op resync: {noop[-1] * 1000:.0f} ms", flush=True)
+        KernelBackend.apply = real_apply  # type: ignore[method-assign]
+
+        read = await agent.backend.read_device()
+    finally:
+        await agent.close()
+    # pyroute2's own reading of the same device: every message info() yields, peers merged by key.
+    dump_messages, pyroute2_keys = 0, set()
+    async with AsyncWireGuard() as wg:
+        await wg.setup_endpoint()  # info() on a fresh socket needs the family bound first
+        async for message in await wg.info("wga0"):
+            dump_messages += 1
+            pyroute2_keys.update(p.get_attr("WGPEER_A_PUBLIC_KEY") for p in message.get_attr("WGDEVICE_A_PEERS") or ())
+
+    noop_s = sorted(noop)[1]
+    print(f"kernel sync benchmark, {count} peers, {os.uname().release}, software emulation (VM, {os.cpu_count()} cpus)")
+    print(f"  by hand (prepared messages)  {hand * 1000:8.1f} ms   {len(messages)} messages")
+    print(f"  wg setconf                   {setconf * 1000:8.1f} ms")
+    ratio = full / hand
+    print(f"  agent full sync              {full * 1000:8.1f} ms   ratio {ratio:5.2f} x by hand   target <= 1.30 x")
+    print(f"  no-op resync (median of 3)   {noop_s * 1000:8.1f} ms   writes {len(writes)}   target < 150 ms, 0 writes")
+    print(
+        f"  read back                    agent {len(read.peers)} peers;"
+        f" pyroute2 {len(pyroute2_keys)} peers from {dump_messages} messages"
+    )
+    print(f"  Python speed here: {python_speed() * 1000:.0f} ms for the reference loop (host: see its first line)")
+    report_result(
+        WHAT[0].format(n=count),
+        f"{full / hand:.2f} x by hand ({full * 1000:.0f} vs {hand * 1000:.0f} ms; wg setconf {setconf * 1000:.0f} ms)",
+        "<= 1.30 x",
+        full / hand <= 1.3,
+    )
+    report_result(
+        WHAT[1].format(n=count),
+        f"{noop_s * 1000:.0f} ms, {len(writes)} writes (in the VM)",
+        "< 150 ms, 0 writes",
+        noop_s < 0.15 and not writes,
+    )
+    report_result(
+        WHAT[2].format(n=count),
+        f"agent {len(read.peers)}, pyroute2 {len(pyroute2_keys)} peers from {dump_messages} messages",
+        f"{count} peers",
+        len(read.peers) == len(pyroute2_keys) == count,
+    )
+
+
+def in_vm(count: int) -> int:
+    """The measurements, in the VM's own network namespace: the agent runs there as on a node (no netns)."""
+    if os.environ.get("VPN_KERNEL_VM") != "1":
+        raise SystemExit("kernel_sync.py --in-vm runs inside the VM only: it leaves its devices behind")
+    subprocess.run(["modprobe", "wireguard"], check=False)
+    asyncio.run(run(count))
+    return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--peers", type=int, default=10_000)
+    parser.add_argument("--in-vm", action="store_true", help="measure here (inside the VM); otherwise boot it")
+    args = parser.parse_args()
+    if args.in_vm:
+        sys.exit(in_vm(args.peers))
+    if os.geteuid() != 0:
+        for what in WHAT:
+            report_result(what.format(n=args.peers), "not measured: needs root (VM)", "see DESIGN.md", None)
+        sys.exit(1)
+    print(f"host load before boot: {loadavg()}; Python speed here: {python_speed() * 1000:.0f} ms", flush=True)
+    command = [sys.executable, str(REPO / "tests/kernel/run_in_vm.py"), "--timeout", "1800", "--memory", "2G"]
+    command += ["--", sys.executable, str(Path(__file__).resolve()), "--in-vm", "--peers", str(args.peers)]
+    code = subprocess.run(command, cwd=REPO, check=False).returncode
+    print(f"host load after: {loadavg()}", flush=True)
+    if code != 0:
+        for what in WHAT:
+            report_result(what.format(n=args.peers), f"not measured: the VM run ended with {code}", "-", None)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""`python -m controlplane demo` (what `make run` runs): the whole product on one machine, for a first look.
+
+Migrates, loads the demo data the first time, starts the fake QvaPay and Remesita on free loopback ports, serves the
+control plane with the agents' gRPC on a unix socket in the var folder and a node connected to it: the real agent in
+a network namespace when it can (controlplane/demo/real_node.py), else a simulated one. It refuses to start when the
+settings look like production (docs/deployment.md, "The demo"): the demo brings fake gateways, a throwaway node and
+published passwords, none of which may meet real customers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import msgspec
+
+from controlplane.demo.data import (
+    DEMO_CUSTOMER,
+    SIMULATED_ADDRESS,
+    demo_node_credential,
+    load_demo,
+    logins,
+    set_demo_endpoint,
+)
+from controlplane.demo.gateways import gateway_settings
+from controlplane.demo.node import run_simulated_node
+from controlplane.demo.qvapay import FakeQvaPay
+from controlplane.demo.real_node import NODE_ADDRESS, DemoNetwork, remove_stale_namespaces, unavailable_reason
+from controlplane.demo.remesita import FakeRemesita
+from controlplane.domain.servers.addresses import node_address
+from controlplane.settings import DEFAULT_VAR_DIR, Settings, client_url_for_bind
+from controlplane.wgkeys import generate_keypair, public_key_of
+
+# Variables that only a real deployment sets: the demo brings its own fakes and writes mail to the outbox folder.
+PRODUCTION_ONLY = (
+    "QVAPAY_APP_ID",
+    "QVAPAY_APP_SECRET",
+    "REMESITA_API_KEY",
+    "REMESITA_API_SECRET",
+    "REMESITA_BUSINESS_UNIT_ID",
+    "SMTP_URL",
+    "CAPTCHA_SECRET",
+    "GRPC_TLS_CERT",
+    "GRPC_TLS_KEY",
+)
+
+
+class ProductionRefused(Exception):
+    """The settings look like production; the message lists why, one reason a line."""
+
+
+def production_signs(settings: Settings, env: Mapping[str, str]) -> list[str]:
+    """Why these settings look like production (empty: the demo may run)."""
+    signs = []
+    if not settings.database_url.startswith("sqlite"):
+        signs.append("VPN_DATABASE_URL no es SQLite (la demostración usa su propia base SQLite en VPN_VAR_DIR)")
+    for name in PRODUCTION_ONLY:
+        if env.get(f"VPN_{name}", "").strip():
+            signs.append(f"VPN_{name} está definida (la demostración usa pasarelas, correo y agentes de prueba)")
+    if not _loopback(settings.http_bind.rpartition(":")[0]):
+        signs.append(f"VPN_HTTP_BIND={settings.http_bind} no es una dirección local (127.0.0.1, ::1, localhost)")
+    grpc_bind = env.get("VPN_GRPC_BIND", "").strip()
+    if grpc_bind and not grpc_bind.startswith("unix:") and not _loopback(grpc_bind.rpartition(":")[0]):
+        signs.append(f"VPN_GRPC_BIND={grpc_bind} no es una dirección local")
+    client = env.get("VPN_CLIENT_URL", "").strip()
+    if client and (client.startswith("https:") or not _loopback(urlsplit(client).hostname or "")):
+        signs.append(f"VPN_CLIENT_URL={client} es una dirección pública")
+    return signs
+
+
+def _loopback(host: str) -> bool:
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def demo_settings(env: Mapping[str, str], qvapay: FakeQvaPay, remesita: FakeRemesita) -> Settings:
+    """The environment's settings, pointed at the fakes; the agents' gRPC is a unix socket in the var folder unless
+    set (a fixed TCP port would clash with anything else on the machine)."""
+    settings = Settings.from_env(env)
+    signs = production_signs(settings, env)
+    if signs:
+        raise ProductionRefused("\n".join(f"  - {sign}" for sign in signs))
+    changes = gateway_settings(qvapay, remesita, timeout=10.0)
+    if not env.get("VPN_GRPC_BIND", "").strip():
+        socket = Path(env.get("VPN_VAR_DIR", str(DEFAULT_VAR_DIR))).resolve() / "agent.sock"
+        changes["grpc_bind"] = changes["grpc_public_url"] = f"unix:{socket}"
+    return msgspec.structs.replace(settings, **changes)
+
+
+def _node_key(secret_key_file: Path) -> str:
+    """The simulated node's WireGuard public key, the same on every start (its private key is kept, 0600, beside
+    the secret key file), so the customer's downloaded configuration keeps working after a restart."""
+    path = secret_key_file.with_name("demo-node.key")
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(generate_keypair()[0])
+    return public_key_of(path.read_text().strip())
+
+
+def run_demo(env: Mapping[str, str] | None = None) -> None:
+    from controlplane.migrate import upgrade
+
+    env = os.environ if env is None else env
+    with FakeQvaPay() as qvapay, FakeRemesita() as remesita:
+        settings = demo_settings(env, qvapay, remesita)
+        var_dir = Path(env.get("VPN_VAR_DIR", str(DEFAULT_VAR_DIR))).resolve()
+        var_dir.mkdir(parents=True, exist_ok=True)
+        upgrade(settings.database_url)
+        reason = unavailable_reason(env)
+        network = None
+        if reason is None:
+            remove_stale_namespaces()
+            network = DemoNetwork(var_dir)
+        try:
+            runner = asyncio.Runner()
+            with contextlib.suppress(KeyboardInterrupt):
+                runner.run(_serve(settings, qvapay, remesita, network, reason))
+        finally:
+            # Also on Ctrl+C and on a failure at start: the namespaces, the agent and its wireguard-go go away.
+            if network is not None:
+                network.close()
+    # Ctrl+C: uvicorn's shutdown has already closed the database and stopped the agents' server. What may be left is
+    # the node stream's last write waiting on the closed pool: cancelling it (Runner.close) could wait forever, and
+    # its database thread is not a daemon. The demo ends here instead of hanging in the terminal.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+async def _serve(
+    settings: Settings, qvapay: FakeQvaPay, remesita: FakeRemesita, network: DemoNetwork | None, reason: str | None
+) -> None:
+    from controlplane.__main__ import uvicorn_server
+    from controlplane.services import build_services
+
+    services = build_services(settings)
+    try:
+        loaded = await load_demo(services)
+        node_id, credential = await demo_node_credential(services)
+        subnet = await set_demo_endpoint(services, NODE_ADDRESS if network else SIMULATED_ADDRESS)
+    finally:
+        await services.close()
+    if network is not None:
+        network.create()
+        agent_log = network.start_agent(settings.grpc_public_url, node_id, credential)
+        node_line = (
+            f"agente real (wireguard-go) en el espacio de red {network.node_ns}, registro en {agent_log};\n"
+            f"    un cliente de prueba en {network.client_ns} usa la configuración del cliente demo"
+        )
+    else:
+        node_line = f"nodo simulado (backend 'demo'; sin agente real: {reason})"
+    print(
+        ("Datos de demostración cargados." if loaded else "Demostración (datos ya cargados).")
+        + f"\n{logins(settings)}\n"
+        f"  Servidor 'Demo 1': {node_line}, conectado por {settings.grpc_bind}\n"
+        f"  Pasarelas de prueba: QvaPay en {qvapay.url}, Remesita en {remesita.url}\n",
+        flush=True,
+    )
+    server = uvicorn_server(settings)
+    if network is not None:
+        url = client_url_for_bind(settings.http_bind)
+        node = asyncio.create_task(network.client_traffic(url, *DEMO_CUSTOMER, str(node_address(subnet).ip)))
+    else:
+        node = asyncio.create_task(
+            run_simulated_node(
+                settings.grpc_public_url, node_id, credential, traffic=True,
+                public_key=_node_key(settings.secret_key_file),
+            )
+        )  # fmt: skip
+    try:
+        await server.serve()
+    finally:
+        node.cancel()
+        await asyncio.wait({node}, timeout=5)

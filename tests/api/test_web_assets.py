@@ -1,0 +1,89 @@
+"""The web client served like a real site: precompressed twins with the right headers, year-long caching for hashed
+assets, index.html revalidated on every visit (controlplane/webui.py, docs/webui.md "Serving")."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from controlplane.webui import accepted_encodings
+
+SCRIPT = b"console.log('hola');\n" * 200
+# The server sends twins as they are, so any bytes do for brotli (the build makes real ones: webui/scripts).
+BROTLI = b"\x1b\xa7\x00 brotli twin"
+INDEX = b"<!doctype html><html lang='es'><div id='root'></div><script src='/assets/index-Ab12.js'></script></html>"
+
+
+@pytest.fixture
+def settings_overrides(tmp_path: Path) -> dict[str, Any]:
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_bytes(INDEX)
+    (dist / "assets" / "index-Ab12.js").write_bytes(SCRIPT)
+    (dist / "assets" / "index-Ab12.js.br").write_bytes(BROTLI)
+    (dist / "assets" / "index-Ab12.js.gz").write_bytes(gzip.compress(SCRIPT))
+    (dist / "assets" / "logo-Cd34.svg").write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'/>")  # too small to twin
+    return {"webui_dist": dist}
+
+
+async def _raw(client: AsyncTestClient[Any], path: str, accept: str) -> tuple[Any, bytes]:
+    """The answer and its body as sent on the wire (httpx would decode the coding)."""
+    async with client.stream("GET", path, headers={"Accept-Encoding": accept}) as answer:
+        body = b"".join([chunk async for chunk in answer.aiter_raw()])
+    return answer, body
+
+
+async def test_a_browser_taking_brotli_gets_the_brotli_twin(client: AsyncTestClient[Any]) -> None:
+    answer, body = await _raw(client, "/assets/index-Ab12.js", "gzip, deflate, br, zstd")
+    assert answer.status_code == 200
+    assert answer.headers["content-encoding"] == "br"
+    assert answer.headers["vary"] == "Accept-Encoding"
+    assert "javascript" in answer.headers["content-type"]
+    assert answer.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert body == BROTLI
+    assert int(answer.headers["content-length"]) == len(BROTLI)
+
+
+async def test_gzip_only_and_refused_brotli_get_gzip(client: AsyncTestClient[Any]) -> None:
+    for accept in ("gzip", "br;q=0, gzip;q=0.8"):
+        answer, body = await _raw(client, "/assets/index-Ab12.js", accept)
+        assert answer.headers["content-encoding"] == "gzip", accept
+        assert answer.headers["vary"] == "Accept-Encoding"
+        assert zlib.decompress(body, 16 + zlib.MAX_WBITS) == SCRIPT
+
+
+async def test_no_coding_accepted_gets_the_plain_file_still_marked_vary(client: AsyncTestClient[Any]) -> None:
+    answer, body = await _raw(client, "/assets/index-Ab12.js", "identity")
+    assert "content-encoding" not in answer.headers
+    assert answer.headers["vary"] == "Accept-Encoding"  # a shared cache must not hand this to a brotli browser
+    assert body == SCRIPT
+
+
+async def test_a_file_without_twins_is_sent_plain_without_vary(client: AsyncTestClient[Any]) -> None:
+    answer, body = await _raw(client, "/assets/logo-Cd34.svg", "br, gzip")
+    assert answer.status_code == 200
+    assert "content-encoding" not in answer.headers
+    assert "vary" not in answer.headers
+    assert answer.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert body.startswith(b"<svg")
+
+
+async def test_index_html_is_never_used_from_cache_unasked(client: AsyncTestClient[Any]) -> None:
+    for path in ("/", "/dashboard/peers", "/index.html"):
+        answer, body = await _raw(client, path, "br, gzip")
+        assert answer.status_code == 200, path
+        assert answer.headers["cache-control"] == "no-cache", path
+        assert body == INDEX, path
+
+
+def test_accept_encoding_qualities() -> None:
+    assert accepted_encodings("gzip, deflate, br") == {"gzip", "deflate", "br"}
+    assert accepted_encodings("br;q=0, gzip;q=0.5") == {"gzip"}
+    assert accepted_encodings("BR; q=1.0") == {"br"}
+    assert accepted_encodings("") == set()
+    assert accepted_encodings("gzip;q=nada") == set()

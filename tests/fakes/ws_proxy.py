@@ -1,0 +1,108 @@
+"""A TCP proxy in front of the control plane that can refuse or cut the browser's live socket alone, as mobile
+links and some carriers' proxies do, while page loads and API calls still pass.
+
+Each connection's first request line tells a socket (`GET /ws`) from the rest. `block()`: new socket connections
+are dropped at once (no answer); `drop()`: the open ones are cut; `unblock()`: sockets pass again. A small HTTP
+control server (`control_url`: POST /block, /unblock, /drop) lets the browser tests drive it. Runs in threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class WsProxy:
+    def __init__(self, listen: tuple[str, int], target: tuple[str, int]) -> None:
+        family = socket.AF_INET6 if ":" in listen[0] else socket.AF_INET
+        self._listener = socket.create_server(listen, family=family)
+        self._target = target
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        self._blocked = False
+        self._stopped = False
+        threading.Thread(target=self._accept_forever, daemon=True).start()
+        proxy = self
+
+        class Control(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                action = {"/block": proxy.block, "/unblock": proxy.unblock, "/drop": proxy.drop}.get(self.path)
+                if action is not None:
+                    action()
+                self.send_response(204 if action else 404)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._control = ThreadingHTTPServer(("127.0.0.1", 0), Control)
+        self.control_url = f"http://127.0.0.1:{self._control.server_address[1]}"
+        threading.Thread(target=self._control.serve_forever, daemon=True).start()
+
+    def block(self) -> None:
+        with self._lock:
+            self._blocked = True
+        self.drop()
+
+    def unblock(self) -> None:
+        with self._lock:
+            self._blocked = False
+
+    def drop(self) -> None:
+        with self._lock:
+            cut, self._sockets = self._sockets, set()
+        for conn in cut:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+            conn.close()
+
+    def close(self) -> None:
+        self._stopped = True
+        self.drop()
+        self._listener.close()
+        self._control.shutdown()
+
+    def _accept_forever(self) -> None:
+        while not self._stopped:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        first = b""
+        with contextlib.suppress(OSError):
+            while b"\r\n" not in first and len(first) < 8192:
+                chunk = client.recv(4096)
+                if not chunk:
+                    break
+                first += chunk
+        is_socket = first.startswith(b"GET /ws")
+        with self._lock:
+            refused = is_socket and self._blocked
+        if refused or not first:
+            client.close()
+            return
+        try:
+            upstream = socket.create_connection(self._target)
+        except OSError:
+            client.close()
+            return
+        if is_socket:
+            with self._lock:
+                self._sockets.update((client, upstream))
+        upstream.sendall(first)
+        threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
+        _pipe(client, upstream)
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    for conn in (source, sink):
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,193 @@
+"""A game's LAN discovery, played with real UDP sockets inside namespaces: a sender that broadcasts or multicasts,
+and listeners bound to the wildcard address on the game's port (as games are), recording who each packet came
+from. Used by the relay tests of the agent layer (both backends) and of the netns layer (two servers)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from netns import Namespace, unique_name, veth, wait_for
+
+from node_agent.agent import NodeAgent
+from node_agent.backends import Backend, make_backend
+from node_agent.config import AgentConfig
+from node_agent.firewall import Firewall
+from node_agent.keys import generate_private_key, public_key_of
+from node_agent.reconcile import Changes
+from node_agent.relay import RelayLimits
+from node_agent.state import Interface, Peer
+from protos import agent_pb2
+
+SERVER_PORT = 51840
+
+# Binds the wildcard address like a game, prints one JSON line per datagram: [source address, payload].
+_LISTEN = """
+import json, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+print("ready", flush=True)
+while True:
+    data, (host, _) = s.recvfrom(65535)
+    print(json.dumps([host, data.decode(errors="replace")]), flush=True)
+"""
+
+# Sends argv[3] datagrams to argv[1]:argv[2] as fast as it can, payload argv[4] + index (+ padding to argv[5]).
+_SEND = """
+import socket, sys
+dest, port, count, prefix, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+for i in range(count):
+    s.sendto(f"{prefix}{i}".encode().ljust(size, b"."), (dest, port))
+"""
+
+
+class Listener:
+    """A wildcard UDP listener in `ns` on `port`; `packets` fills in as datagrams arrive."""
+
+    def __init__(self, ns: Namespace, port: int) -> None:
+        self.ns = ns
+        self.port = port
+        self.packets: list[tuple[str, str]] = []
+        self._proc = ns.popen(
+            [sys.executable, "-c", _LISTEN, str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert self._proc.stdout is not None
+        ready = self._proc.stdout.readline()
+        assert ready.strip() == b"ready", f"listener in {ns.name} did not start"
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            host, payload = json.loads(line)
+            self.packets.append((host, payload))
+
+    def from_(self, source: str, prefix: str) -> list[str]:
+        """Payloads received from `source` starting with `prefix`."""
+        return [payload for host, payload in list(self.packets) if host == source and payload.startswith(prefix)]
+
+    def with_prefix(self, prefix: str) -> list[tuple[str, str]]:
+        return [(host, payload) for host, payload in list(self.packets) if payload.startswith(prefix)]
+
+    def stop(self) -> None:
+        self._proc.kill()
+        self._proc.wait(timeout=5)
+
+
+def send(ns: Namespace, dest: str, port: int, prefix: str, count: int = 1, size: int = 0) -> None:
+    """`count` datagrams from `ns` to `dest` (a broadcast or multicast address) on `port`."""
+    ns.run([sys.executable, "-c", _SEND, dest, str(port), str(count), prefix, str(size)])
+
+
+def settle(seconds: float = 1.0) -> None:
+    """Let in-flight copies arrive before asserting that something did *not* arrive."""
+    time.sleep(seconds)
+
+
+@dataclass
+class Client:
+    ns: Namespace
+    backend: Backend
+    address: str
+    public_key: str
+
+
+@dataclass
+class RelayWorld:
+    server: Namespace
+    agent: NodeAgent
+    clients: dict[str, Client]
+
+
+def snapshot(world: RelayWorld, rooms: list[agent_pb2.RoomSpec], serial: int) -> agent_pb2.FullState:
+    return agent_pb2.FullState(
+        serial=serial,
+        operation_id=f"full{serial}",
+        interface=agent_pb2.InterfaceSpec(name="wg0", listen_port=SERVER_PORT, addresses=["10.67.0.1/24"]),
+        peers=[
+            agent_pb2.PeerSpec(public_key=c.public_key, allowed_ips=[f"{c.address}/32"]) for c in world.clients.values()
+        ],
+        rooms=rooms,
+    )
+
+
+@contextlib.asynccontextmanager
+async def relay_world(kind: str, workdir: Path, limits: RelayLimits) -> AsyncIterator[RelayWorld]:
+    """A node (NodeAgent fed directly, `kind` backend, nftables) in its namespace, and clients A (10.67.0.2),
+    B (.3) and C (.4), each a WireGuard device of the same kind in its own namespace with the node as its only
+    peer (AllowedIPs 0.0.0.0/0, default route through the tunnel, as the downloaded configuration does).
+    A and B share room "lan"; C is in none. Tunnels are up when this yields."""
+    made: list[Namespace] = []
+    backends: list[Backend] = []
+    agent: NodeAgent | None = None
+    try:
+        server = Namespace("rls")
+        made.append(server)
+        name = unique_name("wgr")
+        server.wireguard_interfaces.add(name)
+        config = AgentConfig(
+            control_url="unix:/nonexistent",
+            node_id="n1",
+            credential="c",
+            backend=kind,
+            interface=name,
+            state_dir=workdir,
+            relay_packets_per_second=limits.packets_per_second,
+            relay_bytes_per_second=limits.bytes_per_second,
+        )
+        agent = NodeAgent(
+            config,
+            backend=make_backend(kind, name, netns=server.name),
+            firewall=Firewall(netns=server.name),
+            private_key=generate_private_key(),
+        )
+        clients: dict[str, Client] = {}
+        for i, label in enumerate("ABC", start=2):
+            ns = Namespace(f"rl{label.lower()}")
+            made.append(ns)
+            veth(server, f"c{label.lower()}", f"192.168.9{i}.1/24", ns, "up0", f"192.168.9{i}.2/24")
+            ifname = unique_name("wgc")
+            ns.wireguard_interfaces.add(ifname)
+            backend = make_backend(kind, ifname, netns=ns.name)
+            backends.append(backend)
+            private = generate_private_key()
+            address = f"10.67.0.{i}"
+            await backend.ensure_interface(Interface(ifname, 0, frozenset({f"{address}/32"})), private)
+            server_peer = Peer(
+                agent.public_key,
+                allowed_ips=frozenset({"0.0.0.0/0"}),
+                endpoint=f"192.168.9{i}.1:{SERVER_PORT}",
+                persistent_keepalive=1,
+            )
+            await backend.apply(Changes(add_peers=[server_peer]))
+            ns.run(["ip", "route", "add", "default", "dev", ifname])
+            clients[label] = Client(ns, backend, address, public_key_of(private))
+        world = RelayWorld(server, agent, clients)
+        lan = agent_pb2.RoomSpec(id="lan", members=["10.67.0.2", "10.67.0.3"])
+        result = await agent.handle_full_state(snapshot(world, [lan], 1))
+        assert result.result.ok, result.result.error
+        for client in clients.values():
+            await asyncio.to_thread(
+                wait_for, lambda c=client: c.ns.ping("10.67.0.1", 1, 1), 15, 0.2, f"{client.ns.name} tunnel up"
+            )
+        yield world
+    finally:
+        if agent is not None:
+            await agent.close()
+        for backend in backends:
+            await backend.close()
+        for ns in reversed(made):
+            ns.delete()

@@ -1,0 +1,143 @@
+"""The discovery relay's rules: who a member's broadcast reaches, through which interface, within which limits;
+and the relay's metrics built from nft's counters."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from node_agent.config import ConfigError, load_config
+from node_agent.firewall import FirewallPlan, render_ruleset
+from node_agent.metrics import AgentMetrics
+from node_agent.relay import Copy, RelayLimits, RelayTotals, discovery_destinations, parse_counters, relay_targets
+from node_agent.state import Room
+
+BASE_ENV = {"VPN_NODE_CONTROL_URL": "cp.example:7443", "VPN_NODE_ID": "n1", "VPN_NODE_CREDENTIAL": "s3cret"}
+LOCAL = ("10.8.0.0/24",)
+CLIENTS = ("10.8.0.0/24", "10.9.0.0/24")  # ours and the other server's, behind the backbone
+
+
+def rooms(*groups: tuple[str, ...]) -> dict[str, Room]:
+    return {f"r{i}": Room(f"r{i}", frozenset(g)) for i, g in enumerate(groups)}
+
+
+def relay_part(plan: FirewallPlan) -> str:
+    return render_ruleset(plan).split("table netdev vpn_relay {}", 1)[1]
+
+
+def plan(room_map: dict[str, Room], limits: RelayLimits | None = None) -> FirewallPlan:
+    return FirewallPlan(
+        tunnel_interfaces=("wg0", "wgb0"),
+        client_networks=frozenset(CLIENTS),
+        local_networks=frozenset(LOCAL),
+        egress_interface="eth0",
+        rooms=room_map,
+        relay_limits=limits or RelayLimits(),
+    )
+
+
+def test_each_local_member_reaches_every_other_member_of_its_rooms_and_only_them() -> None:
+    targets = relay_targets(
+        rooms(("10.8.0.2", "10.8.0.3", "10.9.0.2"), ("10.8.0.2", "10.8.0.9"), ("10.8.0.20", "10.8.0.21")),
+        LOCAL,
+        CLIENTS,
+        "wg0",
+        "wgb0",
+    )
+    assert targets["10.8.0.2"] == (Copy("10.8.0.3", "wg0"), Copy("10.8.0.9", "wg0"), Copy("10.9.0.2", "wgb0"))
+    assert targets["10.8.0.9"] == (Copy("10.8.0.2", "wg0"),)  # not 10.8.0.3: they share no room
+    assert targets["10.8.0.20"] == (Copy("10.8.0.21", "wg0"),)
+    # A member on the other server sends through its own server's relay, not ours.
+    assert "10.9.0.2" not in targets
+
+
+def test_members_nobody_can_carry_to_and_ipv6_members_get_no_copy() -> None:
+    # No backbone: the other server's member cannot be reached; an address on no known network neither.
+    targets = relay_targets(rooms(("10.8.0.2", "10.9.0.2", "10.50.0.2", "fd00::2")), LOCAL, CLIENTS, "wg0", "")
+    assert targets == {}
+    targets = relay_targets(rooms(("10.8.0.2", "10.8.0.3", "fd00::2", "fd00::3")), LOCAL, CLIENTS, "wg0", "")
+    assert set(targets) == {"10.8.0.2", "10.8.0.3"}
+
+
+def test_discovery_is_broadcast_mdns_and_multicast_above_the_link_local_control_block() -> None:
+    assert discovery_destinations(("10.8.0.0/24", "10.8.1.0/30", "10.8.2.7/32", "fd00::/64")) == [
+        "255.255.255.255",
+        "10.8.0.255",
+        "10.8.1.3",
+        "224.0.0.251",
+        "224.0.1.0-239.255.255.255",
+    ]
+
+
+def test_the_relay_table_follows_the_rooms_in_the_same_transaction() -> None:
+    text = relay_part(plan(rooms(("10.8.0.2", "10.8.0.3", "10.9.0.2"))))
+    assert text.startswith("\ndelete table netdev vpn_relay\ntable netdev vpn_relay {")
+    assert 'type filter hook ingress device "wg0"' in text
+    assert (
+        "ip daddr { 255.255.255.255, 10.8.0.255, 224.0.0.251, 224.0.1.0-239.255.255.255 }"
+        " ip frag-off & 0x3fff == 0 meta l4proto udp"
+        " ip saddr vmap { 10.8.0.2 : jump from_10_8_0_2, 10.8.0.3 : jump from_10_8_0_3 }"
+    ) in text
+    sender = text.split("chain from_10_8_0_2 {")[1].split("}")[0]
+    lines = [line.strip() for line in sender.strip().splitlines()]
+    assert lines == [
+        'limit rate over 50/second burst 100 packets counter name "limited_10_8_0_2" drop',
+        'limit rate over 65536 bytes/second burst 131072 bytes counter name "limited_10_8_0_2" drop',
+        'counter name "relayed_10_8_0_2"',
+        "ip ttl set 64",
+        'ip daddr set 10.8.0.3 dup to "wg0"',
+        'ip daddr set 10.9.0.2 dup to "wgb0"',
+        "drop",
+    ]
+
+
+def test_without_anybody_to_relay_to_the_table_is_only_removed() -> None:
+    # Leaving the last shared room removes the relay with the room rules: no hook stays on the interface.
+    for room_map in ({}, rooms(("10.8.0.2",)), rooms(("10.9.0.2", "10.9.0.3"))):
+        assert relay_part(plan(room_map)).strip() == "delete table netdev vpn_relay"
+
+
+def test_limits_come_from_the_configuration() -> None:
+    text = relay_part(plan(rooms(("10.8.0.2", "10.8.0.3")), RelayLimits(10, 2000)))
+    assert "limit rate over 10/second burst 20 packets" in text
+    assert "limit rate over 2000 bytes/second burst 4000 bytes" in text
+    config = load_config({**BASE_ENV, "VPN_NODE_RELAY_PACKETS_PER_SECOND": "10"})
+    assert (config.relay_packets_per_second, config.relay_bytes_per_second) == (10, 65536)
+    with pytest.raises(ConfigError, match="relay_bytes_per_second must be between 1 and 1000000000"):
+        load_config({**BASE_ENV, "VPN_NODE_RELAY_BYTES_PER_SECOND": "0.5"})
+    # nft keeps a limit's burst in 32 bits: a rate whose burst would not fit is refused before nft sees it.
+    with pytest.raises(ConfigError, match="relay_bytes_per_second must be between 1 and 1000000000"):
+        load_config({**BASE_ENV, "VPN_NODE_RELAY_BYTES_PER_SECOND": "3000000000"})
+
+
+def nft_json(**counters: tuple[int, int]) -> str:
+    items = [{"metainfo": {"version": "1.0.6"}}]
+    items += [{"counter": {"name": n, "packets": p, "bytes": b}} for n, (p, b) in counters.items()]
+    return json.dumps({"nftables": items})
+
+
+def test_totals_survive_rules_rewrites_and_members_leaving() -> None:
+    totals = RelayTotals()
+    first = parse_counters(nft_json(relayed_10_8_0_2=(10, 1000), limited_10_8_0_2=(0, 0)))
+    assert totals.update(first) == {"relayed": (10, 1000), "limited": (0, 0)}
+    # A room change rewrote the table: counters restarted from zero and count again.
+    assert totals.update({"relayed_10_8_0_2": (3, 300), "limited_10_8_0_2": (5, 500)}) == {
+        "relayed": (13, 1300),
+        "limited": (5, 500),
+    }
+    # The member left every room: its counters are gone from nft, not from the totals.
+    assert totals.update({}) == {"relayed": (13, 1300), "limited": (5, 500)}
+
+
+def test_relay_metrics_show_limits_and_counters_read_at_scrape_time() -> None:
+    reads = [{"relayed_10_8_0_2": (4, 400), "limited_10_8_0_2": (96, 9600)}]
+    metrics = AgentMetrics()
+    metrics.track_relay(lambda: reads[-1], RelayLimits(50, 65536))
+    registry = metrics.registry
+    assert registry.get_sample_value("vpn_agent_relay_limit_packets_per_second") == 50
+    assert registry.get_sample_value("vpn_agent_relay_limit_bytes_per_second") == 65536
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "limited"}) == 96
+    reads.append({"relayed_10_8_0_2": (6, 600), "limited_10_8_0_2": (96, 9600)})
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "relayed"}) == 6
+    assert registry.get_sample_value("vpn_agent_relay_bytes_total", {"result": "relayed"}) == 600
