@@ -1,7 +1,12 @@
 /** Vitest setup: jest-dom matchers and the browser APIs Mantine needs that jsdom lacks. */
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// `make test` runs this layer beside the API and browser layers on two cores; a mocked request can take longer than
+// Testing Library's default 1 s wait to render there. A wait ends as soon as its element appears, so passing tests
+// do not slow down.
+configure({ asyncUtilTimeout: 5_000 });
 
 afterEach(() => {
   cleanup();

@@ -35,7 +35,7 @@ describe('dashboard plans', () => {
 
     expect(await screen.findByText(/a través de QvaPay/)).toBeInTheDocument();
     const user = userEvent.setup();
-    await user.click(screen.getByRole('button', { name: 'Seleccionar Plan' }));
+    await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
     expect(await screen.findByText('Validez: 1 año', { selector: '.mantine-Modal-body *' })).toBeInTheDocument();
     expect(screen.queryByText('Peer Existente')).not.toBeInTheDocument();
 
@@ -82,7 +82,7 @@ describe('dashboard plans', () => {
 
     expect(await screen.findByText(/a través de QvaPay o Remesita, nuestros proveedores/)).toBeInTheDocument();
     const user = userEvent.setup();
-    await user.click(screen.getByRole('button', { name: 'Seleccionar Plan' }));
+    await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
     expect(await screen.findByText('Pasarela de pago')).toBeInTheDocument();
     await user.click(screen.getByRole('radio', { name: 'Remesita' }));
     await user.type(screen.getByLabelText('Nombre del nuevo peer'), 'tablet');
@@ -96,7 +96,7 @@ describe('dashboard plans', () => {
     fetchEligiblePeers.mockResolvedValue([]);
     renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: true }));
     expect(await screen.findByText(/a través de Remesita, nuestro proveedor de pagos seguro/)).toBeInTheDocument();
-    await userEvent.setup().click(screen.getByRole('button', { name: 'Seleccionar Plan' }));
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
     expect(await screen.findByText('Proceder al Pago')).toBeInTheDocument();
     expect(screen.queryByText('Pasarela de pago')).not.toBeInTheDocument();
   });
