@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         running: Services = services or build_services(settings)
         app.state.services = running
         await running.start()
-        grpc_server = None
+        grpc_server = servicer = None
         if settings.run_grpc:
             servicer = NodeControlServicer(
                 running.sessionmaker,
@@ -101,9 +101,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             yield
         finally:
             if jobs:
-                jobs.stop()
-            if grpc_server is not None:
-                await grpc_server.stop(grace=2)
+                await jobs.stop()
+            if grpc_server is not None and servicer is not None:
+                await servicer.stop(grpc_server)  # before the database closes: streams write on their way out
             if owned:
                 await running.close()
 

@@ -1,4 +1,6 @@
-"""Settings read from the environment once, at start-up (names fixed by DESIGN.md)."""
+"""Settings read from the environment once, at start-up.
+
+Every `VPN_` name and its default is below; docs/deployment.md shows them in use."""
 
 from __future__ import annotations
 

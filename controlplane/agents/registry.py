@@ -43,6 +43,11 @@ class AgentRegistry:
             previous.close()
         self._links[link.server_id] = link
 
+    def close_all(self) -> None:
+        """End every stream (shutdown): each handler leaves its loop and does its end-of-stream bookkeeping."""
+        for link in list(self._links.values()):
+            link.close()
+
     def remove(self, link: AgentLink) -> None:
         if self._links.get(link.server_id) is link:
             del self._links[link.server_id]

@@ -31,6 +31,9 @@ from protos import agent_pb2, agent_pb2_grpc
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 10.0
+# Shutdown: how long gRPC waits for streams to end, then how long the streams' last writes may take.
+STOP_GRACE_SECONDS = 2.0
+ENDINGS_TIMEOUT_SECONDS = 10.0
 KEEPALIVE_SECONDS = 15.0
 FULL_PREFIX = "full:"
 
@@ -122,6 +125,20 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             self._endings.add(ended)
             ended.add_done_callback(self._endings.discard)
             await asyncio.shield(ended)
+
+    async def stop(self, server: grpc.aio.Server) -> None:
+        """Stop serving agents before the database closes (docs/deployment.md, "Stopping a control plane").
+
+        Every stream ends the way it does when its agent leaves: the node is marked offline, its unwritten usage
+        is written and staff are told; the agents reconnect at once, to another process when there is one. Left to
+        `server.stop` alone, the handlers were cancelled after the grace period and their last writes ran into a
+        closed database, or not at all, so the process hung or left nodes looking online."""
+        self._registry.close_all()
+        await server.stop(grace=STOP_GRACE_SECONDS)
+        if self._endings:  # streams cancelled by the grace period still finish their bookkeeping (shielded)
+            _, late = await asyncio.wait(set(self._endings), timeout=ENDINGS_TIMEOUT_SECONDS)
+            if late:
+                log.warning("%d agent streams had not finished their last writes at shutdown", len(late))
 
     async def _stream_ended(self, server_id: str) -> None:
         if not self._registry.connected(server_id):  # not replaced by a newer stream to this process

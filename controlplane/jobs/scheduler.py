@@ -3,11 +3,13 @@ expiry, each run once across processes."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,6 +28,8 @@ Job = Callable[[AsyncSession], Awaitable[int]]
 # the lease every time its job fires, so it keeps the job; another process takes over once the holder has
 # stopped renewing for this long.
 MIN_LEASE_SECONDS = 60.0
+# Shutdown: how long runs in progress may take to finish before they are cancelled.
+STOP_WITHIN_SECONDS = 10.0
 
 
 class Jobs:
@@ -33,6 +37,7 @@ class Jobs:
         self._services = services
         self._holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._scheduler = AsyncIOScheduler(timezone="UTC")
+        self._running: set[asyncio.Task[Any]] = set()
         self.register("expire_peers", services.peers.expire_due, seconds=services.settings.expiry_interval_seconds)
         self.register("operation_timeouts", services.operations.expire_overdue, seconds=5)
         self.register("reconcile_invoices", services.invoices.reconcile, seconds=60)
@@ -56,6 +61,10 @@ class Jobs:
 
     async def run_once(self, name: str, job: Job, lease_seconds: float) -> int | None:
         """Run `job` if this process holds its lease; None when another process does."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
         lease = max(lease_seconds * 0.9, MIN_LEASE_SECONDS)
         if not await acquire(self._services.sessionmaker, name, self._holder, lease):
             return None
@@ -72,5 +81,14 @@ class Jobs:
     def start(self) -> None:
         self._scheduler.start()
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
+        """No new runs; the runs in progress finish before the database closes. APScheduler's shutdown cancels
+        them: a job cut in the middle logged an error at every stop, and a reminder job could send a mail and lose
+        the record that it did (sending it again at the next start)."""
+        self._scheduler.pause()
+        running = {task for task in self._running if not task.done()}
+        if running:
+            _, late = await asyncio.wait(running, timeout=STOP_WITHIN_SECONDS)
+            if late:
+                log.warning("%d jobs still running at shutdown were cancelled", len(late))
         self._scheduler.shutdown(wait=False)

@@ -51,7 +51,7 @@ class Socket(Protocol):
 
 
 class Push(msgspec.Struct, omit_defaults=True):
-    """The envelope of DESIGN.md: every message the browser receives."""
+    """The envelope of every message the browser receives (docs/api.md, "Live push")."""
 
     type: str
     message: str | None = None
