@@ -13,7 +13,7 @@ from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 
 from controlplane.dependencies import client_ip, services_of
-from controlplane.errors import DomainError, TooManyRequests
+from controlplane.errors import DomainError
 from controlplane.realtime.hub import SESSION_EXPIRED, SESSION_INVALID, UNAUTHORIZED_CLOSE, Push
 from controlplane.realtime.origins import origin_allowed, report_refused
 
@@ -54,24 +54,23 @@ async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
         await socket.close(code=FORBIDDEN_ORIGIN_CLOSE, reason=_expected_origin(services.settings.client_url))
         return
     ip = client_ip(socket)
-    # One address must not take every file descriptor (of every process, when Redis counts for all of them).
-    slot = await services.socket_slots.take(ip, services.settings.socket_connections_per_address)
+    # One address must not take every file descriptor (of every process, when Redis counts for all of them), nor
+    # open sockets without pause: the open sockets and the handshakes of the window are counted in one step.
+    settings = services.settings
+    slot = await services.socket_slots.take(
+        ip, settings.socket_connections_per_address, settings.rate_limits.socket_handshakes_per_address
+    )
     if slot is None:
         await _refuse(socket, TOO_MANY_CONNECTIONS)
         return
     try:
-        await _serve(socket, services, ip)
+        await _serve(socket, services)
     finally:
         await services.socket_slots.give_back(slot)
 
 
-async def _serve(socket: WebSocket[Any, Any, Any], services: Services, ip: str) -> None:
+async def _serve(socket: WebSocket[Any, Any, Any], services: Services) -> None:
     settings = services.settings
-    try:
-        await services.limiter.hit(f"ws:ip:{ip}", settings.rate_limits.socket_handshakes_per_address)
-    except TooManyRequests:
-        await _refuse(socket, TOO_MANY_CONNECTIONS)
-        return
     token = socket.query_params.get("token", "")
     try:
         principal = await services.handshakes.principal(token)
