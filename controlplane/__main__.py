@@ -16,6 +16,7 @@ from controlplane.settings import Settings
 
 def uvicorn_server(settings: Settings) -> uvicorn.Server:
     from controlplane.app import create_app
+    from controlplane.realtime.server_socket import LeanWebSocketProtocol
 
     host, _, port = settings.http_bind.rpartition(":")
     # The address to open, which links and the live socket's origin check follow (docs/deployment.md, client URL).
@@ -32,6 +33,8 @@ def uvicorn_server(settings: Settings) -> uvicorn.Server:
         # No per-socket compression (docs/benchmarks.md, "Reconnect storms"): a pair of zlib streams per socket cost
         # about 45 kB of its ~80, for pushes of a few hundred bytes; compressing beside secrets is a risk too.
         ws_per_message_deflate=False,
+        # uvicorn's own protocol keeping less per open socket (controlplane/realtime/server_socket.py).
+        ws=LeanWebSocketProtocol,
     )
     return uvicorn.Server(config)
 

@@ -51,9 +51,10 @@ async def provide_switches(request: Request[Any, Any, Any]) -> Switches:
 def client_ip(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
     """The caller's address; X-Forwarded-For is believed only from configured reverse proxies."""
     peer = connection.client.host if connection.client else "unknown"
-    trusted = services_of(connection).settings.trusted_proxies
+    if peer not in services_of(connection).settings.trusted_proxies:
+        return peer
     forwarded = connection.headers.get("x-forwarded-for")
-    if forwarded and peer in trusted:
+    if forwarded:
         candidate = forwarded.split(",")[-1].strip()
         try:
             return str(ipaddress.ip_address(candidate))

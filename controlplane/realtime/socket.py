@@ -36,6 +36,15 @@ def _expected_origin(client_url: str) -> str:
     return origin if len(origin.encode()) <= 123 else ""
 
 
+def _origin(socket: WebSocket[Any, Any, Any]) -> str | None:
+    """The Origin header, read from the raw headers: `socket.headers` would build (and keep, for the socket's life)
+    a header table of its own."""
+    for name, value in socket.scope["headers"]:
+        if name.lower() == b"origin":
+            return value.decode("latin-1")
+    return None
+
+
 async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
     await socket.send_text(msgspec.json.encode(Push("error", message)).decode())
     await socket.close(code=TOO_MANY_CLOSE)
@@ -44,7 +53,7 @@ async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
 @websocket("/ws", opt={"maintenance_exempt": True})
 async def live_socket(socket: WebSocket[Any, Any, Any]) -> None:
     services = services_of(socket)
-    origin = socket.headers.get("origin")
+    origin = _origin(socket)
     allowed = services.settings.allowed_origins
     await socket.accept()
     if not origin_allowed(origin, allowed):

@@ -166,7 +166,6 @@ class SettingsController(Controller):
         user = await services.accounts.remove_email(db, customer.user_id, switches)
         return schemas.settings_result(current_user_view(user, switches), "Email eliminado correctamente")
 
-
     @post("/delete-account", status_code=200, operation_id="deleteAccount", opt={"errors": (429,)})
     async def delete_account(
         self, services: ServicesDep, db: DB, customer: Customer, data: JSONBody[schemas.DeleteAccountRequest]

@@ -38,9 +38,7 @@ class AccountDeletion:
     async def delete_own(self, db: AsyncSession, caller: Principal, password: str) -> None:
         """The customer deletes their own account; their current password confirms it."""
         if not password:
-            raise Invalid(
-                "Escriba su contraseña para confirmar.", code="blank", fields={"password": "Obligatoria."}
-            )
+            raise Invalid("Escriba su contraseña para confirmar.", code="blank", fields={"password": "Obligatoria."})
         # The hash must not run inside the request's transaction (on SQLite it holds the one write lock); the
         # session check may have begun it, reading only: end it, as a password change does.
         await db.rollback()
