@@ -102,8 +102,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             # Garbage collection, tuned for a process that holds thousands of sockets (docs/benchmarks.md,
             # "Reconnect storms"): what the start-up made (modules, mappers, routes) lives as long as the process,
             # so it is left out of every later collection; and the youngest generation is collected every 50 000
-            # new objects rather than 700, so the ~1 million objects of 10 000 sockets opening at once set off two
-            # or three full collections instead of a dozen (each walks every object: 0.5 s at 10 000 sockets).
+            # new objects rather than 700, so 10 000 sockets opening at once (about a million objects) set off no
+            # full collection instead of ten (each walks every object: up to 0.8 s at 10 000 sockets).
             gc.collect()
             gc.freeze()
             gc.set_threshold(50_000, *gc.get_threshold()[1:])
