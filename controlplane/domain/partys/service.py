@@ -24,7 +24,7 @@ from controlplane.domain.accounts.models import User
 from controlplane.domain.partys import schemas
 from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
-from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.peers.operations import OperationService, failure_reason
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, PeerService
 from controlplane.domain.servers.models import Server
 from controlplane.errors import Conflict, Forbidden, Invalid, NotFound
@@ -44,7 +44,11 @@ NAME_REQUIRED = "Por favor, ingrese un nombre para la sala"
 JOIN_FIELDS = "Por favor, complete todos los campos"
 PEER_REQUIRED = "Por favor, selecciona un peer para añadir"
 ALIAS_REQUIRED = "Antes de crear o unirse a una sala configure su alias."
-OPERATION_FAILED = "Hubo un error al realizar la operación."
+# A room operation its node did not confirm (docs/operations.md, "What the customer is told").
+NODE_LATE = (
+    "La sala {room} ya tiene el cambio, pero el servidor {server} no lo confirmó ({why}). Lo aplicará en cuanto"
+    " vuelva a sincronizar."
+)
 
 
 class PartyNotFound(NotFound):
@@ -400,8 +404,14 @@ class PartyService:
             return
         users = await self._users_of(db, party.id, party.owner_id)
         if operation.status is OperationStatus.FAILED:
+            # The membership change stands (the database decides and the node converges to it when it resyncs),
+            # so the room's users are told the node is late, not that their change failed (docs/operations.md).
+            server = await db.get(Server, operation.server_id)
+            notice = NODE_LATE.format(
+                room=party.name, server=server.name if server else operation.server_id, why=failure_reason(operation)
+            )
             for user_id in users:
-                self._push(db, user_id, Push("error", OPERATION_FAILED, {"party_id": party.id}))
+                self._push(db, user_id, Push("info", notice, {"party_id": party.id}))
         if await self._busy(db, [party.id]):
             return
         for user_id in sorted(users):

@@ -17,6 +17,17 @@ from controlplane.realtime.bus import EventBus
 # How a timed-out operation's error begins (the owner is told the node did not answer in time).
 TIMEOUT_PREFIX = "timeout"
 
+
+def failure_reason(operation: NodeOperation) -> str:
+    """Why a node operation failed, in the customer's words (docs/operations.md, "What the customer is told")."""
+    error = operation.error or ""
+    if error.startswith(TIMEOUT_PREFIX):
+        return "el servidor no respondió a tiempo"
+    if error.startswith("cancelled"):
+        return "la operación fue cancelada"
+    return "el servidor no pudo aplicar el cambio"
+
+
 # Called with (db, operation, peer or None) when an operation ends, to tell the owner (see PeerService).
 OutcomeListener = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[None]]
 

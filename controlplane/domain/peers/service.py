@@ -19,7 +19,7 @@ from controlplane.domain.peers import schemas
 from controlplane.domain.peers.config_file import ClientConfig, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer, PlanHistory
-from controlplane.domain.peers.operations import TIMEOUT_PREFIX, OperationService
+from controlplane.domain.peers.operations import OperationService, failure_reason
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
@@ -581,13 +581,7 @@ class PeerService:
         self, db: AsyncSession, operation: NodeOperation, peer: Peer, pending_target: str | None
     ) -> str:
         """What failed and where the customer stands now (docs/operations.md, "What the customer is told")."""
-        why = (
-            "el servidor no respondió a tiempo"
-            if (operation.error or "").startswith(TIMEOUT_PREFIX)
-            else "la operación fue cancelada"
-            if (operation.error or "").startswith("cancelled")
-            else "el servidor no pudo aplicar el cambio"
-        )
+        why = failure_reason(operation)
         if operation.kind is OperationKind.REGENERATE:
             return (
                 f"Hubo un error al intentar regenerar el peer {peer.name}: {why}. El peer conserva sus claves"
