@@ -52,6 +52,9 @@ class PasswordHashing(msgspec.Struct, frozen=True):
     queue_seconds: float = 2.0
 
 
+HASHING = PasswordHashing()
+
+
 class RateLimit(msgspec.Struct, frozen=True):
     attempts: int
     window_seconds: int
@@ -108,7 +111,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     refresh_token_days_remember: int = 30
     refresh_token_days_session: int = 1
     max_body_bytes: int = 64 * 1024
-    password_hashing: PasswordHashing = PasswordHashing()
+    password_hashing: PasswordHashing = HASHING
     rate_limits: RateLimits = RateLimits()
     # Live sockets: open at once from one address (per process; CGNAT puts many customers behind one address),
     # and messages a socket may send a minute (the client only pings).
@@ -192,6 +195,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             remesita_business_unit_id=get("REMESITA_BUSINESS_UNIT_ID"),
             remesita_base_url=get("REMESITA_BASE_URL", "https://api.remesita.com/rest/v1").rstrip("/"),
             remesita_sandbox=get("REMESITA_SANDBOX").lower() in ("1", "true", "yes"),
+            # argon2id's cost (docs/security.md, "Password hashing"): a host with little memory may lower it;
+            # hashes made with other parameters still verify and are remade with these at the next login.
+            password_hashing=PasswordHashing(
+                time_cost=int(get("ARGON2_TIME_COST", str(HASHING.time_cost))),
+                memory_cost_kib=int(get("ARGON2_MEMORY_KIB", str(HASHING.memory_cost_kib))),
+                parallelism=int(get("ARGON2_PARALLELISM", str(HASHING.parallelism))),
+            ),
             payments_timeout_seconds=float(get("PAYMENTS_TIMEOUT", "15")),
             invoice_ttl_hours=int(get("INVOICE_TTL_HOURS", "24")),
         )

@@ -19,7 +19,7 @@ from controlplane.domain.plans.service import add_plan
 from controlplane.services import build_services
 from controlplane.settings import Settings
 from tests.api.factories import PASSWORD, add_plan_invoice, make_peer, make_server, make_user
-from tests.multiprocess.cluster import ControlPlaneProcess
+from tests.multiprocess.cluster import SMALL_ARGON2, ControlPlaneProcess
 
 
 @dataclass
@@ -109,7 +109,7 @@ def _login(url: str, path: str, username: str) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     workdir = tmp_path_factory.mktemp("adversarial")
-    process = ControlPlaneProcess("adversarial", workdir, {"VPN_CLIENT_URL": "http://127.0.0.1"})
+    process = ControlPlaneProcess("adversarial", workdir, {"VPN_CLIENT_URL": "http://127.0.0.1", **SMALL_ARGON2})
     a, b = Customer("cliente_a", "Alias-De-Ana"), Customer("cliente_b", "Alias-De-Beto")
     try:
         process.cli("migrate")

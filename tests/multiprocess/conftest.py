@@ -14,7 +14,7 @@ import pytest
 from redis import Redis
 
 from tests.conftest import skip_or_fail
-from tests.multiprocess.cluster import ADMIN, ControlPlaneProcess
+from tests.multiprocess.cluster import ADMIN, SMALL_ARGON2, ControlPlaneProcess
 from tests.postgres import PG_ADMIN_URL, pg_admin
 
 REDIS_URL = os.environ.get("VPN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -66,6 +66,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             "VPN_REMINDER_INTERVAL": str(EXPIRY_INTERVAL),
             "VPN_OPERATION_TIMEOUT": "30",
             "VPN_ADMIN_PASSWORD": ADMIN[1],
+            **SMALL_ARGON2,
         }
         first = ControlPlaneProcess("first", workdir, shared)
         second = ControlPlaneProcess("second", workdir, shared)

@@ -23,7 +23,7 @@ import pytest
 import websockets
 
 from tests.conftest import skip_or_fail
-from tests.multiprocess.cluster import ADMIN, HTTP_TIMEOUT, REPO, ControlPlaneProcess, free_port
+from tests.multiprocess.cluster import ADMIN, HTTP_TIMEOUT, REPO, SMALL_ARGON2, ControlPlaneProcess, free_port
 from tests.multiprocess.conftest import throwaway_database
 from tests.multiprocess.scripted_agent import ScriptedAgent
 from tests.multiprocess.test_two_processes import PASSWORD, admin_client, new_customer, new_server, next_push
@@ -42,6 +42,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dic
             "VPN_SECRET_KEY_FILE": str(workdir / "secret.key"),
             "VPN_ADMIN_PASSWORD": ADMIN[1],
             "VPN_REDIS_URL": "",
+            **SMALL_ARGON2,
         }
         setup = ControlPlaneProcess("setup", workdir, settings)
         setup.cli("migrate")
