@@ -28,7 +28,8 @@ export default defineConfig({
     restoreMocks: true,
     mockReset: true,
     // `make test` runs this beside the API and browser layers on two cores: a Mantine render can take over the
-    // default 5 s there. Waits inside tests keep their own, shorter limits.
-    testTimeout: 20_000,
+    // default 5 s there, and a test of many steps over 20 s at a load average of 20. An upper bound for a hung
+    // test, not a figure; waits inside tests keep their own, shorter limits (src/testing/setup.ts).
+    testTimeout: 60_000,
   },
 });

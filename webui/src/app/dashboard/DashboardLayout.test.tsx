@@ -55,12 +55,12 @@ describe('dashboard shell', () => {
     let accept: (user: currentUser.CurrentUser) => void = () => undefined;
     verifySession.mockReturnValue(new Promise((resolve) => (accept = resolve)));
     renderDashboard();
-    expect(screen.getByText('Verificando acceso')).toBeInTheDocument();
+    expect(await screen.findByText('Verificando acceso')).toBeInTheDocument();
 
     accept(testUser({ username: 'marta' }));
     expect(await screen.findByText('contenido de home')).toBeInTheDocument();
-    expect(screen.getByText('Bienvenido')).toBeInTheDocument();
-    expect(screen.getByText('marta')).toBeInTheDocument();
+    expect(await screen.findByText('Bienvenido')).toBeInTheDocument();
+    expect(await screen.findByText('marta')).toBeInTheDocument();
   });
 
   it('shows Salas in the navigation only when rooms are allowed', async () => {
@@ -107,7 +107,7 @@ describe('dashboard shell', () => {
       'href',
       '/dashboard/settings',
     );
-    await user.click(screen.getByRole('menuitem', { name: 'Cerrar sesión' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Cerrar sesión' }));
     expect(await screen.findByText('pantalla de login')).toBeInTheDocument();
     expect(await screen.findByText('Hubo un error al intentar cerrar la sesión.')).toBeInTheDocument();
   });
@@ -118,8 +118,8 @@ describe('dashboard shell', () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     renderDashboard('/dashboard/broken');
     expect(await screen.findByText('Oops! Algo salió mal')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Reintentar' })).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');
+    expect(await screen.findByRole('button', { name: 'Reintentar' })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');
     // The header stays usable around the failed section.
     await waitFor(() => expect(screen.getByText('Bienvenido')).toBeInTheDocument());
   });

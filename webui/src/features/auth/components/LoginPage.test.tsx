@@ -79,7 +79,7 @@ describe('login page', () => {
 
     fail(new ApiError(401, 'Usuario o contraseña incorrectos.', 'invalid_credentials'));
     expect((await screen.findAllByText('Usuario o contraseña incorrectos.')).length).toBeGreaterThan(0);
-    expect(screen.getByRole('button', { name: 'Iniciar sesión' })).toBeEnabled();
+    expect(await screen.findByRole('button', { name: 'Iniciar sesión' })).toBeEnabled();
     expect(window.localStorage.getItem('access_token')).toBeNull();
   });
 
@@ -113,9 +113,9 @@ describe('login page', () => {
 
   it('shows the password with the toggle', async () => {
     renderLogin();
-    const field = screen.getByLabelText('Contraseña');
+    const field = await screen.findByLabelText('Contraseña');
     expect(field).toHaveAttribute('type', 'password');
-    await userEvent.setup().click(screen.getByLabelText('Mostrar u ocultar contraseña'));
+    await userEvent.setup().click(await screen.findByLabelText('Mostrar u ocultar contraseña'));
     expect(field).toHaveAttribute('type', 'text');
   });
 
@@ -183,11 +183,11 @@ describe('login page', () => {
     const solve = await screen.findByRole('button', { name: 'resolver captcha site-key-1' });
 
     // Sending without solving it stays in the form.
-    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await user.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
     expect(login).toHaveBeenCalledTimes(1);
 
     await user.click(solve);
-    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await user.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
     expect(await screen.findByText('panel del cliente')).toBeInTheDocument();
     expect(login).toHaveBeenLastCalledWith({
       username: 'ana',
@@ -208,12 +208,12 @@ describe('login page', () => {
     await fillAndSubmit('ana', 'secreto123');
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'resolver captcha site-key-1' }));
-    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await user.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
     expect(
       (await screen.findAllByText('La verificación del captcha falló. Intente de nuevo.')).length,
     ).toBeGreaterThan(0);
     expect(resets).toEqual(['widget-1']); // single-use token: the challenge starts over
-    await user.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await user.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
     expect((await screen.findAllByText(LOGIN_CAPTCHA_MESSAGE)).length).toBeGreaterThan(0);
     expect(login).toHaveBeenCalledTimes(2);
   });

@@ -23,13 +23,13 @@ describe('password recovery page', () => {
     renderWithProviders(<PasswordRecoveryPage />, { route: '/password-recovery' });
     expect(document.title).toBe('Recuperar Contraseña - VPN Prueba');
     const user = userEvent.setup();
-    await user.type(screen.getByLabelText('Usuario'), 'ana');
-    await user.click(screen.getByRole('button', { name: 'Enviar' }));
+    await user.type(await screen.findByLabelText('Usuario'), 'ana');
+    await user.click(await screen.findByRole('button', { name: 'Enviar' }));
 
     expect(await screen.findByRole('heading', { name: 'Email enviado' })).toBeInTheDocument();
     expect(requestPasswordRecovery).toHaveBeenCalledWith('ana');
-    await user.click(screen.getByRole('button', { name: 'Intentar de nuevo' }));
-    expect(screen.getByLabelText('Usuario')).toHaveValue('');
+    await user.click(await screen.findByRole('button', { name: 'Intentar de nuevo' }));
+    expect(await screen.findByLabelText('Usuario')).toHaveValue('');
   });
 });
 
@@ -38,18 +38,18 @@ describe('password reset page', () => {
     resetPassword.mockResolvedValue({ success: true, message: 'Contraseña restablecida. Ya puede iniciar sesión.' });
     renderWithProviders(<PasswordResetPage />, { route: '/password-reset?token=tok-1' });
     const user = userEvent.setup();
-    await user.click(screen.getByRole('button', { name: 'Cambiar contraseña' }));
+    await user.click(await screen.findByRole('button', { name: 'Cambiar contraseña' }));
     expect((await screen.findAllByText('Las contraseñas no pueden estar en blanco.')).length).toBeGreaterThan(0);
 
-    await user.type(screen.getByLabelText('Nueva contraseña'), 'nueva12345');
-    await user.type(screen.getByLabelText('Confirmar contraseña'), 'otra123456');
-    await user.click(screen.getByRole('button', { name: 'Cambiar contraseña' }));
+    await user.type(await screen.findByLabelText('Nueva contraseña'), 'nueva12345');
+    await user.type(await screen.findByLabelText('Confirmar contraseña'), 'otra123456');
+    await user.click(await screen.findByRole('button', { name: 'Cambiar contraseña' }));
     expect((await screen.findAllByText('Las contraseñas no coinciden.')).length).toBeGreaterThan(0);
     expect(resetPassword).not.toHaveBeenCalled();
 
-    await user.clear(screen.getByLabelText('Confirmar contraseña'));
-    await user.type(screen.getByLabelText('Confirmar contraseña'), 'nueva12345');
-    await user.click(screen.getByRole('button', { name: 'Cambiar contraseña' }));
+    await user.clear(await screen.findByLabelText('Confirmar contraseña'));
+    await user.type(await screen.findByLabelText('Confirmar contraseña'), 'nueva12345');
+    await user.click(await screen.findByRole('button', { name: 'Cambiar contraseña' }));
     expect(await screen.findByText('Contraseña restablecida. Ya puede iniciar sesión.')).toBeInTheDocument();
     expect(resetPassword).toHaveBeenCalledWith('tok-1', 'nueva12345');
   });
@@ -58,9 +58,9 @@ describe('password reset page', () => {
     resetPassword.mockRejectedValue(new ApiError(400, 'El enlace ya no es válido.', 'reset_token_invalid'));
     renderWithProviders(<PasswordResetPage />, { route: '/password-reset?token=viejo' });
     const user = userEvent.setup();
-    await user.type(screen.getByLabelText('Nueva contraseña'), 'nueva12345');
-    await user.type(screen.getByLabelText('Confirmar contraseña'), 'nueva12345');
-    await user.click(screen.getByRole('button', { name: 'Cambiar contraseña' }));
+    await user.type(await screen.findByLabelText('Nueva contraseña'), 'nueva12345');
+    await user.type(await screen.findByLabelText('Confirmar contraseña'), 'nueva12345');
+    await user.click(await screen.findByRole('button', { name: 'Cambiar contraseña' }));
     expect((await screen.findAllByText('El enlace ya no es válido.')).length).toBeGreaterThan(0);
   });
 

@@ -80,7 +80,7 @@ describe('register page', () => {
     await submit(user);
     expect(await screen.findByRole('heading', { name: 'Registro Completado' })).toBeInTheDocument();
     expect(register).toHaveBeenCalledWith({ username: 'ana', password: 'secreto123', captcha_token: '' });
-    expect(screen.getByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
+    expect(await screen.findByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
     expect(screen.queryByText(/email de verificación/)).not.toBeInTheDocument();
   });
 

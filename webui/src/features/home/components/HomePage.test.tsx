@@ -18,7 +18,7 @@ describe('dashboard home', () => {
     const open = vi.spyOn(window, 'open').mockReturnValue(null);
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('Nueva versión del cliente disponible')).toBeInTheDocument();
-    await userEvent.setup().click(screen.getByRole('button', { name: 'Descargar' }));
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Descargar' }));
     expect(open).toHaveBeenCalledWith('https://descargas.example/99', '_blank', 'noopener');
   });
 
@@ -27,7 +27,7 @@ describe('dashboard home', () => {
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('¡Bienvenido!')).toBeInTheDocument();
     expect(screen.queryByText('Nueva versión del cliente disponible')).not.toBeInTheDocument();
-    expect(screen.getByText(/salas privadas/)).toBeInTheDocument();
+    expect(await screen.findByText(/salas privadas/)).toBeInTheDocument();
   });
 
   it('mentions rooms in the welcome card only when rooms are allowed', async () => {
@@ -47,10 +47,10 @@ describe('dashboard home', () => {
     });
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('Nuevo servidor')).toBeInTheDocument();
-    expect(screen.getByText('5 de marzo de 2026')).toBeInTheDocument();
-    expect(screen.getByText('Madrid ya está activo.')).toBeInTheDocument();
+    expect(await screen.findByText('5 de marzo de 2026')).toBeInTheDocument();
+    expect(await screen.findByText('Madrid ya está activo.')).toBeInTheDocument();
     expect(screen.queryByText('¡Bienvenido!')).not.toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Contactar Soporte' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Contactar Soporte' })).toBeInTheDocument();
   });
 
   it('hides the support button when no support URL is configured', async () => {
@@ -59,8 +59,8 @@ describe('dashboard home', () => {
     expect(await screen.findByText('Soporte')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Contactar Soporte' })).not.toBeInTheDocument();
     // Without a support URL the card still says where to go.
-    expect(screen.getByText(/El soporte en línea no está disponible/)).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Centro de Ayuda' })).toHaveAttribute('href', '/dashboard/help');
+    expect(await screen.findByText(/El soporte en línea no está disponible/)).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Centro de Ayuda' })).toHaveAttribute('href', '/dashboard/help');
   });
 
   it('warns about peers that expire within 3 days, with a renew shortcut for each', async () => {
@@ -81,7 +81,7 @@ describe('dashboard home', () => {
     const warning = await screen.findByRole('alert');
     expect(warning).toHaveTextContent('Peers a punto de vencer');
     expect(warning).toHaveTextContent(/El peer movil vence el .* \(quedan 2 días\)/);
-    expect(screen.getByRole('link', { name: 'Renovar movil' })).toHaveAttribute('href', '/dashboard/plans?renew=p1');
+    expect(await screen.findByRole('link', { name: 'Renovar movil' })).toHaveAttribute('href', '/dashboard/plans?renew=p1');
     expect(warning).toHaveTextContent(/El peer oficina vence el/);
     expect(warning).toHaveTextContent('Contacte con soporte para renovarlo.');
     expect(screen.queryByRole('link', { name: 'Renovar oficina' })).not.toBeInTheDocument();
@@ -96,10 +96,13 @@ describe('dashboard home', () => {
   });
 
   it('replaces the section with the error panel when loading fails', async () => {
-    fetchHomeData.mockRejectedValue(new ApiError(500, ''));
+    // Held until the loading state is seen: a request that fails at once can replace it before the check.
+    let fail: (error: unknown) => void = () => undefined;
+    fetchHomeData.mockReturnValue(new Promise((_, reject) => (fail = reject)));
     renderWithProviders(<HomePage />, { user: testUser() });
-    expect(screen.getByText('Cargando información...')).toBeInTheDocument();
+    expect(await screen.findByText('Cargando información...')).toBeInTheDocument();
+    fail(new ApiError(500, ''));
     expect(await screen.findByText('Error al cargar la sección')).toBeInTheDocument();
-    expect(screen.getByText('Hubo un error al cargar los datos de la sección')).toBeInTheDocument();
+    expect(await screen.findByText('Hubo un error al cargar los datos de la sección')).toBeInTheDocument();
   });
 });

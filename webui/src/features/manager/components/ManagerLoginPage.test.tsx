@@ -32,9 +32,9 @@ describe('manager login', () => {
     api.login.mockResolvedValue({ access: 'acc', refresh: 'ref', message: 'Sesión iniciada correctamente.' });
     const actor = userEvent.setup({ delay: null });
     renderLogin();
-    await actor.type(screen.getByLabelText('Usuario'), 'jefa');
-    await actor.type(screen.getByLabelText('Contraseña'), 'clave-larga');
-    await actor.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await actor.type(await screen.findByLabelText('Usuario'), 'jefa');
+    await actor.type(await screen.findByLabelText('Contraseña'), 'clave-larga');
+    await actor.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
     expect(api.login).toHaveBeenCalledWith({ username: 'jefa', password: 'clave-larga', remember: false });
     expect(await screen.findByText('Panel')).toBeInTheDocument();
     expect(getAccessToken()).toBe('acc');
@@ -44,17 +44,17 @@ describe('manager login', () => {
     api.login.mockRejectedValue(new ApiError(401, 'Usuario o contraseña incorrectos.', 'invalid_credentials'));
     const actor = userEvent.setup({ delay: null });
     renderLogin();
-    await actor.type(screen.getByLabelText('Usuario'), 'ana');
-    await actor.type(screen.getByLabelText('Contraseña'), 'x');
-    await actor.click(screen.getByRole('button', { name: 'Iniciar sesión' }));
+    await actor.type(await screen.findByLabelText('Usuario'), 'ana');
+    await actor.type(await screen.findByLabelText('Contraseña'), 'x');
+    await actor.click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Usuario o contraseña incorrectos.');
     expect(getAccessToken()).toBeNull();
   }, 20_000);
 
   it('asks for both fields before calling the server', async () => {
     renderLogin();
-    await userEvent.setup({ delay: null }).click(screen.getByRole('button', { name: 'Iniciar sesión' }));
-    expect(screen.getByRole('alert')).toHaveTextContent('El usuario y la contraseña son obligatorios.');
+    await userEvent.setup({ delay: null }).click(await screen.findByRole('button', { name: 'Iniciar sesión' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('El usuario y la contraseña son obligatorios.');
     expect(api.login).not.toHaveBeenCalled();
   }, 20_000);
 });

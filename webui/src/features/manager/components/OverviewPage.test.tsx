@@ -34,7 +34,7 @@ const overview: Overview = {
 describe('manager overview traffic', () => {
   it('shows each server this month, the total and the daily chart', async () => {
     renderWithProviders(<OverviewView data={overview} />);
-    const card = screen.getByTestId('overview-traffic');
+    const card = await screen.findByTestId('overview-traffic');
     const rows = within(card).getAllByRole('row').map((row) => row.textContent);
     expect(rows).toEqual(['ServidorBajadaSubida', 'Madrid 12.0 GB512.0 MB', 'Miami 13.0 GB1.0 GB', 'Total5.0 GB1.5 GB']);
     expect(await within(card).findByRole('img', { name: 'Tráfico total por día en los últimos 30 días' }, { timeout: 10_000 })).toBeInTheDocument();

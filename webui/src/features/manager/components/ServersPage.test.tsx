@@ -40,20 +40,20 @@ describe('servers page', () => {
     renderManagerPage(<ServersPage />);
     expect(await screen.findByText('Todavía no hay servidores.')).toBeInTheDocument();
 
-    await actor.click(screen.getByRole('button', { name: 'Nuevo servidor' }));
-    await actor.type(screen.getByLabelText(/^Nombre/), 'Bogotá 1');
-    await actor.type(screen.getByLabelText(/^Dirección pública/), 'bog1.vpn.test');
-    await actor.type(screen.getByLabelText(/^Subred del túnel/), '10.60.0.0/24');
-    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(await screen.findByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(await screen.findByLabelText(/^Dirección pública/), 'bog1.vpn.test');
+    await actor.type(await screen.findByLabelText(/^Subred del túnel/), '10.60.0.0/24');
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
 
     expect(api.createServer).toHaveBeenCalledWith(
       expect.objectContaining({ name: 'Bogotá 1', address: 'bog1.vpn.test', tunnel_subnet: '10.60.0.0/24', port: 51820 }),
     );
     expect(await screen.findByText('La credencial se muestra una sola vez')).toBeInTheDocument();
-    expect(screen.getByTestId('credential')).toHaveTextContent('secreto-123');
-    expect(screen.getByTestId('install-steps')).toHaveTextContent('systemctl enable --now vpn-node-agent');
+    expect(await screen.findByTestId('credential')).toHaveTextContent('secreto-123');
+    expect(await screen.findByTestId('install-steps')).toHaveTextContent('systemctl enable --now vpn-node-agent');
     expect(screen.queryByText('Pasos incompletos: faltan ajustes en el panel')).not.toBeInTheDocument();
-    expect(screen.getByText('Bogotá 1')).toBeInTheDocument();
+    expect(await screen.findByText('Bogotá 1')).toBeInTheDocument();
   }, 20_000);
 
   it('says which panel settings the install steps lack', async () => {
@@ -63,11 +63,11 @@ describe('servers page', () => {
     const actor = userEvent.setup({ delay: null });
     renderManagerPage(<ServersPage />);
     await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
-    await actor.type(screen.getByLabelText(/^Nombre/), 'Miami 1');
-    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    await actor.type(await screen.findByLabelText(/^Nombre/), 'Miami 1');
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
     const alert = (await screen.findByText('Pasos incompletos: faltan ajustes en el panel')).closest('[role="alert"]') as HTMLElement;
     expect(alert).toHaveTextContent('Defina VPN_AGENT_REPOSITORY en la configuración del panel');
-    expect(screen.getByTestId('install-steps')).toHaveTextContent('# FALTA: el panel no tiene VPN_AGENT_REPOSITORY');
+    expect(await screen.findByTestId('install-steps')).toHaveTextContent('# FALTA: el panel no tiene VPN_AGENT_REPOSITORY');
   }, 20_000);
 
   it('shows the server refusal and keeps the form open', async () => {
@@ -76,10 +76,10 @@ describe('servers page', () => {
     const actor = userEvent.setup({ delay: null });
     renderManagerPage(<ServersPage />);
     await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
-    await actor.type(screen.getByLabelText(/^Nombre/), 'Otro');
-    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    await actor.type(await screen.findByLabelText(/^Nombre/), 'Otro');
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
     expect(await screen.findByText('La subred se superpone con la del servidor Miami 1.')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Crear servidor' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Crear servidor' })).toBeInTheDocument();
   }, 20_000);
 
   it('updates a node live when its agent connects and reports stats', async () => {
@@ -107,16 +107,16 @@ describe('servers page', () => {
     const actor = userEvent.setup({ delay: null });
     renderManagerPage(<ServersPage />);
     await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
-    await actor.type(screen.getByLabelText(/^Nombre/), 'Bogotá 1');
-    await actor.type(screen.getByLabelText(/^Dirección pública/), 'bog1.vpn.test');
-    await actor.type(screen.getByLabelText(/^Subred del túnel/), '10.60.0.0/24');
-    await actor.click(screen.getByLabelText('Permite salas'));
-    expect(screen.getByLabelText('Puerto UDP del backbone')).toHaveValue('51821');
-    await actor.type(screen.getByLabelText('Endpoint del backbone'), ' 10.200.0.7 ');
-    const port = screen.getByLabelText('Puerto UDP del backbone');
+    await actor.type(await screen.findByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(await screen.findByLabelText(/^Dirección pública/), 'bog1.vpn.test');
+    await actor.type(await screen.findByLabelText(/^Subred del túnel/), '10.60.0.0/24');
+    await actor.click(await screen.findByLabelText('Permite salas'));
+    expect(await screen.findByLabelText('Puerto UDP del backbone')).toHaveValue('51821');
+    await actor.type(await screen.findByLabelText('Endpoint del backbone'), ' 10.200.0.7 ');
+    const port = await screen.findByLabelText('Puerto UDP del backbone');
     await actor.clear(port);
     await actor.type(port, '51900');
-    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
     expect(api.createServer).toHaveBeenCalledWith(
       expect.objectContaining({ allow_partys: true, backbone_endpoint: '10.200.0.7', backbone_port: 51900, port: 51820 }),
     );
@@ -127,18 +127,18 @@ describe('servers page', () => {
     const actor = userEvent.setup({ delay: null });
     renderManagerPage(<ServersPage />);
     await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
-    await actor.type(screen.getByLabelText(/^Nombre/), 'Bogotá 1');
-    await actor.type(screen.getByLabelText('Endpoint del backbone'), 'udp://bog1.vpn.test:51821');
-    const port = screen.getByLabelText('Puerto UDP del backbone');
+    await actor.type(await screen.findByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(await screen.findByLabelText('Endpoint del backbone'), 'udp://bog1.vpn.test:51821');
+    const port = await screen.findByLabelText('Puerto UDP del backbone');
     await actor.clear(port);
     await actor.type(port, '51820');
-    await actor.click(screen.getByRole('button', { name: 'Crear servidor' }));
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
     expect(await screen.findByText('Indique un nombre de host o una IP, sin puerto ni esquema.')).toBeInTheDocument();
-    expect(screen.getByText('Debe ser distinto del puerto UDP de los clientes.')).toBeInTheDocument();
+    expect(await screen.findByText('Debe ser distinto del puerto UDP de los clientes.')).toBeInTheDocument();
     expect(api.createServer).not.toHaveBeenCalled();
 
-    await actor.clear(screen.getByLabelText('Endpoint del backbone'));
-    await actor.type(screen.getByLabelText('Endpoint del backbone'), '2001:db8::7');
+    await actor.clear(await screen.findByLabelText('Endpoint del backbone'));
+    await actor.type(await screen.findByLabelText('Endpoint del backbone'), '2001:db8::7');
     await actor.clear(port);
     await actor.type(port, '51821');
     expect(screen.queryByText('Indique un nombre de host o una IP, sin puerto ni esquema.')).not.toBeInTheDocument();
@@ -157,7 +157,7 @@ describe('servers page', () => {
     expect(endpoint).toHaveValue('enlace.miami1.vpn.test');
     await actor.clear(endpoint);
     await actor.type(endpoint, '10.200.0.1');
-    await actor.click(screen.getByRole('button', { name: 'Guardar' }));
+    await actor.click(await screen.findByRole('button', { name: 'Guardar' }));
     expect(api.updateServer).toHaveBeenCalledWith('s1', expect.objectContaining({ backbone_endpoint: '10.200.0.1', backbone_port: 51821 }));
     expect(api.updateServer.mock.calls[0]?.[1]).not.toHaveProperty('tunnel_subnet');
   }, 20_000);

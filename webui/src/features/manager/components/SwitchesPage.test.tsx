@@ -46,7 +46,7 @@ describe('switches page', () => {
     expect(api.updateSwitches).toHaveBeenCalledWith({ maintenance: true });
     await waitFor(() => expect(screen.getByRole('switch', { name: /Modo mantenimiento/ })).toBeChecked());
     expect(await screen.findByText('Modo mantenimiento: activado.')).toBeInTheDocument();
-    expect(screen.getByRole('switch', { name: /Pagos con Remesita/ })).not.toBeChecked();
+    expect(await screen.findByRole('switch', { name: /Pagos con Remesita/ })).not.toBeChecked();
   }, 20_000);
 
   it('shows support every switch but lets them flip none', async () => {

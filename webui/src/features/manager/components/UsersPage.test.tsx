@@ -78,7 +78,7 @@ describe('users page', () => {
 
     await actor.click(await screen.findByRole('button', { name: 'ana' }));
     expect(await screen.findByText('Administrador')).toBeInTheDocument(); // the room ana owns
-    expect(screen.getByText(/Sala amigos/)).toBeInTheDocument();
+    expect(await screen.findByText(/Sala amigos/)).toBeInTheDocument();
     await actor.click(await screen.findByRole('button', { name: 'Bloquear' }));
     const confirm = await screen.findByRole('dialog', { name: 'Bloquear usuario' });
     expect(within(confirm).getByText('¿Bloquear a ana? Se cerrarán todas sus sesiones.')).toBeInTheDocument();

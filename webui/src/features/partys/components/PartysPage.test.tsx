@@ -84,8 +84,8 @@ async function choosePeer(actor: ReturnType<typeof userEvent.setup>, label: stri
 describe('before any room', () => {
   it('asks for an alias first, linking to the settings', async () => {
     await renderRooms({ user: testUser({ alias: null }) });
-    expect(screen.getByText('Antes de crear o unirse a una sala configure su alias.')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Configurar alias' })).toHaveAttribute('href', '/dashboard/settings');
+    expect(await screen.findByText('Antes de crear o unirse a una sala configure su alias.')).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Configurar alias' })).toHaveAttribute('href', '/dashboard/settings');
     expect(api.fetchRooms).not.toHaveBeenCalled();
   });
 
@@ -99,8 +99,8 @@ describe('before any room', () => {
   it('invites to create one when the user has free peers and no room', async () => {
     await renderRooms();
     expect(await screen.findByText('No tiene ninguna sala creada, pero puede crear una ahora.')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Unirse a una sala' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Unirse a una sala' })).toBeInTheDocument();
   });
 
   it('replaces the page with the section error when the rooms fail to load', async () => {
@@ -113,7 +113,7 @@ describe('before any room', () => {
       { route: '/dashboard/partys', user: testUser() },
     );
     expect(await screen.findByText('Error al cargar la sección')).toBeInTheDocument();
-    expect(screen.getByText('Hubo un error al cargar los datos de la sección')).toBeInTheDocument();
+    expect(await screen.findByText('Hubo un error al cargar los datos de la sección')).toBeInTheDocument();
   });
 });
 
@@ -172,12 +172,12 @@ describe('create a room', () => {
     api.createRoom.mockRejectedValueOnce(new ApiError(500, ''));
     const { actor } = await renderRooms();
     await actor.click(await screen.findByRole('button', { name: 'Crear Nueva Sala' }));
-    await actor.type(screen.getByLabelText('Nombre de la sala'), 'Nueva');
-    await actor.click(screen.getByRole('button', { name: 'Crear' }));
+    await actor.type(await screen.findByLabelText('Nombre de la sala'), 'Nueva');
+    await actor.click(await screen.findByRole('button', { name: 'Crear' }));
     expect(await screen.findByText('Ya existe una sala con ese nombre.')).toBeInTheDocument();
-    await actor.click(screen.getByRole('button', { name: 'Crear' }));
+    await actor.click(await screen.findByRole('button', { name: 'Crear' }));
     expect(await screen.findByText('Error al crear la sala')).toBeInTheDocument();
-    expect(screen.getByRole('dialog', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
+    expect(await screen.findByRole('dialog', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
   });
 });
 
@@ -234,10 +234,10 @@ describe('join a room', () => {
     api.joinRoom.mockRejectedValue(new ApiError(0, ''));
     const { actor } = await renderRooms();
     await actor.click(await screen.findByRole('button', { name: 'Unirse a una sala' }));
-    await actor.type(screen.getByLabelText('Nombre de la sala'), 'Amigos');
-    await actor.type(screen.getByLabelText('Contraseña de la sala'), 'clave');
+    await actor.type(await screen.findByLabelText('Nombre de la sala'), 'Amigos');
+    await actor.type(await screen.findByLabelText('Contraseña de la sala'), 'clave');
     await choosePeer(actor, 'Peer', 'movil');
-    await actor.click(screen.getByRole('button', { name: 'Unirse' }));
+    await actor.click(await screen.findByRole('button', { name: 'Unirse' }));
     expect(await screen.findByText('Error al unirse a la sala')).toBeInTheDocument();
   });
 
@@ -249,7 +249,7 @@ describe('join a room', () => {
       peers: [ownPeer({ party: { id: 'r1', name: 'LAN Party' } }), ownPeer({ id: 'p2', name: 'portatil' })],
     });
     await loaded();
-    await actor.click(screen.getByRole('button', { name: 'Unirse a una sala' }));
+    await actor.click(await screen.findByRole('button', { name: 'Unirse a una sala' }));
     const dialog = await screen.findByRole('dialog', { name: 'Unirse a una sala' });
     await actor.type(within(dialog).getByLabelText('Nombre de la sala'), 'LAN Party');
     await actor.type(within(dialog).getByLabelText('Contraseña de la sala'), 'secreta123');
@@ -284,22 +284,22 @@ describe('room detail', () => {
   it('shows the owner everything: masked password with reveal, leave on own peers, remove on others', async () => {
     await openRoom({ rooms: { owned_partys: [twoPeerRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
-    expect(screen.getByText('ana_alias', { selector: 'p' })).toHaveTextContent('Propietario: ana_alias');
-    expect(screen.getByText(/20 de noviembre de 2026/)).toHaveTextContent(/^Fecha de creación: 20 de noviembre/);
-    const password = screen.getByTestId('room-password');
+    expect(await screen.findByText('ana_alias', { selector: 'p' })).toHaveTextContent('Propietario: ana_alias');
+    expect(await screen.findByText(/20 de noviembre de 2026/)).toHaveTextContent(/^Fecha de creación: 20 de noviembre/);
+    const password = await screen.findByTestId('room-password');
     expect(password).not.toHaveTextContent('secreta123');
-    await actor.click(screen.getByRole('button', { name: 'Mostrar contraseña' }));
+    await actor.click(await screen.findByRole('button', { name: 'Mostrar contraseña' }));
     expect(password).toHaveTextContent('secreta123');
-    await actor.click(screen.getByRole('button', { name: 'Ocultar contraseña' }));
+    await actor.click(await screen.findByRole('button', { name: 'Ocultar contraseña' }));
     expect(password).not.toHaveTextContent('secreta123');
 
     expect(within(peerRow('movil')).getByText('10.8.0.2')).toBeInTheDocument();
     expect(within(peerRow('movil')).getByRole('button', { name: 'Salir' })).toBeInTheDocument();
     expect(within(peerRow('pc-luis')).getByRole('button', { name: 'Expulsar' })).toBeInTheDocument();
     expect(within(peerRow('pc-luis')).queryByRole('button', { name: 'Salir' })).not.toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Añadir Peer' })).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Eliminar Sala' })).toBeInTheDocument();
-    expect(screen.getByTestId('room-peers')).toHaveStyle({ height: '400px' });
+    expect(await screen.findByRole('button', { name: 'Añadir Peer' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Eliminar Sala' })).toBeInTheDocument();
+    expect(await screen.findByTestId('room-peers')).toHaveStyle({ height: '400px' });
   });
 
   it('shows each member\'s server and whether it is online, and follows the pushes live', async () => {
@@ -342,14 +342,14 @@ describe('room detail', () => {
     api.regenerateRoomPassword.mockResolvedValue({ success: true, password: 'nueva456' });
     await openRoom({ rooms: { owned_partys: [twoPeerRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
-    await actor.click(screen.getByRole('button', { name: 'Regenerar contraseña' }));
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar contraseña' }));
     const dialog = await screen.findByRole('dialog', { name: 'Confirmar Acción' });
     expect(within(dialog).getByRole('button', { name: 'Cancelar' })).toBeInTheDocument();
     await actor.click(within(dialog).getByRole('button', { name: 'Confirmar' }));
     expect(await screen.findByText('Contraseña regenerada con éxito')).toBeInTheDocument();
     expect(api.regenerateRoomPassword).toHaveBeenCalledWith('r1');
-    await actor.click(screen.getByRole('button', { name: 'Mostrar contraseña' }));
-    expect(screen.getByTestId('room-password')).toHaveTextContent('nueva456');
+    await actor.click(await screen.findByRole('button', { name: 'Mostrar contraseña' }));
+    expect(await screen.findByTestId('room-password')).toHaveTextContent('nueva456');
   });
 
   it('adds a free peer by joining the own room with its name and password', async () => {
@@ -367,7 +367,7 @@ describe('room detail', () => {
       'LAN Party',
     );
     const actor = userEvent.setup();
-    await actor.click(screen.getByRole('button', { name: 'Añadir Peer' }));
+    await actor.click(await screen.findByRole('button', { name: 'Añadir Peer' }));
     const dialog = await screen.findByRole('dialog', { name: 'Añadir Peer a LAN Party' });
     await actor.click(within(dialog).getByRole('button', { name: 'Añadir' }));
     expect(await screen.findByText('Por favor, selecciona un peer para añadir')).toBeInTheDocument();
@@ -412,7 +412,7 @@ describe('room detail', () => {
     await act(async () => answer({ success: true, data: { ...after, processing: true } }));
     await waitFor(() => expect(screen.queryByText('pc-luis')).not.toBeInTheDocument());
     expect(screen.queryByText('Operación en curso')).not.toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Eliminar Sala' })).toBeEnabled();
+    expect(await screen.findByRole('button', { name: 'Eliminar Sala' })).toBeEnabled();
   });
 
   it.each([
@@ -431,7 +431,7 @@ describe('room detail', () => {
     api.deleteRoom.mockResolvedValue({ success: true });
     const { push } = await openRoom({ rooms: { owned_partys: [twoPeerRoom], guest_partys: [guestRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
-    await actor.click(screen.getByRole('button', { name: 'Eliminar Sala' }));
+    await actor.click(await screen.findByRole('button', { name: 'Eliminar Sala' }));
     await actor.click(within(await screen.findByRole('dialog', { name: 'Confirmar Acción' })).getByRole('button', { name: 'Confirmar' }));
 
     expect(await screen.findByText('Party eliminada')).toBeInTheDocument();
@@ -448,10 +448,10 @@ describe('room detail', () => {
     api.regenerateRoomPassword.mockRejectedValue(new ApiError(500, ''));
     await openRoom({ rooms: { owned_partys: [twoPeerRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
-    await actor.click(screen.getByRole('button', { name: 'Eliminar Sala' }));
+    await actor.click(await screen.findByRole('button', { name: 'Eliminar Sala' }));
     await actor.click(await screen.findByRole('button', { name: 'Confirmar' }));
     expect(await screen.findByText('Hubo un error al eliminar la sala')).toBeInTheDocument();
-    await actor.click(screen.getByRole('button', { name: 'Regenerar contraseña' }));
+    await actor.click(await screen.findByRole('button', { name: 'Regenerar contraseña' }));
     await actor.click(await screen.findByRole('button', { name: 'Confirmar' }));
     expect(await screen.findByText('Error al regenerar la contraseña')).toBeInTheDocument();
   });
@@ -470,7 +470,7 @@ describe('room push messages', () => {
   it('replaces or adds rooms on updated_owner_party / updated_guest_party, then reloads the free peers', async () => {
     const { push } = await renderRooms({ rooms: { owned_partys: [testRoom()] } });
     await loaded();
-    expect(screen.getByRole('button', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Crear Nueva Sala' })).toBeInTheDocument();
     // The load, and the refetch of the socket's opening when the load had ended by then.
     await waitFor(() => expect(api.fetchRooms).toHaveBeenCalledTimes(api.fetchOwnPeers.mock.calls.length));
     const before = api.fetchOwnPeers.mock.calls.length;
@@ -510,7 +510,7 @@ describe('room push messages', () => {
   it('closes dialogs and clears the room mark on an error push', async () => {
     const { push, actor } = await renderRooms({ rooms: { owned_partys: [testRoom({ processing: true })] } });
     await loaded();
-    await actor.click(screen.getByRole('button', { name: 'Unirse a una sala' }));
+    await actor.click(await screen.findByRole('button', { name: 'Unirse a una sala' }));
     expect(await screen.findByRole('dialog', { name: 'Unirse a una sala' })).toBeInTheDocument();
 
     push({ type: 'error', message: 'No se pudo aplicar la sala en el servidor.', data: { party_id: 'r1' } });

@@ -19,11 +19,11 @@ describe('payment result page', () => {
     renderPayment('?status=success&transaction_uuid=tx-9&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
     expect(await screen.findByText('Anual')).toBeInTheDocument();
-    expect(screen.getByText('movil')).toBeInTheDocument();
-    expect(screen.getByText('50 USD')).toBeInTheDocument();
-    expect(screen.getByText('tx-9')).toBeInTheDocument();
+    expect(await screen.findByText('movil')).toBeInTheDocument();
+    expect(await screen.findByText('50 USD')).toBeInTheDocument();
+    expect(await screen.findByText('tx-9')).toBeInTheDocument();
     expect(fetchInvoice).toHaveBeenCalledWith('42', expect.anything());
-    expect(screen.getByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');
+    expect(await screen.findByRole('link', { name: 'Volver al inicio' })).toHaveAttribute('href', '/dashboard/home');
   });
 
   it('shows a canceled payment and No disponible without a transaction id', async () => {
@@ -43,7 +43,7 @@ describe('payment result page', () => {
     });
     renderPayment('?status=success&remote_id=abc');
     expect(await screen.findByText('RP12AB')).toBeInTheDocument();
-    expect(screen.getByText('5.00 USD')).toBeInTheDocument();
+    expect(await screen.findByText('5.00 USD')).toBeInTheDocument();
   });
 
   it('treats any other status as unknown and loads nothing without remote_id', () => {
@@ -63,9 +63,9 @@ describe('payment result page', () => {
     fetchInvoice.mockRejectedValue(new ApiError(404, 'Factura no encontrada.'));
     renderPayment('?status=success&transaction_uuid=tx-9&remote_id=ajena');
     expect(await screen.findByText(/Factura no encontrada\./)).toBeInTheDocument();
-    expect(screen.getByRole('heading', { name: 'Estado de Pago Desconocido' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Estado de Pago Desconocido' })).toBeInTheDocument();
     expect(screen.queryByRole('heading', { name: 'Pago Exitoso' })).not.toBeInTheDocument();
-    expect(screen.getByRole('alert')).toHaveTextContent('tx-9');
+    expect(await screen.findByRole('alert')).toHaveTextContent('tx-9');
   });
 
   it('says the payment is being checked, not that it succeeded, while the invoice loads', () => {
@@ -81,8 +81,8 @@ describe('payment result page', () => {
       .mockResolvedValueOnce({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'fulfilled' });
     renderPayment('?status=success&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago en Proceso' })).toBeInTheDocument();
-    expect(screen.getByText(/aún no ha confirmado el pago/)).toBeInTheDocument();
-    await userEvent.click(screen.getByRole('button', { name: 'Comprobar de nuevo' }));
+    expect(await screen.findByText(/aún no ha confirmado el pago/)).toBeInTheDocument();
+    await userEvent.click(await screen.findByRole('button', { name: 'Comprobar de nuevo' }));
     expect(await screen.findByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
   });
 
@@ -90,6 +90,6 @@ describe('payment result page', () => {
     fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'expired' });
     renderPayment('?status=success&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
-    expect(screen.getByText(/venció sin que se recibiera el pago/)).toBeInTheDocument();
+    expect(await screen.findByText(/venció sin que se recibiera el pago/)).toBeInTheDocument();
   });
 });

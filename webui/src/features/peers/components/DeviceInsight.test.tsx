@@ -75,7 +75,7 @@ describe('two devices on one peer', () => {
   it('shows the warning on the narrow cards too', async () => {
     setScreenWidth(400);
     await renderPeers([testPeer({ shared_config_warning: true })]);
-    expect(await screen.findByTestId('peer-card')).toContainElement(screen.getByTestId('shared-config-warning'));
+    expect(await screen.findByTestId('peer-card')).toContainElement(await screen.findByTestId('shared-config-warning'));
   });
 });
 
@@ -130,7 +130,7 @@ describe('servers for a move', () => {
     ]);
     await chooseMenuItem(actor, 'Cambiar Servidor');
     const rows = await screen.findAllByTestId('server-row');
-    expect(screen.getByRole('columnheader', { name: 'Carga' })).toBeInTheDocument();
+    expect(await screen.findByRole('columnheader', { name: 'Carga' })).toBeInTheDocument();
     expect(rows.map((row) => row.textContent)).toEqual([
       expect.stringContaining('40 peers · 12 conectados'),
       expect.stringContaining('1 peer · 1 conectado'),

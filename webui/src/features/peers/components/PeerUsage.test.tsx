@@ -59,7 +59,7 @@ describe('usage history in the peer details', () => {
     const actor = userEvent.setup({ delay: null });
     renderWithProviders(<PeerDetailsDialog peer={testPeer({ id: 'p1' })} stats={undefined} onClose={() => undefined} onBindMirror={async () => undefined} />);
     expect(await screen.findByText('Servicio no disponible.')).toBeInTheDocument();
-    await actor.click(screen.getByRole('button', { name: /Reintentar/ }));
+    await actor.click(await screen.findByRole('button', { name: /Reintentar/ }));
     await waitFor(() => expect(screen.getByTestId('usage-totals')).toHaveTextContent('Bajada 5.0 MB · Subida 1.0 MB'));
   });
 });

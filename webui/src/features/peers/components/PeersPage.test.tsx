@@ -137,12 +137,12 @@ describe('peers list', () => {
       { route: '/dashboard/peers', user: testUser() },
     );
     expect(await screen.findByText('Error al cargar la sección')).toBeInTheDocument();
-    expect(screen.getByText('Hubo un error al cargar los datos de los peers')).toBeInTheDocument();
+    expect(await screen.findByText('Hubo un error al cargar los datos de los peers')).toBeInTheDocument();
   });
 
   it('offers the plans when there is no peer yet', async () => {
     await renderPeers([]);
-    expect(screen.getByRole('link', { name: 'Ver planes' })).toHaveAttribute('href', '/dashboard/plans');
+    expect(await screen.findByRole('link', { name: 'Ver planes' })).toHaveAttribute('href', '/dashboard/plans');
   });
 });
 
@@ -394,7 +394,7 @@ describe('change server', () => {
 
     const serverRows = await screen.findAllByTestId('server-row');
     expect(serverRows).toHaveLength(2);
-    expect(screen.getByRole('columnheader', { name: 'Salas' })).toBeInTheDocument();
+    expect(await screen.findByRole('columnheader', { name: 'Salas' })).toBeInTheDocument();
     await actor.click(within(serverRows[0] as HTMLElement).getByRole('button', { name: 'Seleccionar' }));
     const dialog = await screen.findByRole('dialog', { name: 'Cambiar Servidor' });
     expect(dialog).toHaveTextContent('vpn2.example.org');
@@ -418,7 +418,7 @@ describe('change server', () => {
     const { actor } = await renderPeers([testPeer()]);
     await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
     expect(await screen.findByText('No hay servidores disponibles temporalmente.')).toBeInTheDocument();
-    await actor.click(screen.getByRole('button', { name: 'Volver a Peers' }));
+    await actor.click(await screen.findByRole('button', { name: 'Volver a Peers' }));
     expect(rows()).toHaveLength(1);
 
     api.fetchAvailableServers.mockResolvedValue([testServer()]);
@@ -465,14 +465,14 @@ describe('change server', () => {
       (await screen.findAllByText('Hubo un error al intentar obtener los servidores disponibles.')).length,
     ).toBeGreaterThan(0);
 
-    await actor.click(screen.getByRole('button', { name: 'Volver a Peers' }));
+    await actor.click(await screen.findByRole('button', { name: 'Volver a Peers' }));
     api.fetchAvailableServers.mockResolvedValue([testServer()]);
     api.changeServer.mockRejectedValue(new ApiError(0, ''));
     await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
     await actor.click(await screen.findByRole('button', { name: 'Seleccionar' }));
     await actor.click(await screen.findByRole('button', { name: 'Cambiar' }));
     expect(await screen.findByText('Hubo un error al intentar cambiar el servidor del peer.')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Volver a Peers' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Volver a Peers' })).toBeInTheDocument();
   });
 });
 
@@ -520,7 +520,7 @@ describe('when pushes do not come (docs/webui.md, live socket)', () => {
     vi.spyOn(Math, 'random').mockReturnValue(0); // the shortest reconnect delay: 2.5 s
     const { push } = await renderPeers([testPeer({ version: 5 })]);
     push({ type: 'updated_peer', data: testPeer({ name: 'renombrado', version: 30 }) });
-    expect(screen.getByText('renombrado')).toBeInTheDocument();
+    expect(await screen.findByText('renombrado')).toBeInTheDocument();
     api.fetchPeers.mockResolvedValue([
       testPeer({ version: 20 }), // read before the push: loses
       testPeer({ id: 'p9', name: 'pagado', version: 20 }),
@@ -530,7 +530,7 @@ describe('when pushes do not come (docs/webui.md, live socket)', () => {
     await waitFor(() => expect(FakeWebSocket.instances.length).toBeGreaterThan(1), { timeout: 8000 });
     act(() => FakeWebSocket.latest().open());
     expect(await screen.findByText('pagado')).toBeInTheDocument();
-    expect(screen.getByText('renombrado')).toBeInTheDocument();
+    expect(await screen.findByText('renombrado')).toBeInTheDocument();
     expect(screen.queryByText('Sin conexión en tiempo real, reconectando…')).not.toBeInTheDocument();
   }, 20_000);
 });

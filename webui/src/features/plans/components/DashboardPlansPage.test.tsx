@@ -39,14 +39,14 @@ describe('dashboard plans', () => {
     expect(await screen.findByText('Validez: 1 año', { selector: '.mantine-Modal-body *' })).toBeInTheDocument();
     expect(screen.queryByText('Peer Existente')).not.toBeInTheDocument();
 
-    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
     expect(
       await screen.findByText('Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer'),
     ).toBeInTheDocument();
     expect(createInvoice).not.toHaveBeenCalled();
 
-    await user.type(screen.getByLabelText('Nombre del nuevo peer'), 'portatil');
-    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    await user.type(await screen.findByLabelText('Nombre del nuevo peer'), 'portatil');
+    await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'portatil' });
     expect(open).toHaveBeenCalledWith('', '_blank');
     await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://pago.example/123'));
@@ -63,9 +63,9 @@ describe('dashboard plans', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
     expect(await screen.findByText('Peer Existente')).toBeInTheDocument();
-    await user.click(screen.getByPlaceholderText('Seleccione un peer'));
+    await user.click(await screen.findByPlaceholderText('Seleccione un peer'));
     await user.click(await screen.findByRole('option', { name: 'movil' }));
-    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
 
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 7, peer: '3f2c-movil' });
     expect(await screen.findByText('El peer tiene una factura pendiente.')).toBeInTheDocument();
@@ -84,9 +84,9 @@ describe('dashboard plans', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
     expect(await screen.findByText('Pasarela de pago')).toBeInTheDocument();
-    await user.click(screen.getByRole('radio', { name: 'Remesita' }));
-    await user.type(screen.getByLabelText('Nombre del nuevo peer'), 'tablet');
-    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    await user.click(await screen.findByRole('radio', { name: 'Remesita' }));
+    await user.type(await screen.findByLabelText('Nombre del nuevo peer'), 'tablet');
+    await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'tablet', gateway: 'remesita' });
     await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://remesita.example/pay/1'));
   });
@@ -113,7 +113,7 @@ describe('dashboard plans', () => {
     fetchPlans.mockResolvedValue([]);
     renderPlans();
     expect(await screen.findByText('No hay planes disponibles')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Contactar Soporte' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Contactar Soporte' })).toBeInTheDocument();
   });
 
   it('renew shortcut: opens the purchase dialog on the peer with the plan it last bought', async () => {
@@ -125,7 +125,7 @@ describe('dashboard plans', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Adquirir plan' });
     expect(within(dialog).getByText('Mensual')).toBeInTheDocument();
     expect(within(dialog).getByLabelText('Peer', { selector: 'input' })).toHaveValue('tablet');
-    expect(screen.getByText('Renovar el peer tablet')).toBeInTheDocument();
+    expect(await screen.findByText('Renovar el peer tablet')).toBeInTheDocument();
     await userEvent.setup().click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 3, peer: 'p9' });
   });
@@ -148,14 +148,14 @@ describe('dashboard plans', () => {
     fetchEligiblePeers.mockResolvedValue([movil]);
     renderPlans(testConfig(), '/dashboard/plans?renew=manual1');
     expect(await screen.findByText('No se puede renovar este peer aquí')).toBeInTheDocument();
-    expect(screen.getByText(/Contacte con soporte para renovarlo/)).toBeInTheDocument();
+    expect(await screen.findByText(/Contacte con soporte para renovarlo/)).toBeInTheDocument();
   });
 
   it('without a gateway or a support URL, says payments are off and to come back later', async () => {
     fetchPlans.mockResolvedValue([monthly]);
     renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: false, support_url: '' }));
     expect(await screen.findByText('Pagos en línea no disponibles')).toBeInTheDocument();
-    expect(screen.getByText(/Vuelva a consultar esta página más tarde/)).toBeInTheDocument();
+    expect(await screen.findByText(/Vuelva a consultar esta página más tarde/)).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Seleccionar Plan' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Contáctanos' })).not.toBeInTheDocument();
   });
@@ -164,13 +164,13 @@ describe('dashboard plans', () => {
     fetchPlans.mockResolvedValue([monthly]);
     renderPlans(testConfig({ allow_payments_qvapay: false, allow_payments_remesita: false }));
     expect(await screen.findByText(/Pulse Contáctanos en el plan que desee/)).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Contáctanos' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Contáctanos' })).toBeInTheDocument();
   });
 
   it('without plans and without support, says to come back later', async () => {
     fetchPlans.mockResolvedValue([]);
     renderPlans(testConfig({ support_url: '' }));
     expect(await screen.findByText('No hay planes disponibles')).toBeInTheDocument();
-    expect(screen.getByText('Vuelva a consultar esta página más tarde.')).toBeInTheDocument();
+    expect(await screen.findByText('Vuelva a consultar esta página más tarde.')).toBeInTheDocument();
   });
 });

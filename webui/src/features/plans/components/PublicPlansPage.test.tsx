@@ -17,12 +17,12 @@ describe('public plans page', () => {
     renderWithProviders(<PublicPlansPage />, { route: '/plans' });
     expect(await screen.findByRole('heading', { name: 'Mensual' })).toBeInTheDocument();
     expect(fetchPlans).toHaveBeenCalledWith(false, expect.anything());
-    expect(screen.getByText('Validez: 1 mes')).toBeInTheDocument();
-    expect(screen.getByText('$5 USD')).toBeInTheDocument();
-    expect(screen.getByText('Todos los servidores')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Adquirir Plan' })).toHaveAttribute('href', '/register');
-    expect(screen.getByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
-    expect(screen.getByRole('link', { name: 'Registrarse' })).toHaveAttribute('href', '/register');
+    expect(await screen.findByText('Validez: 1 mes')).toBeInTheDocument();
+    expect(await screen.findByText('$5 USD')).toBeInTheDocument();
+    expect(await screen.findByText('Todos los servidores')).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Adquirir Plan' })).toHaveAttribute('href', '/register');
+    expect(await screen.findByRole('link', { name: 'Iniciar sesión' })).toHaveAttribute('href', '/login');
+    expect(await screen.findByRole('link', { name: 'Registrarse' })).toHaveAttribute('href', '/register');
   });
 
   it('hides the register button when registration is off', async () => {
@@ -46,7 +46,7 @@ describe('public plans page', () => {
     expect(
       await screen.findByText('Hubo un problema al cargar los planes. Por favor, intente de nuevo más tarde.'),
     ).toBeInTheDocument();
-    await userEvent.setup().click(screen.getByRole('button', { name: 'Reintentar' }));
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Reintentar' }));
     expect(await screen.findByRole('heading', { name: 'Mensual' })).toBeInTheDocument();
   });
 });

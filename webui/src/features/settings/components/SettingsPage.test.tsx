@@ -46,8 +46,8 @@ describe('settings page', () => {
 
   it('refuses a blank alias', async () => {
     const { actor } = renderSettings();
-    await actor.clear(screen.getByLabelText('Alias'));
-    await actor.click(screen.getByRole('button', { name: 'Modificar' }));
+    await actor.clear(await screen.findByLabelText('Alias'));
+    await actor.click(await screen.findByRole('button', { name: 'Modificar' }));
     expect(await screen.findByText('El alias no puede estar en blanco')).toBeInTheDocument();
     expect(updateSettings).not.toHaveBeenCalled();
   });
@@ -56,8 +56,8 @@ describe('settings page', () => {
     const answer = testUser({ alias: 'nuevo' });
     updateSettings.mockResolvedValue(answer);
     const { actor, setUser } = renderSettings(testUser({ alias: null }));
-    await actor.type(screen.getByLabelText('Alias'), 'nuevo');
-    await actor.click(screen.getByRole('button', { name: 'Configurar' }));
+    await actor.type(await screen.findByLabelText('Alias'), 'nuevo');
+    await actor.click(await screen.findByRole('button', { name: 'Configurar' }));
     expect(await screen.findByText('Alias configurado correctamente.')).toBeInTheDocument();
     expect(updateSettings).toHaveBeenCalledWith({ alias: 'nuevo' });
     expect(setUser).toHaveBeenCalledWith(answer);
@@ -66,19 +66,19 @@ describe('settings page', () => {
   it('says the alias was modified when there was one', async () => {
     updateSettings.mockResolvedValue(testUser({ alias: 'otro' }));
     const { actor } = renderSettings();
-    await actor.clear(screen.getByLabelText('Alias'));
-    await actor.type(screen.getByLabelText('Alias'), 'otro');
-    await actor.click(screen.getByRole('button', { name: 'Modificar' }));
+    await actor.clear(await screen.findByLabelText('Alias'));
+    await actor.type(await screen.findByLabelText('Alias'), 'otro');
+    await actor.click(await screen.findByRole('button', { name: 'Modificar' }));
     expect(await screen.findByText('Alias modificado correctamente.')).toBeInTheDocument();
   });
 
   it('refuses a blank email and the same email', async () => {
     const { actor } = renderSettings();
-    const email = screen.getByLabelText('Email');
-    await actor.click(screen.getByRole('button', { name: 'Guardar email' }));
+    const email = await screen.findByLabelText('Email');
+    await actor.click(await screen.findByRole('button', { name: 'Guardar email' }));
     expect(await screen.findByText('El nuevo email no puede ser igual q el anterior')).toBeInTheDocument();
     await actor.clear(email);
-    await actor.click(screen.getByRole('button', { name: 'Guardar email' }));
+    await actor.click(await screen.findByRole('button', { name: 'Guardar email' }));
     expect(await screen.findByText('El email no puede estar en blanco')).toBeInTheDocument();
     expect(updateSettings).not.toHaveBeenCalled();
   });
@@ -87,13 +87,13 @@ describe('settings page', () => {
     updateSettings.mockResolvedValue(testUser({ email: 'nueva@example.com' }));
     removeEmail.mockResolvedValue(testUser({ email: null }));
     const { actor } = renderSettings();
-    await actor.clear(screen.getByLabelText('Email'));
-    await actor.type(screen.getByLabelText('Email'), 'nueva@example.com');
-    await actor.click(screen.getByRole('button', { name: 'Guardar email' }));
+    await actor.clear(await screen.findByLabelText('Email'));
+    await actor.type(await screen.findByLabelText('Email'), 'nueva@example.com');
+    await actor.click(await screen.findByRole('button', { name: 'Guardar email' }));
     expect(await screen.findByText('Email modificado correctamente.')).toBeInTheDocument();
     expect(updateSettings).toHaveBeenCalledWith({ email: 'nueva@example.com' });
 
-    await actor.click(screen.getByRole('button', { name: 'Eliminar email' }));
+    await actor.click(await screen.findByRole('button', { name: 'Eliminar email' }));
     expect(await screen.findByText('Email eliminado correctamente')).toBeInTheDocument();
     expect(removeEmail).toHaveBeenCalled();
   });
@@ -115,13 +115,13 @@ describe('settings page', () => {
   it('changes the password and clears the fields', async () => {
     updateSettings.mockResolvedValue(testUser());
     const { actor } = renderSettings();
-    await actor.type(screen.getByLabelText('Contraseña actual'), 'vieja12345');
-    await actor.type(screen.getByLabelText('Nueva contraseña'), 'nueva12345');
-    await actor.type(screen.getByLabelText('Confirmar nueva contraseña'), 'nueva12345');
-    await actor.click(screen.getByRole('button', { name: 'Cambiar contraseña' }));
+    await actor.type(await screen.findByLabelText('Contraseña actual'), 'vieja12345');
+    await actor.type(await screen.findByLabelText('Nueva contraseña'), 'nueva12345');
+    await actor.type(await screen.findByLabelText('Confirmar nueva contraseña'), 'nueva12345');
+    await actor.click(await screen.findByRole('button', { name: 'Cambiar contraseña' }));
     expect(await screen.findByText('Contraseña cambiada correctamente.')).toBeInTheDocument();
     expect(updateSettings).toHaveBeenCalledWith({ old_password: 'vieja12345', new_password: 'nueva12345' });
-    expect(screen.getByLabelText('Contraseña actual')).toHaveValue('');
+    expect(await screen.findByLabelText('Contraseña actual')).toHaveValue('');
   });
 
   it('shows a verified email as verified', () => {
@@ -143,10 +143,10 @@ describe('settings page', () => {
     }
     renderWithProviders(<Stateful />, { route: '/dashboard/settings' });
     const actor = userEvent.setup();
-    expect(screen.getByText('Verificado')).toBeInTheDocument();
-    await actor.clear(screen.getByLabelText('Email'));
-    await actor.type(screen.getByLabelText('Email'), 'nueva@example.com');
-    await actor.click(screen.getByRole('button', { name: 'Guardar email' }));
+    expect(await screen.findByText('Verificado')).toBeInTheDocument();
+    await actor.clear(await screen.findByLabelText('Email'));
+    await actor.type(await screen.findByLabelText('Email'), 'nueva@example.com');
+    await actor.click(await screen.findByRole('button', { name: 'Guardar email' }));
     const status = await screen.findByRole('status');
     expect(status).toHaveTextContent('Email sin verificar');
     expect(status).toHaveTextContent('Le enviamos un enlace de verificación a nueva@example.com');
