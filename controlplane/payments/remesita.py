@@ -68,7 +68,11 @@ class RemesitaGateway(Gateway):
         return bool(self._api_key and self._api_secret and self._business_unit_id)
 
     def notify_url(self, remote_id: str) -> str:
-        # In the query string: access logs leave query strings out, so the secret never reaches a log line.
+        # The secret travels in the query string, so every log that writes request lines must leave it out: the
+        # control plane's access log writes the route template and redacts `key=` in any line a library writes; the
+        # shipped nginx example writes `?[query]` for every query string and only critical errors on /api/payments/
+        # in its error log (packaging/nginx-vpn.conf). A proxy with its default log format writes it in full
+        # (docs/security.md, "Logs").
         return f"{self._public_url}/api/payments/remesita/{remote_id}?key={self._url_secret(remote_id)}"
 
     async def _token(self) -> str:

@@ -22,6 +22,9 @@ import httpx
 import pytest
 import websockets
 
+from controlplane.crypto import SecretBox
+from controlplane.payments import build_gateways
+from controlplane.settings import Settings
 from tests.conftest import skip_or_fail
 from tests.multiprocess.cluster import ADMIN, HTTP_TIMEOUT, REPO, SMALL_ARGON2, ControlPlaneProcess, free_port
 from tests.multiprocess.conftest import throwaway_database
@@ -190,6 +193,18 @@ def _nginx_config(workdir: Path, port: int, redirect_port: int, process: Control
     return config
 
 
+async def _remesita_notification(process: ControlPlaneProcess) -> tuple[str, str]:
+    """The path and query string Remesita is told to notify for a new invoice id (the control plane's own
+    `notify_url`, its secret key included), and that key."""
+    settings = Settings.from_env(process.env)
+    async with httpx.AsyncClient() as unused:
+        gateway = build_gateways(settings, unused, SecretBox.from_file(settings.secret_key_file))["remesita"]
+        url = httpx.URL(gateway.notify_url(f"factura-{secrets.token_hex(8)}"))
+    key = url.params["key"]
+    assert len(key) >= 32
+    return url.raw_path.decode(), key
+
+
 @contextlib.contextmanager
 def _nginx(config: Path, port: int) -> Iterator[None]:
     binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
@@ -232,6 +247,12 @@ async def test_the_shipped_nginx_example_logs_no_secret(shared: tuple[Path, dict
                 assert (await http.get(f"/verify-email?token={links[2]}")).status_code == 200
                 me = await http.get("/api/client/verify-token", headers={"Authorization": f"Bearer {access}"})
                 assert me.status_code == 200
+                # Remesita's payment notification: the invoice's secret key is in the query string. The control
+                # plane read it whole (a right key for an invoice it does not know: 404, not 401 for a wrong key).
+                notified, key = await _remesita_notification(process)
+                planted.append(key)
+                answer = await http.post(notified, json={"ref": "pago-1"})
+                assert answer.status_code == 404 and answer.json()["code"] == "invoice_not_found", answer.text
                 # A link followed over plain http is redirected, and logged, by the other server block.
                 moved = await http.get(f"http://127.0.0.1:{redirect_port}/password-reset?token={links[3]}")
                 assert moved.status_code == 301
@@ -244,6 +265,9 @@ async def test_the_shipped_nginx_example_logs_no_secret(shared: tuple[Path, dict
                 with contextlib.suppress(websockets.InvalidStatus):
                     async with websockets.connect(f"ws://127.0.0.1:{port}/ws?token={down[2]}"):
                         pass
+                notified_down, key = await _remesita_notification(process)
+                planted.append(key)
+                assert (await http.post(notified_down, json={"ref": "pago-2"})).status_code == 502
                 assert (await http.get("/api/client/plans")).status_code == 502
     finally:
         process.stop()
@@ -252,5 +276,8 @@ async def test_the_shipped_nginx_example_logs_no_secret(shared: tuple[Path, dict
     assert '"GET /ws?[query] HTTP/1.1" 101' in access_log
     assert '"GET /mirror/[token] HTTP/1.1" 404' in access_log
     assert '"GET /password-reset?[query] HTTP/1.1" 301' in access_log
+    for path, status in ((notified, 404), (notified_down, 502)):
+        assert f'"POST {path.split("?")[0]}?[query] HTTP/1.1" {status}' in access_log
     assert "connect() failed" in error_log  # the outage is in the error log, through a path without secrets
-    assert not [secret for secret in planted if secret in access_log or secret in error_log]
+    leaked = {name: [s for s in planted if s in text] for name, text in (("access", access_log), ("error", error_log))}
+    assert leaked == {"access": [], "error": []}
