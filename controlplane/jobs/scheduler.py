@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import transaction, utcnow
 from controlplane.domain.usage.store import roll_up
-from controlplane.jobs.lease import acquire
+from controlplane.jobs.lease import acquire, release_all
 from controlplane.services import Services
 
 log = logging.getLogger(__name__)
@@ -92,3 +92,8 @@ class Jobs:
             if late:
                 log.warning("%d jobs still running at shutdown were cancelled", len(late))
         self._scheduler.shutdown(wait=False)
+        try:
+            async with asyncio.timeout(STOP_WITHIN_SECONDS):
+                await release_all(self._services.sessionmaker, self._holder)
+        except Exception:  # the database is away: the leases simply run out, as after a crash
+            log.warning("could not release the job leases at shutdown; other processes take over once they expire")

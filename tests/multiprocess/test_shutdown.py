@@ -9,11 +9,14 @@ import contextlib
 import json
 import signal
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import asyncpg
+import pytest
 
-from tests.multiprocess.conftest import Cluster
+from tests.multiprocess.cluster import SMALL_ARGON2, ControlPlaneProcess
+from tests.multiprocess.conftest import Cluster, throwaway_database
 from tests.multiprocess.test_two_processes import admin_client, attached_agent, new_server
 
 # An upper bound for a clean exit, not a figure: the process itself waits at most 2 s for gRPC streams to end.
@@ -67,3 +70,44 @@ async def test_a_process_stopped_with_agents_attached_exits_by_itself_and_marks_
         if process.poll() is not None:
             cluster.first.start()  # the other tests of the session use both processes
             cluster.first.wait_ready()
+
+
+@pytest.fixture
+def own_database() -> Iterator[tuple[str, str]]:
+    with throwaway_database() as urls:  # made outside the test's event loop (it runs one of its own)
+        yield urls
+
+
+async def test_a_stopped_process_hands_its_jobs_over_at_once(
+    tmp_path_factory: pytest.TempPathFactory, own_database: tuple[str, str]
+) -> None:
+    """A process alone on its database holds every job's lease; stopped, it gives them up, so the process that
+    stays (or the one an upgrade starts next) runs expiry and reminders at its next tick, not a minute later."""
+    workdir = tmp_path_factory.mktemp("leases")
+    database_url, dsn = own_database
+    settings = {
+        "VPN_DATABASE_URL": database_url,
+        "VPN_SECRET_KEY_FILE": str(workdir / "secret.key"),
+        "VPN_REDIS_URL": "",
+        "VPN_EXPIRY_INTERVAL": "0.5",
+        **SMALL_ARGON2,
+    }
+    alone = ControlPlaneProcess("alone", workdir, settings)
+    alone.cli("migrate")
+    alone.start()
+    db = await asyncpg.connect(dsn)
+    try:
+        alone.wait_ready(within=240)
+        async with asyncio.timeout(60):
+            while not await db.fetchval("SELECT count(*) FROM job_leases WHERE name = 'expire_peers'"):
+                await asyncio.sleep(0.2)
+        held = await db.fetchval("SELECT count(*) FROM job_leases WHERE expires_at > now()")
+        assert held >= 1
+        assert alone.proc is not None
+        alone.proc.terminate()
+        await asyncio.to_thread(alone.proc.wait, EXIT_WITHIN)
+        left = await db.fetch("SELECT name, holder, expires_at FROM job_leases WHERE expires_at > now()")
+        assert not left, f"leases still held by a stopped process: {[dict(row) for row in left]}"
+    finally:
+        await db.close()
+        alone.stop()
