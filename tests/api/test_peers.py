@@ -9,7 +9,7 @@ from typing import Any
 
 import wgconfig
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from controlplane.db import utcnow
 from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
@@ -183,6 +183,34 @@ async def test_change_server_rules(services: Services, client: AsyncTestClient[A
         stored = await db.get_one(Peer, peer.id)
     assert [(op.server_id, op.kind.value) for op in ops[-1:]] == [(other.id, "change_server")]
     assert (stored.pending_server_id, stored.pending_address) == (other.id, "10.9.0.2")
+
+
+async def test_a_regenerate_on_a_peer_whose_server_is_offline_is_refused_and_changes_nothing(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    headers, peer, server = await _setup(services, client)
+    async with services.sessionmaker.begin() as db:  # its node confirmed the new peer...
+        await services.operations.covered_by_snapshot(db, server.id, 10**6)
+    config = (await client.get(f"{PEERS}/{peer.id}", headers=headers)).text
+    async with services.sessionmaker.begin() as db:  # ...then its agent's stream ended
+        (await db.get_one(Server, server.id)).disconnected_at = utcnow()
+        queued = await db.scalar(select(func.count()).select_from(NodeOperation))
+
+    answer = await client.patch(f"{PEERS}/{peer.id}", json={"operation": "regenerate"}, headers=headers)
+    assert answer.status_code == 409
+    assert answer.json() == {
+        "message": "El servidor de este peer no está en línea en este momento, así que no puede recibir claves"
+        " nuevas. El peer conserva sus claves actuales; intente regenerarlo cuando el servidor vuelva.",
+        "code": "server_offline",
+    }
+    # Nothing queued for a node that cannot take it, nothing pending, the same file and no busy peer.
+    async with services.sessionmaker() as db:
+        stored = await db.get_one(Peer, peer.id)
+        assert await db.scalar(select(func.count()).select_from(NodeOperation)) == queued
+    assert (stored.pending_public_key, stored.pending_operation_id) == (None, None)
+    assert (await client.get(f"{PEERS}/{peer.id}", headers=headers)).text == config
+    [listed] = (await client.get(PEERS, headers=headers)).json()
+    assert listed["processing"] is False
 
 
 async def test_a_disabled_peer_cannot_be_downloaded_regenerated_or_get_a_new_link(

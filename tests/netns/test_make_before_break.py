@@ -209,3 +209,32 @@ def test_a_node_that_fails_to_apply_a_move_leaves_the_peer_where_it_was(deployed
     assert "sigue en el servidor Servidor A" in failed["message"]
     # The agent reconnects and its full state rebuilds the device, without the peer.
     deployed.assert_one_story(deployed.a)
+
+
+def test_a_regenerate_while_the_peers_own_agent_is_stopped_is_refused_and_works_once_it_is_back(
+    deployed: Deployed,
+) -> None:
+    assert deployed.a.agent is not None
+    assert deployed.a.agent.stop() == 0
+    wait_for(lambda: not deployed.servers()[deployed.a.server_id]["online"], 10, 0.2, "server A offline")
+    # Queued, the swap would time out with nobody to apply it; refused, the customer knows at once.
+    refused = deployed.customer.patch(f"{PEERS}/{deployed.peer_id}", json={"operation": "regenerate"})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["code"] == "server_offline"
+    assert refused.json()["message"].startswith("El servidor de este peer no está en línea en este momento")
+    # The device outlives its agent: the customer's tunnel, keys and file are untouched.
+    pings(deployed.world.client)
+    assert deployed.customer.get(f"{PEERS}/{deployed.peer_id}").text == deployed.config
+    assert public_key(deployed.config) in deployed.a.peers()
+
+    deployed.a.agent.start()  # back: its full state holds the old keys, and a new regenerate goes through
+    deployed.assert_one_story(deployed.a)
+    deployed.browser.messages.clear()
+    accepted = deployed.customer.patch(f"{PEERS}/{deployed.peer_id}", json={"operation": "regenerate"})
+    assert accepted.status_code == 202, accepted.text
+    done = deployed.browser.wait("updated_peer", lambda d: d.get("id") == deployed.peer_id and d.get("processing") is False)
+    assert done["message"] == "Peer movil regenerado correctamente."
+    fresh = deployed.customer.get(f"{PEERS}/{deployed.peer_id}").text
+    assert public_key(fresh) != public_key(deployed.config)
+    new, old = public_key(fresh), public_key(deployed.config)
+    wait_for(lambda: new in deployed.a.peers() and old not in deployed.a.peers(), 15, 0.2, "A holds the new key only")

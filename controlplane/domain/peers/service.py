@@ -35,6 +35,10 @@ SERVER_OFFLINE = (
     "El servidor elegido no está en línea en este momento. Su peer sigue en su servidor actual; elija otro o"
     " intente más tarde."
 )
+OWN_SERVER_OFFLINE = (
+    "El servidor de este peer no está en línea en este momento, así que no puede recibir claves nuevas. El peer"
+    " conserva sus claves actuales; intente regenerarlo cuando el servidor vuelva."
+)
 
 
 class PeerNotFound(NotFound):
@@ -252,6 +256,10 @@ class PeerService:
         """Asynchronous: new client keys, pending until the node swaps them (docs/operations.md); until then the
         customer sees and downloads the old ones, and if the node fails or times out they stay."""
         peer = await self._claim(db, user_id, peer_id)
+        if not is_online(peer.server):
+            # Queued, the swap would wait for nobody and time out; refused, the customer knows at once and keeps
+            # the keys that work (a node that comes back gets its full state, old keys included).
+            raise Conflict(OWN_SERVER_OFFLINE, code="server_offline")
         private, public = generate_keypair()
         peer.pending_server_id = peer.server_id
         peer.pending_public_key = public

@@ -11,7 +11,7 @@ import * as peersApi from '../api/peers';
 import type { Peer } from '../api/peers';
 import { testPeer, testServer } from '../testing/peer-factory';
 import { setScreenWidth } from '../testing/screen-width';
-import { PeersPage } from './PeersPage';
+import { OWN_SERVER_OFFLINE, PeersPage } from './PeersPage';
 
 vi.mock('../api/peers', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../api/peers')>()),
@@ -295,6 +295,14 @@ describe('asynchronous operations', () => {
     await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
     // Refused before any confirmation: no dialog asks about something that cannot happen.
     expect(await screen.findByText('Peer no activo')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog', { name: 'Regenerar Peer' })).not.toBeInTheDocument();
+    expect(api.regeneratePeer).not.toHaveBeenCalled();
+  });
+
+  it('refuses to regenerate a peer whose server is offline, before the confirmation', async () => {
+    const { actor } = await renderPeers([testPeer({ server: { ...testPeer().server, online: false } })]);
+    await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
+    expect(await screen.findByText(OWN_SERVER_OFFLINE)).toBeInTheDocument();
     expect(screen.queryByRole('dialog', { name: 'Regenerar Peer' })).not.toBeInTheDocument();
     expect(api.regeneratePeer).not.toHaveBeenCalled();
   });

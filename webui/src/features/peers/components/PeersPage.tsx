@@ -24,6 +24,10 @@ import { PeerTable } from './PeerTable';
 export const NARROW_SCREEN_QUERY = '(max-width: 767.98px)';
 
 const INACTIVE_DOWNLOAD = 'No se puede descargar la configuración de un peer inactivo';
+/** The server's own refusal (docs/operations.md, "Make before break"): new keys need a node that can take them. */
+export const OWN_SERVER_OFFLINE =
+  'El servidor de este peer no está en línea en este momento, así que no puede recibir claves nuevas. El peer' +
+  ' conserva sus claves actuales; intente regenerarlo cuando el servidor vuelva.';
 
 type Dialog = { peerId: string } & (PeerConfirmation | { kind: 'details' } | { kind: 'qr' });
 
@@ -58,6 +62,7 @@ export function PeersPage() {
   const onAction = (action: PeerMenuAction, peer: Peer) => {
     // Refused before the confirmation: the server would refuse it after (spec section 5).
     if ((action === 'regenerate' || action === 'regenerate_token') && !peer.active) toast.error(INACTIVE_PEER);
+    else if (action === 'regenerate' && peer.server.online === false) toast.error(OWN_SERVER_OFFLINE);
     else if (action === 'change_server') setMovingPeerId(peer.id);
     else if (action === 'details') setDialog({ kind: 'details', peerId: peer.id });
     else if (action === 'regenerate') setDialog({ kind: 'regenerate', peerId: peer.id });
