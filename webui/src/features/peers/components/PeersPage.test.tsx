@@ -300,7 +300,7 @@ describe('asynchronous operations', () => {
   });
 
   it('refuses to regenerate a peer whose server is offline, before the confirmation', async () => {
-    const { actor } = await renderPeers([testPeer({ server: { ...testPeer().server, online: false } })]);
+    const { actor } = await renderPeers([testPeer({ server: { ...testPeer().server!, online: false } })]);
     await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
     expect(await screen.findByText(OWN_SERVER_OFFLINE)).toBeInTheDocument();
     expect(screen.queryByRole('dialog', { name: 'Regenerar Peer' })).not.toBeInTheDocument();

@@ -62,7 +62,7 @@ export function PeersPage() {
   const onAction = (action: PeerMenuAction, peer: Peer) => {
     // Refused before the confirmation: the server would refuse it after (spec section 5).
     if ((action === 'regenerate' || action === 'regenerate_token') && !peer.active) toast.error(INACTIVE_PEER);
-    else if (action === 'regenerate' && peer.server.online === false) toast.error(OWN_SERVER_OFFLINE);
+    else if (action === 'regenerate' && peer.server?.online === false) toast.error(OWN_SERVER_OFFLINE);
     else if (action === 'change_server') setMovingPeerId(peer.id);
     else if (action === 'details') setDialog({ kind: 'details', peerId: peer.id });
     else if (action === 'regenerate') setDialog({ kind: 'regenerate', peerId: peer.id });
