@@ -2,16 +2,14 @@
 
 Each operation against a node that confirms, one that answers with an error, one that answers only after the
 timeout (having applied the change meanwhile) and one that is down and comes back after the timeout. The nodes are
-model agents (tests/api/stateful.py: the agent's own conversion and reconcile step on its snapshots and deltas);
-after every outcome the database, what every node holds, the customer's list and the downloaded configuration must
-tell one story.
+model agents (tests/api/stateful.py: the agent's own conversion and reconcile step on its snapshots and deltas) in
+the world of tests/api/two_nodes.py; after every outcome the database, what every node holds, the customer's list
+and the downloaded configuration must tell one story.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -19,7 +17,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from controlplane.agents.desired_state import delta_message, full_state
+from controlplane.agents.desired_state import full_state
 from controlplane.db import transaction
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.partys.models import PartyMember
@@ -27,9 +25,9 @@ from controlplane.domain.peers.models import NodeOperation, OperationKind, Opera
 from controlplane.domain.servers.models import Server
 from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
-from tests.api.factories import bearer, login, make_peer, make_server, make_user
-from tests.api.stateful import ModelAgents, desired_holds
-from tests.api.test_partys import PARTYS, Inbox, person
+from tests.api.factories import bearer, login, make_peer, make_user
+from tests.api.test_partys import PARTYS, person
+from tests.api.two_nodes import FAILURES, World, fail_operation, two_nodes
 from tests.clock import ManualClock, manual_clock
 
 PEERS = "/api/client/accounts/peers"
@@ -47,98 +45,9 @@ def clock() -> Iterator[ManualClock]:
         yield clock
 
 
-@dataclass
-class World:
-    services: Services
-    client: AsyncTestClient[Any]
-    agents: ModelAgents
-    headers: dict[str, str]
-    inbox: Inbox
-    miami: str
-    madrid: str
-    peer: Peer
-
-    async def services_server(self, server_id: str) -> Server:
-        async with self.services.sessionmaker() as db:
-            return await db.get_one(Server, server_id)
-
-    async def stored(self) -> Peer:
-        async with self.services.sessionmaker() as db:
-            return await db.get_one(Peer, self.peer.id)
-
-    async def deliver(self, server_id: str) -> list[NodeOperation]:
-        """The node gets and applies its pending deltas, without answering yet."""
-        node = self.agents.nodes[server_id]
-        async with transaction(self.services.sessionmaker) as db:
-            pending = await self.services.operations.pending_after(db, server_id, node.applied)
-            for operation in pending:
-                node.apply_delta(await delta_message(db, self.services.box, operation))
-        return pending
-
-    async def answer(self, operations: list[NodeOperation], error: str | None = None) -> None:
-        async with transaction(self.services.sessionmaker) as db:
-            for operation in operations:
-                await self.services.operations.finish(db, operation.id, error)
-
-    async def time_out(self, clock: ManualClock) -> None:
-        clock.advance(timedelta(seconds=TIMEOUT + 1))
-        async with transaction(self.services.sessionmaker) as db:
-            await self.services.operations.expire_overdue(db)
-
-    async def settle_nodes(self) -> None:
-        """Every node applies (and confirms) whatever is still queued for it."""
-        for server_id in (self.miami, self.madrid):
-            await self.answer(await self.deliver(server_id))
-
-    async def pushes(self) -> list[dict[str, Any]]:
-        await asyncio.sleep(0.05)  # pushes go out after the commit
-        messages = list(self.inbox.messages)
-        self.inbox.clear()
-        return messages
-
-    async def assert_one_story(self, server_id: str, public_key: str) -> None:
-        """The peer is on `server_id` with `public_key` in the database, in the customer's list, in the config file
-        they download and on that node only; every node holds exactly its snapshot; nothing is pending."""
-        stored = await self.stored()
-        assert (stored.server_id, stored.public_key) == (server_id, public_key)
-        assert stored.pending_operation_id is None and stored.pending_server_id is None
-        assert stored.pending_public_key is None and stored.pending_address is None
-        [listed] = (await self.client.get(PEERS, headers=self.headers)).json()
-        assert listed["server"]["id"] == server_id and listed["address"] == stored.address
-        assert listed["processing"] is False
-        config = (await self.client.get(f"{PEERS}/{self.peer.id}", headers=self.headers)).text
-        private = next(line.split("=", 1)[1].strip() for line in config.splitlines() if line.startswith("PrivateKey"))
-        assert public_key_of(private) == public_key
-        assert f"Address = {stored.address}/32" in config
-        async with self.services.sessionmaker() as db:
-            server = await db.get_one(Server, server_id)
-            assert f"Endpoint = {server.address}:{server.port}" in config
-            for node_id, node in self.agents.nodes.items():
-                snapshot = desired_holds(await full_state(db, self.services.box, await db.get_one(Server, node_id)))
-                assert node.holds().peers == snapshot.peers, "a node drifted from the database"
-                held = node.holds().peers.get(public_key)
-                if node_id == server_id:
-                    assert held is not None and held.allowed_ips == frozenset({f"{stored.address}/32"})
-                else:
-                    assert held is None, "the peer's key is left on a node it is not on"
-                assert all(p.allowed_ips != frozenset({f"{stored.address}/32"}) for k, p in node.holds().peers.items()
-                           if k != public_key and node_id == server_id)  # fmt: skip
-
-
 @pytest.fixture
 async def world(services: Services, client: AsyncTestClient[Any], clock: ManualClock) -> World:
-    user = await make_user(services, "ana", alias="Ana")
-    miami = await make_server(services, "Miami 1", "10.8.0.0/24")
-    madrid = await make_server(services, "Madrid 1", "10.9.0.0/24")
-    peer = await make_peer(services, user, "movil", miami)
-    inbox = Inbox()
-    services.hub.attach(user.id, inbox)
-    agents = ModelAgents(services)
-    for server in (miami, madrid):
-        await agents.connect(server.id)  # the snapshot holds the new peer: its creation is confirmed
-    world = World(services, client, agents, bearer(await login(client, "ana")), inbox, miami.id, madrid.id, peer)
-    await world.pushes()
-    return world
+    return await two_nodes(services, client)
 
 
 async def _move(world: World) -> None:
@@ -202,27 +111,10 @@ async def test_a_snapshot_taken_while_pending_confirms_the_change(world: World) 
     await world.assert_one_story(world.miami, new_key)
 
 
-FAILURES = ["error", "late answer", "down, back after the timeout"]
-
-
-async def _fail(world: World, clock: ManualClock, how: str, node: str) -> None:
-    """Make the node fail the pending operation in one of the ways nodes do."""
-    if how == "error":
-        operations = await world.deliver(node)  # the node may have written part of it: it fails anyway
-        await world.answer(operations, "apply failed: wg set wg0: No such device")
-    elif how == "late answer":
-        operations = await world.deliver(node)  # applied, but the answer comes after the timeout
-        await world.time_out(clock)
-        await world.answer(operations)  # too late: changes nothing
-    else:
-        await world.time_out(clock)
-        await world.agents.connect(node)  # back: the snapshot is the truth
-
-
 @pytest.mark.parametrize("how", FAILURES)
 async def test_a_failed_move_leaves_the_peer_where_it_works(world: World, clock: ManualClock, how: str) -> None:
     await _move(world)
-    await _fail(world, clock, how, world.madrid)
+    await fail_operation(world, clock, how, world.madrid)
     pushes = await world.pushes()
     assert [p["type"] for p in pushes] == ["error", "updated_peer"]
     why = "el servidor no pudo aplicar el cambio" if how == "error" else "el servidor no respondió a tiempo"
@@ -241,7 +133,7 @@ async def test_a_failed_move_leaves_the_peer_where_it_works(world: World, clock:
 @pytest.mark.parametrize("how", FAILURES)
 async def test_a_failed_regenerate_keeps_the_old_keys(world: World, clock: ManualClock, how: str) -> None:
     await _regenerate(world)
-    await _fail(world, clock, how, world.miami)
+    await fail_operation(world, clock, how, world.miami)
     pushes = await world.pushes()
     assert [p["type"] for p in pushes] == ["error", "updated_peer"]
     why = "el servidor no pudo aplicar el cambio" if how == "error" else "el servidor no respondió a tiempo"
@@ -304,8 +196,8 @@ async def test_disabling_the_target_server_cancels_a_pending_move(world: World) 
 
 
 async def _node_fails(world: World, clock: ManualClock, how: str, node: str) -> None:
-    """`_fail`, plus what the real agent does after answering an error: it resyncs from a fresh snapshot."""
-    await _fail(world, clock, how, node)
+    """`fail_operation`, plus what the real agent does after answering an error: it resyncs from a fresh snapshot."""
+    await fail_operation(world, clock, how, node)
     if how == "error":
         await world.agents.connect(node)
 

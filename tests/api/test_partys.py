@@ -143,6 +143,8 @@ async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_ow
             "private_ip": "10.8.0.2",
             "online": False,
             "server": "Miami 1",
+            "server_online": True,
+            "server_in_sync": False,  # server 1 has not applied the room yet
         }
     ]
     assert room["processing"] is True  # server 1 has not applied it yet
@@ -700,6 +702,61 @@ async def test_versions_order_answers_before_the_pushes_of_their_change_and_read
 
     peers_read = (await client.get("/api/client/accounts/peers", headers=ana.headers)).json()
     assert all(isinstance(p["version"], int) and p["version"] > 0 for p in peers_read)
+
+
+async def agent_stream(services: Services, server: Server, *, connected: bool) -> None:
+    """What the servicer writes when a node's agent connects (last seen now) or its stream ends (seen and gone now)."""
+    now = utcnow()
+    async with transaction(services.sessionmaker) as db:
+        stored = await db.get_one(Server, server.id)
+        if connected:
+            stored.last_seen = now
+        else:
+            stored.last_seen = stored.disconnected_at = now - timedelta(seconds=1)
+
+
+async def test_members_show_whether_their_server_is_connected_and_in_sync(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    """The room tells its users when a member's server is down (docs/api.md, rooms): the same `online` and
+    `in_sync` as the peer list's server, read when the room is."""
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+
+    async def servers_shown(who: Any, kind: str) -> list[tuple[str, str, bool, bool]]:
+        [view] = (await client.get(PARTYS, headers=who.headers)).json()[kind]
+        return [(p["name"], p["server"], p["server_online"], p["server_in_sync"]) for p in view["peers"]]
+
+    both_up = [("ana1", "Miami 1", True, True), ("beto1", "Madrid 1", True, True)]
+    assert await servers_shown(ana, "owned_partys") == both_up
+    assert await servers_shown(beto, "guest_partys") == both_up
+
+    # Madrid's agent goes away: both users see Beto's server offline; Ana's stays up.
+    await agent_stream(services, world["s2"], connected=False)
+    madrid_down = [("ana1", "Miami 1", True, True), ("beto1", "Madrid 1", False, True)]
+    assert await servers_shown(ana, "owned_partys") == madrid_down
+    assert await servers_shown(beto, "guest_partys") == madrid_down
+    # The peer list says the same of Beto's peer.
+    listed = {p["name"]: p["server"] for p in (await client.get(PEERS, headers=beto.headers)).json()}
+    assert (listed["beto1"]["online"], listed["beto1"]["in_sync"]) == (False, True)
+
+    # A change queued for Madrid while it is down: offline and behind, in the room push too.
+    beto.inbox.clear()
+    assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200
+    await asyncio.sleep(0.05)
+    pushed = beto.inbox.of("updated_guest_party")[-1]["data"]
+    assert {(p["name"], p["server_online"], p["server_in_sync"]) for p in pushed["peers"]} == {
+        ("ana1", True, False),  # Miami has the new member to apply too
+        ("beto1", False, False),
+        ("beto2", False, False),
+    }
+
+    # Back, and caught up: every member's server is up again.
+    await agent_stream(services, world["s2"], connected=True)
+    await node_answers(services)
+    assert await servers_shown(ana, "owned_partys") == [*both_up, ("beto2", "Madrid 1", True, True)]
 
 
 async def stats_from(services: Services, server: Server, handshakes: dict[Peer, int]) -> None:

@@ -18,6 +18,10 @@ class PartyPeer(msgspec.Struct):
     private_ip: str  # the peer's tunnel address
     online: bool  # its server saw a handshake in the last 3 minutes (docs/api.md, rooms)
     server: str  # name of the server the peer is placed on
+    # That server's live status, as the peer list's `server.online` / `server.in_sync` (docs/operations.md, "Server
+    # status"): its agent is connected; it applied every change queued for it.
+    server_online: bool
+    server_in_sync: bool
 
 
 class PartyView(msgspec.Struct):

@@ -27,6 +27,8 @@ from controlplane.domain.peers.models import NodeOperation, OperationKind, Opera
 from controlplane.domain.peers.operations import OperationService, failure_reason
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, PeerService
 from controlplane.domain.servers.models import Server
+from controlplane.domain.servers.status import is_in_sync
+from controlplane.domain.servers.status import is_online as server_is_online
 from controlplane.errors import Conflict, Forbidden, Invalid, NotFound
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime.hub import Push, PushHub, view_version
@@ -512,7 +514,7 @@ class PartyService:
                 Peer.address,
                 User.alias,
                 PartyMember.handshake_at,
-                Server.name,
+                Server,
             )
             .join(Peer, Peer.id == PartyMember.peer_id)
             .join(User, User.id == Peer.user_id)
@@ -530,7 +532,9 @@ class PartyService:
                     user=alias or "",
                     private_ip=address,
                     online=is_online(handshake_at, now),
-                    server=server,
+                    server=server.name,
+                    server_online=server_is_online(server),
+                    server_in_sync=is_in_sync(server),
                 )
             )
         owner_rows = await db.execute(select(User.id, User.alias).where(User.id.in_({p.owner_id for p in partys})))

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from controlplane.db import utcnow
+from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.models import NodeOperation, OperationKind, Peer
 from controlplane.services import Services
+from tests.api.factories import bearer, login, make_user
 from tests.api.manager.world import audit_count, build_world, last_audit
+from tests.api.two_nodes import FAILURES, fail_operation, two_nodes
+from tests.api.two_nodes import World as NodesWorld
+from tests.clock import ManualClock, manual_clock
 
 
 async def test_search_by_owner_name_and_server(services: Services, client: AsyncTestClient[Any]) -> None:
@@ -53,6 +60,11 @@ async def test_manual_payment_flag(services: Services, client: AsyncTestClient[A
 async def test_move_uses_the_customer_path(services: Services, client: AsyncTestClient[Any]) -> None:
     world = await build_world(services, client)
     path = f"/api/admin/peers/{world.ids['peer']}/move"
+    before = await audit_count(services)
+    missing = await client.post(path, json={"server": "nada"}, headers=world.support)
+    assert missing.status_code == 404, missing.text
+    assert missing.json() == {"message": "Servidor no encontrado.", "code": "server_not_found"}
+    assert await audit_count(services) == before
     answer = await client.post(path, json={"server": world.ids["other_server"]}, headers=world.support)
     assert answer.status_code == 202
     body = answer.json()
@@ -61,8 +73,85 @@ async def test_move_uses_the_customer_path(services: Services, client: AsyncTest
     busy = await client.post(path, json={"server": world.ids["server"]}, headers=world.support)
     assert busy.status_code == 409 and busy.json()["code"] == "peer_busy"
     assert (await last_audit(services)).summary == "movil: Miami 1 -> Madrid 1"
-    missing = await client.post(path, json={"server": "nada"}, headers=world.support)
-    assert missing.status_code == 409 or missing.status_code == 404
+
+
+# --- the move when things go wrong (docs/operations.md): the customer is never left without a working peer --------
+
+
+@pytest.fixture
+def clock() -> Iterator[ManualClock]:
+    with manual_clock() as clock:
+        yield clock
+
+
+async def _support(world: NodesWorld) -> dict[str, str]:
+    await make_user(world.services, "ayuda", role=Role.SUPPORT)
+    return bearer(await login(world.client, "ayuda", admin=True))
+
+
+async def _staff_row(world: NodesWorld, staff: dict[str, str]) -> tuple[str, str, bool]:
+    """Where the manager's peer list shows Ana's peer: (server, address, busy)."""
+    [row] = (await world.client.get("/api/admin/peers", params={"q": "movil"}, headers=staff)).json()["items"]
+    return row["server_name"], row["address"], row["processing"]
+
+
+async def test_a_move_to_a_server_whose_agent_is_offline_is_refused_and_changes_nothing(
+    services: Services, client: AsyncTestClient[Any], clock: ManualClock
+) -> None:
+    world = await two_nodes(services, client)
+    support = await _support(world)
+    await world.stop_agent(world.madrid)  # Madrid's agent went away
+    async with services.sessionmaker() as db:
+        operations = await db.scalar(select(func.count()).select_from(NodeOperation))
+    before = await audit_count(services)
+
+    answer = await client.post(f"/api/admin/peers/{world.peer.id}/move", json={"server": world.madrid}, headers=support)
+    assert answer.status_code == 409, answer.text
+    assert answer.json() == {
+        "code": "server_offline",
+        "message": "El servidor elegido no está en línea en este momento. Su peer sigue en su servidor actual; elija"
+        " otro o intente más tarde.",
+    }
+    # Nothing queued, recorded or told; staff and the customer still see the peer on Miami, not busy.
+    async with services.sessionmaker() as db:
+        assert await db.scalar(select(func.count()).select_from(NodeOperation)) == operations
+    assert await audit_count(services) == before
+    assert await world.pushes() == []
+    assert await _staff_row(world, support) == ("Miami 1", "10.8.0.2", False)
+    assert await world.deliver(world.madrid) == [] and await world.deliver(world.miami) == []
+    await world.assert_one_story(world.miami, world.peer.public_key)
+
+
+@pytest.mark.parametrize("how", FAILURES)
+async def test_a_staff_move_the_target_node_fails_leaves_the_peer_where_it_works(
+    services: Services, client: AsyncTestClient[Any], clock: ManualClock, how: str
+) -> None:
+    """The target node answers with an error, answers after the timeout, or is down until after it."""
+    world = await two_nodes(services, client)
+    support = await _support(world)
+    answer = await client.post(f"/api/admin/peers/{world.peer.id}/move", json={"server": world.madrid}, headers=support)
+    assert answer.status_code == 202, answer.text
+    assert (answer.json()["server_name"], answer.json()["processing"]) == ("Miami 1", True)
+
+    await fail_operation(world, clock, how, world.madrid)
+
+    # Staff see the peer back on its server and free again; the owner hears why and where the peer stands.
+    assert await _staff_row(world, support) == ("Miami 1", "10.8.0.2", False)
+    pushes = await world.pushes()
+    assert [p["type"] for p in pushes] == ["error", "updated_peer"]
+    why = "el servidor no pudo aplicar el cambio" if how == "error" else "el servidor no respondió a tiempo"
+    assert pushes[0]["message"] == (
+        f"Hubo un error al intentar cambiar el servidor del peer al servidor Madrid 1: {why}. El peer movil sigue en"
+        " el servidor Miami 1 y su configuración actual sigue funcionando."
+    )
+    # The old node never let go of the key: the tunnel the customer has kept working throughout.
+    held = world.agents.nodes[world.miami].holds().peers.get(world.peer.public_key)
+    assert held is not None and held.allowed_ips == frozenset({"10.8.0.2/32"})
+    stored = await world.stored()
+    assert (stored.server_id, stored.address, stored.pending_server_id) == (world.miami, "10.8.0.2", None)
+
+    await world.settle_nodes()  # Madrid undoes whatever it applied
+    await world.assert_one_story(world.miami, world.peer.public_key)
 
 
 async def test_extend_by_plan_from_the_later_of_now_and_expiry(

@@ -31,6 +31,19 @@ export function canEnterRoom(peer: OwnPeer): boolean {
   return peer.active !== false && peer.server?.allow_partys === true;
 }
 
+/** Whether the peer's server is known to be offline (its agent is not connected, docs/operations.md). */
+export function serverOffline(peer: OwnPeer): boolean {
+  return peer.server?.online === false;
+}
+
+/** How the selectors name a free peer: by name, saying when its server is offline (it may still enter a room; the
+ * room reaches that server when its agent returns). */
+export function peerOptionLabel(peer: OwnPeer): string {
+  if (!serverOffline(peer)) return peer.name;
+  const server = peer.server?.name ? `servidor ${peer.server.name}` : 'servidor';
+  return `${peer.name} (${server} sin conexión)`;
+}
+
 export const NO_ELIGIBLE_PEER =
   'Ninguno de sus peers libres puede entrar en una sala: el peer debe estar activo y en un servidor que permita salas. Cambie el servidor de un peer desde Peers.';
 

@@ -11,6 +11,10 @@ export interface RoomPeer {
   online: boolean;
   /** Name of the server the peer uses. */
   server: string;
+  /** That server's live status, as a peer's `server.online` / `server.in_sync`: its agent is connected; it applied
+   * every queued change. Absent from older answers, which then read as online and in sync. */
+  server_online?: boolean;
+  server_in_sync?: boolean;
 }
 
 export interface Room {
@@ -39,7 +43,8 @@ export interface OwnPeer {
   name: string;
   party: { id: string; name: string } | null;
   active?: boolean;
-  server?: { allow_partys: boolean } | null;
+  /** `name` and `online` (its agent is connected) let the selectors say when a peer's server is offline. */
+  server?: { allow_partys: boolean; name?: string; online?: boolean } | null;
 }
 
 /** What a mutation answers: a message, and the room or the new password when the server sends them. */

@@ -1,6 +1,8 @@
-/** A selector over the customer's free peers (those not in any room). */
+/** A selector over the customer's free peers (those not in any room). A peer whose server is offline is offered
+ * too (the room reaches that server when its agent returns), but says so. */
 import { Select } from '@mantine/core';
 import type { OwnPeer } from '../api/rooms';
+import { peerOptionLabel } from '../room-rules';
 
 interface Props {
   label: string;
@@ -14,7 +16,7 @@ export function PeerSelect({ label, peers, value, onChange }: Props) {
     <Select
       label={label}
       placeholder="Seleccione un peer"
-      data={peers.map((peer) => ({ value: peer.id, label: peer.name }))}
+      data={peers.map((peer) => ({ value: peer.id, label: peerOptionLabel(peer) }))}
       value={value}
       onChange={onChange}
       allowDeselect={false}

@@ -1,5 +1,5 @@
-/** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their server,
- * whether they are online now, and their actions. */
+/** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their server
+ * (marked when it is offline), whether they are online now, and their actions. */
 import { Badge, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPlus, IconTrash } from '@tabler/icons-react';
 import type { Room, RoomPeer } from '../api/rooms';
@@ -25,6 +25,27 @@ interface Props {
   hasFreePeers: boolean;
   onBack: () => void;
   onAction: (action: RoomAction) => void;
+}
+
+/** The member's server, marked when its agent is not connected (docs/api.md, rooms: `server_online`). A server
+ * still applying a change (`server_in_sync: false`) is not marked: every room change does that for a moment. */
+function MemberServer({ peer }: { peer: RoomPeer }) {
+  if (peer.server_online !== false) return <>{peer.server}</>;
+  return (
+    <Group gap={6} wrap="wrap">
+      <span>{peer.server}</span>
+      <Badge
+        color="red"
+        size="xs"
+        variant="light"
+        miw="max-content"
+        title="El agente de este servidor no está conectado. Los cambios de la sala le llegarán cuando vuelva."
+        data-testid="room-peer-server-offline"
+      >
+        Servidor sin conexión
+      </Badge>
+    </Group>
+  );
 }
 
 /** Who is there: a handshake with their server in the last 3 minutes (docs/webui.md, rooms). */
@@ -112,7 +133,9 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
                   <Table.Td>{peer.name}</Table.Td>
                   <Table.Td>{peer.user}</Table.Td>
                   <Table.Td>{peer.private_ip}</Table.Td>
-                  <Table.Td>{peer.server}</Table.Td>
+                  <Table.Td>
+                    <MemberServer peer={peer} />
+                  </Table.Td>
                   <Table.Td>
                     <PresenceBadge online={peer.online} />
                   </Table.Td>

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { toast } from '../../../lib/toasts';
 import type { OwnPeer } from '../api/rooms';
-import { addPeerProblem, createRoomProblem, joinRoomProblem, NO_ELIGIBLE_PEER } from '../room-rules';
+import { addPeerProblem, createRoomProblem, joinRoomProblem, NO_ELIGIBLE_PEER, serverOffline } from '../room-rules';
 import { PeerSelect } from './PeerSelect';
 
 interface FormDialogProps {
@@ -67,6 +67,9 @@ function EligiblePeerSelect({ label, peers, value, onChange }: { label: string; 
 /** The initial choice: the only eligible peer, or none. */
 const onlyPeer = (peers: OwnPeer[]) => (peers.length === 1 ? (peers[0]?.id ?? null) : null);
 
+/** The first peer whose server is not offline, else the first. */
+const firstPeer = (peers: OwnPeer[]) => (peers.find((peer) => !serverOffline(peer)) ?? peers[0])?.id ?? null;
+
 interface CreateProps {
   ownedCount: number;
   freePeers: OwnPeer[];
@@ -76,7 +79,7 @@ interface CreateProps {
 
 export function CreateRoomDialog({ ownedCount, freePeers, onCreate, onClose }: CreateProps) {
   const [name, setName] = useState('');
-  const [peer, setPeer] = useState<string | null>(freePeers[0]?.id ?? null);
+  const [peer, setPeer] = useState<string | null>(firstPeer(freePeers));
   return (
     <FormDialog
       title="Crear Nueva Sala"
