@@ -212,8 +212,8 @@ def describe(
     port = url.rsplit(":", 1)[1]
     return {
         "url": url,
-        # The same control plane as http://localhost:PORT, and through a proxy on [::1]:PORT that can refuse or cut
-        # the live socket alone (tests/fakes/ws_proxy.py; POST /block, /unblock, /drop on `control`).
+        # The same control plane as http://localhost:PORT, and through a proxy on [::1]:PORT that can refuse, stall or
+        # cut the live socket alone (tests/fakes/ws_proxy.py; POST /block, /unblock, /drop, /hold on `control`).
         "localhost_url": f"http://localhost:{port}",
         "socket_proxy": {"url": f"http://[::1]:{port}", "control": proxy.control_url},
         "admin": {"username": ADMIN[0], "password": ADMIN[1]},

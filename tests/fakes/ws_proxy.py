@@ -2,8 +2,11 @@
 links and some carriers' proxies do, while page loads and API calls still pass.
 
 Each connection's first request line tells a socket (`GET /ws`) from the rest. `block()`: new socket connections
-are dropped at once (no answer); `drop()`: the open ones are cut; `unblock()`: sockets pass again. A small HTTP
-control server (`control_url`: POST /block, /unblock, /drop) lets the browser tests drive it. Runs in threads.
+are dropped at once (no answer), and the open ones are cut; `drop()`: the open ones are cut; `hold()`: what the
+server sends on sockets stays in the proxy (the link stalls one way, as a half-dead one does: the browser's side
+still looks open), so a push sent after it never reaches the browser if the socket is then cut; `unblock()`:
+sockets pass again, held data included. A small HTTP control server (`control_url`: POST /block, /unblock, /drop,
+/hold) lets the browser tests drive it. Runs in threads.
 """
 
 from __future__ import annotations
@@ -22,13 +25,21 @@ class WsProxy:
         self._lock = threading.Lock()
         self._sockets: set[socket.socket] = set()
         self._blocked = False
+        # Cleared by hold(): the server-to-browser side of sockets waits for it before writing what it read.
+        self._flowing = threading.Event()
+        self._flowing.set()
         self._stopped = False
         threading.Thread(target=self._accept_forever, daemon=True).start()
         proxy = self
 
         class Control(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                action = {"/block": proxy.block, "/unblock": proxy.unblock, "/drop": proxy.drop}.get(self.path)
+                action = {
+                    "/block": proxy.block,
+                    "/unblock": proxy.unblock,
+                    "/drop": proxy.drop,
+                    "/hold": proxy.hold,
+                }.get(self.path)
                 if action is not None:
                     action()
                 self.send_response(204 if action else 404)
@@ -49,6 +60,10 @@ class WsProxy:
     def unblock(self) -> None:
         with self._lock:
             self._blocked = False
+        self._flowing.set()
+
+    def hold(self) -> None:
+        self._flowing.clear()
 
     def drop(self) -> None:
         with self._lock:
@@ -95,13 +110,19 @@ class WsProxy:
             with self._lock:
                 self._sockets.update((client, upstream))
         upstream.sendall(first)
-        threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
+        flowing = self._flowing if is_socket else None
+        threading.Thread(target=_pipe, args=(upstream, client, flowing), daemon=True).start()
         _pipe(client, upstream)
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
+def _pipe(source: socket.socket, sink: socket.socket, flowing: threading.Event | None = None) -> None:
+    """Copies `source` to `sink` until either ends; with `flowing`, what was read waits while it is cleared (the
+    check comes after the read, so bytes read at the moment of a hold are held too) and is lost if `sink` is cut."""
     with contextlib.suppress(OSError):
         while data := source.recv(65536):
+            while flowing is not None and not flowing.wait(0.1):
+                if sink.fileno() < 0:  # cut while held
+                    return
             sink.sendall(data)
     for conn in (source, sink):
         with contextlib.suppress(OSError):

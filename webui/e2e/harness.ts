@@ -25,7 +25,7 @@ export interface Harness {
   gateways: { qvapay: string; remesita: string };
   /** The same control plane opened as http://localhost:PORT (no VPN_CLIENT_URL is set: it follows the bind). */
   localhost_url: string;
-  /** The same control plane through a proxy on [::1]:PORT that can refuse or cut the live socket alone. */
+  /** The same control plane through a proxy on [::1]:PORT that can refuse, stall or cut the live socket alone. */
   socket_proxy: { url: string; control: string };
   /** Usage seeded in the current UTC hour for one customer's peer (bytes). */
   usage: { customer: 'ana'; peer: string; download: number; upload: number };

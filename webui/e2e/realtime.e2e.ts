@@ -1,9 +1,11 @@
 /**
- * The live socket when things go wrong (docs/webui.md, live socket), with fran's 'telefono': refused from the start
- * and cut in the middle of an operation by a real proxy in front of the control plane (tests/fakes/ws_proxy.py),
- * the result still shows within seconds and the busy state ends; and the control plane, started on a port of its
- * own with no client URL set, opened as `localhost`, delivers live updates.
+ * The live socket when things go wrong (docs/webui.md, live socket), with fran's 'telefono': refused from the start,
+ * and cut in the middle of an operation (accepted by the server, its push held back by a real proxy in front of the
+ * control plane, tests/fakes/ws_proxy.py, then the socket cut), the result still shows within seconds and the busy
+ * state ends; and the control plane, started on a port of its own with no client URL set, opened as `localhost`,
+ * delivers live updates.
  */
+import { readFileSync } from 'node:fs';
 import type { Page, WebSocket } from 'playwright-core';
 import { afterEach, describe, expect, test } from 'vitest';
 import { harness } from './harness';
@@ -13,7 +15,7 @@ const browser = useBrowser();
 const RECONNECTING = 'Sin conexión en tiempo real, reconectando…';
 const ENDED = /La operación sobre el peer telefono terminó/;
 
-async function proxy(action: 'block' | 'unblock' | 'drop'): Promise<void> {
+async function proxy(action: 'block' | 'unblock' | 'drop' | 'hold'): Promise<void> {
   const answer = await fetch(`${harness().socket_proxy.control}/${action}`, { method: 'POST' });
   expect(answer.status).toBe(204);
 }
@@ -42,6 +44,18 @@ async function peersPage(page: Page, greeted: boolean): Promise<WebSocket | null
   ]);
 }
 
+/** The private key of telefono's configuration, downloaded as a customer does. */
+async function privateKey(page: Page): Promise<string> {
+  const row = page.getByRole('row').filter({ hasText: 'telefono' });
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    row.getByRole('button', { name: 'Descargar configuración' }).click(),
+  ]);
+  const key = /^PrivateKey = (.+)$/m.exec(readFileSync((await download.path())!, 'utf8'))?.[1];
+  expect(key).toBeDefined();
+  return key ?? '';
+}
+
 async function regenerate(page: Page) {
   const row = page.getByRole('row').filter({ hasText: 'telefono' });
   await row.getByRole('button', { name: 'Más acciones' }).click();
@@ -65,20 +79,38 @@ describe('live socket', () => {
     await screenshot(page, 'realtime-refused');
   });
 
-  test('cut in the middle of an operation: the result shows, the busy state ends, the socket comes back', async () => {
+  test('cut after the operation was accepted, before its push: the result shows, the socket comes back', async () => {
     const { page } = await newPage(browser(), { baseURL: harness().socket_proxy.url });
-    const socket = await peersPage(page, true);
-    await proxy('block'); // cuts the open socket and refuses new ones; page loads and API calls still pass
-    const actions = await regenerate(page);
-    await visible(toastWith(page, 'Regenerando el peer telefono...'));
-    await visible(toastWith(page, ENDED));
-    expect(await actions.isEnabled()).toBe(true);
-    await visible(page.getByText(RECONNECTING));
-    expect(socket!.isClosed()).toBe(true);
+    const socket = (await peersPage(page, true))!;
+    const before = await privateKey(page);
+    const pushes: string[] = [];
+    socket.on('framereceived', (frame) => pushes.push(String(frame.payload)));
 
+    // The node confirms at once, so its push may even come before the 202: from now on what the control plane
+    // sends on the socket stays in the proxy, then the socket is cut as soon as the operation was accepted.
+    await proxy('hold');
+    const accepted = page.waitForResponse(
+      (answer) => answer.request().method() === 'PATCH' && /"regenerate"/.test(answer.request().postData() ?? ''),
+    );
+    const actions = await regenerate(page);
+    expect((await accepted).status()).toBe(202);
+    await proxy('block'); // cuts the socket with the push held back, and refuses new ones until unblocked
+
+    await visible(page.getByText(RECONNECTING));
+    // The result, without the push: the list read after the answer ends the operation.
+    await visible(toastWith(page, ENDED));
+    await gone(toastWith(page, 'Regenerando el peer telefono...'));
+    await expect.poll(() => actions.isEnabled(), { timeout: 10_000 }).toBe(true);
+    expect(await privateKey(page)).not.toBe(before);
+    // What this scenario is about: the push never reached the page, its toast never showed.
+    expect(pushes.filter((payload) => payload.includes('updated_peer'))).toEqual([]);
+    expect(socket.isClosed()).toBe(true);
+    expect(await toastWith(page, 'Peer telefono regenerado correctamente.').count()).toBe(0);
+
+    // Back: the notice goes once a new socket opens (after a backoff of up to a minute at worst).
     await proxy('unblock');
-    await page.getByText(RECONNECTING).waitFor({ state: 'hidden', timeout: 45_000 });
-  }, 90_000);
+    await page.getByText(RECONNECTING).waitFor({ state: 'hidden', timeout: 75_000 });
+  }, 150_000);
 
   test('opened as localhost on a port of its own, with no client URL set: live updates arrive', async () => {
     const { page } = await newPage(browser(), { baseURL: harness().localhost_url });

@@ -519,3 +519,55 @@ describe('room push messages', () => {
     expect(within(roomRow('LAN Party')).queryByText('Operación en curso')).not.toBeInTheDocument();
   });
 });
+
+describe('when pushes do not come (docs/webui.md, live socket)', () => {
+  it('refetches the rooms when the socket reopens: a room changed while it was down shows', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0); // the shortest reconnect delay: 2.5 s
+    await renderRooms({ rooms: { owned_partys: [testRoom({ version: 5 })] } });
+    expect(await screen.findByText('LAN Party')).toBeInTheDocument();
+
+    // While the socket is down, luis joins the room and ana is let into 'Amigos' from another device.
+    api.fetchRooms.mockResolvedValue({
+      owned_partys: [
+        testRoom({ version: 20, peers: [roomPeer(), roomPeer({ id: 'rp2', name: 'pc-luis', user: 'luis' })] }),
+      ],
+      guest_partys: [{ ...guestRoom, version: 20 }],
+    });
+    act(() => FakeWebSocket.latest().serverClose());
+    expect(await screen.findByText('Sin conexión en tiempo real, reconectando…')).toBeInTheDocument();
+    await waitFor(() => expect(FakeWebSocket.instances.length).toBeGreaterThan(1), { timeout: 8000 });
+    // Nothing told the page yet: the change shows only with the reopened socket.
+    expect(screen.queryByText('Amigos')).not.toBeInTheDocument();
+
+    act(() => FakeWebSocket.latest().open());
+    expect(await screen.findByText('Amigos')).toBeInTheDocument();
+    await waitFor(() => expect(within(roomRow('Amigos')).getByText('Invitado')).toBeInTheDocument());
+    await waitFor(() => expect(within(roomRow('LAN Party')).getByText('2')).toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.queryByText('Sin conexión en tiempo real, reconectando…')).not.toBeInTheDocument(),
+    );
+  }, 20_000);
+
+  it('polls a room left busy without a push and ends its busy state when the server says so', async () => {
+    await renderRooms({ rooms: { owned_partys: [testRoom({ processing: true, version: 5 })] } });
+    expect(await screen.findByText('Operación en curso')).toBeInTheDocument();
+
+    // The socket stays silent. A first look finds luis already in the room but the change still running on the
+    // servers: the room shows him and stays busy.
+    const withLuis = [roomPeer(), roomPeer({ id: 'rp2', name: 'pc-luis', user: 'luis' })];
+    api.fetchRooms.mockResolvedValue({
+      owned_partys: [testRoom({ processing: true, version: 10, peers: withLuis })],
+      guest_partys: [],
+    });
+    await waitFor(() => expect(within(roomRow('LAN Party')).getByText('2')).toBeInTheDocument(), { timeout: 10_000 });
+    expect(within(roomRow('LAN Party')).getByText('Operación en curso')).toBeInTheDocument();
+
+    // Then the server has finished: the mark goes away without any push.
+    api.fetchRooms.mockResolvedValue({
+      owned_partys: [testRoom({ processing: false, version: 20, peers: withLuis })],
+      guest_partys: [],
+    });
+    await waitFor(() => expect(screen.queryByText('Operación en curso')).not.toBeInTheDocument(), { timeout: 10_000 });
+    await waitFor(() => expect(within(roomRow('LAN Party')).getByText('2')).toBeInTheDocument());
+  }, 30_000);
+});
