@@ -7,8 +7,12 @@ purchase goes to the fake gateways' payment pages (docs/deployment.md, "The demo
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 
 from sqlalchemy import func, select
 
@@ -23,7 +27,8 @@ from controlplane.settings import Settings
 
 DEMO_ADMIN = ("admin", "admin-demo-1234")
 DEMO_CUSTOMER = ("cliente", "cliente-demo-1234")
-DEMO_SERVER = "Demo 1"
+DEMO_SERVER = "Demo 1"  # its name when loaded; admins may rename it (the demo finds it by SERVER_ID_FILE)
+SERVER_ID_FILE = "demo-server-id"  # in the var folder: the demo server's id, written when the demo data is loaded
 SIMULATED_ADDRESS = "vpn-demo.example.org"  # the simulated node's endpoint: nobody answers there
 DEMO_PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
@@ -32,8 +37,9 @@ DEMO_PLANS = [
 ]
 
 
-async def load_demo(services: Services) -> bool:
-    """Load the demo data into an empty database; False (and nothing written) when it already has users."""
+async def load_demo(services: Services, var_dir: Path) -> bool:
+    """Load the demo data into an empty database and remember the demo server's id in the var folder; False (and
+    nothing written) when the database already has users."""
     async with services.sessionmaker.begin() as db:
         if await db.scalar(select(func.count()).select_from(User)):
             return False
@@ -79,29 +85,85 @@ async def load_demo(services: Services) -> bool:
             )
         )
         db.add(ClientRelease(version="1.0.0", url="https://example.org/descargas/conector-1.0.0.zip"))
+    _remember_server(var_dir, server.id)  # after the commit: never the id of a server that was rolled back
     return True
 
 
-async def demo_node_credential(services: Services) -> tuple[str, str]:
-    """The demo server's id and a fresh credential for its node (reissued on every start, so none is stored)."""
-    async with services.sessionmaker.begin() as db:
-        server = (await db.execute(select(Server).where(Server.name == DEMO_SERVER))).scalar_one()
-        return server.id, await services.servers.reissue_credential(db, server.id)
+@dataclass(frozen=True)
+class DemoServer:
+    """The demo's own server as this start found it; `credential` is its node's fresh one."""
+
+    id: str
+    name: str
+    tunnel_subnet: str
+    credential: str
 
 
-async def set_demo_endpoint(services: Services, address: str) -> str:
-    """Point the demo server's endpoint at the node that runs this time (the real agent's veth address or the
-    simulated node's example name); returns its tunnel subnet."""
+async def demo_server(services: Services, var_dir: Path, address: str) -> DemoServer | None:
+    """The demo's own server, pointed at the node that runs this time (the real agent's veth address or the
+    simulated node's example name), with a fresh credential for that node (reissued on every start, so none is
+    stored). Found by the id remembered in the var folder when the demo data was loaded, so an admin may rename it
+    in the manager; else by its original name (a database loaded before the id was remembered), and remembered
+    from then on. None when neither finds it (a server cannot be deleted in the manager, only in the database)."""
+    path = var_dir / SERVER_ID_FILE
+    remembered = path.read_text().strip() if path.is_file() else ""
     async with services.sessionmaker.begin() as db:
-        server = (await db.execute(select(Server).where(Server.name == DEMO_SERVER))).scalar_one()
+        server = await db.get(Server, remembered) if remembered else None
+        if server is None:
+            server = (await db.execute(select(Server).where(Server.name == DEMO_SERVER))).scalar_one_or_none()
+        if server is None:
+            return None
         server.address = address
-        return server.tunnel_subnet
+        found = DemoServer(
+            server.id, server.name, server.tunnel_subnet, await services.servers.reissue_credential(db, server.id)
+        )
+    if found.id != remembered:
+        _remember_server(var_dir, found.id)
+    return found
 
 
-def logins(settings: Settings) -> str:
-    return (
-        f"  Cliente:        {settings.client_url}/login            usuario '{DEMO_CUSTOMER[0]}', "
-        f"contraseña '{DEMO_CUSTOMER[1]}'\n"
-        f"  Administración: {settings.client_url}/manager/login    usuario '{DEMO_ADMIN[0]}', "
-        f"contraseña '{DEMO_ADMIN[1]}'"
-    )
+def _remember_server(var_dir: Path, server_id: str) -> None:
+    var_dir.mkdir(parents=True, exist_ok=True)
+    (var_dir / SERVER_ID_FILE).write_text(server_id + "\n")
+
+
+class Login(enum.Enum):
+    """What became of a demo account since the demo data was loaded."""
+
+    UNTOUCHED = "untouched"  # its published password still opens it
+    CHANGED = "changed"  # its password was changed (in Ajustes, by a reset, by an admin)
+    BLOCKED = "blocked"
+    GONE = "gone"  # deleted (its row keeps no username)
+
+
+async def login_states(services: Services) -> dict[str, Login]:
+    """Each demo account's state by username. The stored hash is checked against the published password, one
+    argon2 verification an account, with no transaction open (as a login checks it)."""
+    states = {}
+    for username, password in (DEMO_CUSTOMER, DEMO_ADMIN):
+        async with services.read_sessionmaker.begin() as db:
+            user = await services.accounts.find_by_username(db, username)
+        if user is None or user.deleted_at is not None:
+            states[username] = Login.GONE
+        elif not await services.passwords.verify(user.password_hash, password):
+            states[username] = Login.CHANGED
+        else:
+            states[username] = Login.BLOCKED if user.blocked else Login.UNTOUCHED
+    return states
+
+
+def logins(settings: Settings, states: Mapping[str, Login]) -> str:
+    """The start-up lines with the demo logins: a password is shown only while it still opens its account."""
+    lines = []
+    for label, path, (username, password) in (
+        ("Cliente:       ", "/login           ", DEMO_CUSTOMER),
+        ("Administración:", "/manager/login   ", DEMO_ADMIN),
+    ):
+        what = {
+            Login.UNTOUCHED: f"contraseña '{password}'",
+            Login.CHANGED: "contraseña cambiada por usted (ya no es la de la demostración)",
+            Login.BLOCKED: f"contraseña '{password}', pero la cuenta está bloqueada",
+            Login.GONE: "la cuenta ya no existe",
+        }[states[username]]
+        lines.append(f"  {label} {settings.client_url}{path} usuario '{username}', {what}")
+    return "\n".join(lines)

@@ -15,18 +15,22 @@ import ipaddress
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import msgspec
+from sqlalchemy.engine import make_url
 
 from controlplane.demo.data import (
     DEMO_CUSTOMER,
     SIMULATED_ADDRESS,
-    demo_node_credential,
+    DemoServer,
+    Login,
+    demo_server,
     load_demo,
+    login_states,
     logins,
-    set_demo_endpoint,
 )
 from controlplane.demo.gateways import gateway_settings
 from controlplane.demo.node import run_simulated_node
@@ -126,7 +130,7 @@ def run_demo(env: Mapping[str, str] | None = None) -> None:
         try:
             runner = asyncio.Runner()
             with contextlib.suppress(KeyboardInterrupt):
-                runner.run(_serve(settings, qvapay, remesita, network, reason))
+                runner.run(_serve(settings, var_dir, qvapay, remesita, network, reason))
         finally:
             # Also on Ctrl+C and on a failure at start: the namespaces, the agent and its wireguard-go go away.
             if network is not None:
@@ -139,48 +143,100 @@ def run_demo(env: Mapping[str, str] | None = None) -> None:
     os._exit(0)
 
 
-async def _serve(
-    settings: Settings, qvapay: FakeQvaPay, remesita: FakeRemesita, network: DemoNetwork | None, reason: str | None
-) -> None:
-    from controlplane.__main__ import uvicorn_server
+@dataclass(frozen=True)
+class DemoStart:
+    """What a start found in the database: whether it loaded the demo data, the demo server (None: gone) and what
+    became of the demo accounts."""
+
+    loaded: bool
+    server: DemoServer | None
+    logins: Mapping[str, Login]
+
+
+async def prepare(settings: Settings, var_dir: Path, node_endpoint: str) -> DemoStart:
+    """Load the demo data the first time, find the demo server and point it at this start's node, and check the
+    demo accounts' published passwords."""
     from controlplane.services import build_services
 
     services = build_services(settings)
     try:
-        loaded = await load_demo(services)
-        node_id, credential = await demo_node_credential(services)
-        subnet = await set_demo_endpoint(services, NODE_ADDRESS if network else SIMULATED_ADDRESS)
+        loaded = await load_demo(services, var_dir)
+        return DemoStart(loaded, await demo_server(services, var_dir, node_endpoint), await login_states(services))
     finally:
         await services.close()
-    if network is not None:
-        network.create()
-        agent_log = network.start_agent(settings.grpc_public_url, node_id, credential)
-        node_line = (
-            f"agente real (wireguard-go) en el espacio de red {network.node_ns}, registro en {agent_log};\n"
-            f"    un cliente de prueba en {network.client_ns} usa la configuración del cliente demo"
+
+
+def reset_hint(settings: Settings, var_dir: Path) -> str:
+    """How to start the demo over with fresh demo data: its database goes (with the var folder when it lives there)."""
+    database = Path(make_url(settings.database_url).database or "").resolve()
+    if database.is_relative_to(var_dir):
+        return f"pare la demostración (Ctrl+C) y borre la carpeta {var_dir}"
+    return f"pare la demostración (Ctrl+C) y borre la base {database}"
+
+
+def banner(start: DemoStart, settings: Settings, var_dir: Path, node_line: str, gateways: str) -> str:
+    """The lines printed once the demo is ready to serve."""
+    heading = "Datos de demostración cargados." if start.loaded else "Demostración (datos ya cargados)."
+    if start.server is None:
+        server = (
+            "  Servidor de la demostración: no está en la base de datos (¿borrado?); la demostración sigue sin nodo.\n"
+            f"    Para empezar de nuevo con los datos de demostración: {reset_hint(settings, var_dir)}"
         )
     else:
+        server = f"  Servidor '{start.server.name}': {node_line}, conectado por {settings.grpc_bind}"
+    return f"{heading}\n{logins(settings, start.logins)}\n{server}\n{gateways}\n"
+
+
+async def _serve(
+    settings: Settings,
+    var_dir: Path,
+    qvapay: FakeQvaPay,
+    remesita: FakeRemesita,
+    network: DemoNetwork | None,
+    reason: str | None,
+) -> None:
+    from controlplane.__main__ import uvicorn_server
+
+    start = await prepare(settings, var_dir, NODE_ADDRESS if network else SIMULATED_ADDRESS)
+    demo = start.server
+    # The demo client logs in with the customer's published password: only while it still opens the account.
+    no_client = {
+        Login.CHANGED: "la contraseña del cliente demo cambió",
+        Login.BLOCKED: "la cuenta del cliente demo está bloqueada",
+        Login.GONE: "la cuenta del cliente demo ya no existe",
+    }.get(start.logins[DEMO_CUSTOMER[0]])
+    node_line = ""
+    if demo is not None and network is not None:
+        network.create()
+        agent_log = network.start_agent(settings.grpc_public_url, demo.id, demo.credential)
+        client = (
+            f"sin cliente de prueba: {no_client}"
+            if no_client
+            else f"un cliente de prueba en {network.client_ns} usa la configuración del cliente demo"
+        )
+        node_line = (
+            f"agente real (wireguard-go) en el espacio de red {network.node_ns}, registro en {agent_log};\n    {client}"
+        )
+    elif demo is not None:
         node_line = f"nodo simulado (backend 'demo'; sin agente real: {reason})"
-    print(
-        ("Datos de demostración cargados." if loaded else "Demostración (datos ya cargados).")
-        + f"\n{logins(settings)}\n"
-        f"  Servidor 'Demo 1': {node_line}, conectado por {settings.grpc_bind}\n"
-        f"  Pasarelas de prueba: QvaPay en {qvapay.url}, Remesita en {remesita.url}\n",
-        flush=True,
-    )
+    gateways = f"  Pasarelas de prueba: QvaPay en {qvapay.url}, Remesita en {remesita.url}"
+    print(banner(start, settings, var_dir, node_line, gateways), flush=True)
     server = uvicorn_server(settings)
-    if network is not None:
+    node: asyncio.Task[None] | None = None
+    if demo is not None and network is not None and not no_client:
         url = client_url_for_bind(settings.http_bind)
-        node = asyncio.create_task(network.client_traffic(url, *DEMO_CUSTOMER, str(node_address(subnet).ip)))
-    else:
+        address = str(node_address(demo.tunnel_subnet).ip)
+        node = asyncio.create_task(network.client_traffic(url, *DEMO_CUSTOMER, address))
+    elif demo is not None and network is None:
         node = asyncio.create_task(
             run_simulated_node(
-                settings.grpc_public_url, node_id, credential, traffic=True,
+                settings.grpc_public_url, demo.id, demo.credential, traffic=True,
                 public_key=_node_key(settings.secret_key_file),
             )
         )  # fmt: skip
     try:
         await server.serve()
     finally:
-        node.cancel()
-        await asyncio.wait({node}, timeout=5)
+        if node is not None:
+            node.cancel()
+            await asyncio.wait({node}, timeout=5)

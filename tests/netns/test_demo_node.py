@@ -2,7 +2,8 @@
 
 As root with wireguard-go the demo runs the real agent in namespaces of its own; a demo killed outright (SIGKILL,
 so nothing of its own cleans up) leaves them behind, and the next demo's start removes them. With
-VPN_DEMO_NODE=simulated the in-process simulated node runs instead and the manager says so.
+VPN_DEMO_NODE=simulated the in-process simulated node runs instead and the manager says so. Once the demo customer
+changed the password, the real node runs without the demo client (which would log in with the published one).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import httpx
 import pytest
 from netns import wait_for
 
-from controlplane.demo.data import DEMO_ADMIN, DEMO_SERVER
+from controlplane.demo.data import DEMO_ADMIN, DEMO_CUSTOMER, DEMO_SERVER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -145,3 +146,32 @@ def test_the_simulated_node_runs_when_asked_and_the_manager_says_so(tmp_path: Pa
     assert not [ns for ns in _existing_namespaces() - before if ns.startswith(f"vpn-demo-{demo.proc.pid}-")]
     demo.stop()
     assert demo.proc.returncode == 0
+
+
+def test_after_the_customer_changed_the_password_the_real_node_runs_without_the_demo_client(
+    tmp_path: Path, demos: list[DemoProcess]
+) -> None:
+    var_dir = tmp_path / "var"
+    first = DemoProcess(var_dir)
+    demos.append(first)
+    with httpx.Client(base_url=first.url, timeout=30) as http:
+        login = http.post("/api/client/login", json={"username": DEMO_CUSTOMER[0], "password": DEMO_CUSTOMER[1]})
+        assert login.status_code == 200, login.text
+        changed = http.patch(
+            "/api/client/settings",
+            json={"old_password": DEMO_CUSTOMER[1], "new_password": "mi-propia-clave-5678"},
+            headers={"Authorization": f"Bearer {login.json()['access']}"},
+        )
+        assert changed.status_code == 200, changed.text
+    first.stop()
+
+    second = DemoProcess(var_dir)
+    demos.append(second)
+    output = second.output()
+    # The demo client would log in with the published password, which no longer opens the account: it is not started.
+    assert "sin cliente de prueba: la contraseña del cliente demo cambió" in output
+    assert "contraseña cambiada por usted" in output and f"'{DEMO_CUSTOMER[1]}'" not in output
+    wait_for(lambda: second.server()["online"], timeout=60, interval=1, message="the real agent online")
+    assert second.server()["backend"] == "userspace"
+    second.stop()
+    assert not set(second.namespaces()) & _existing_namespaces()
