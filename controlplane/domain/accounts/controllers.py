@@ -144,7 +144,9 @@ class SettingsController(Controller):
     ) -> schemas.CurrentUser:
         return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
 
-    @patch("/", operation_id="updateSettings", opt={"errors": (400, 409)})
+    # 429: verification emails and wrong current passwords are throttled per account, and a password change
+    # waits for a hashing turn (docs/security.md, "Settings", "Password hashing").
+    @patch("/", operation_id="updateSettings", opt={"errors": (400, 409, 429)})
     async def update(
         self,
         services: ServicesDep,

@@ -1,0 +1,43 @@
+"""What the settings form may answer is in the OpenAPI document: its throttles (docs/security.md, "Settings") answer
+429, and a client generated from the document must know that status and its body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from controlplane.services import Services
+from controlplane.settings import RateLimits
+from tests.api.factories import PASSWORD, logged_in
+
+SETTINGS = "/api/client/settings"
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    return {"rate_limits": RateLimits()}  # the shipped limits: five wrong current passwords an hour
+
+
+async def test_the_settings_throttle_answers_a_status_the_document_lists(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    headers = await logged_in(services, client)
+    for n in range(RateLimits().password_checks_per_account.attempts):
+        guess = {"old_password": f"adivinanza-{n}", "new_password": "clave-nueva-2026"}
+        assert (await client.patch(SETTINGS, json=guess, headers=headers)).status_code == 422
+    refused = await client.patch(
+        SETTINGS, json={"old_password": PASSWORD, "new_password": "clave-nueva-2026"}, headers=headers
+    )
+    assert refused.status_code == 429, refused.text
+    assert "retry-after" in refused.headers
+
+    document = (await client.get("/api/schema/openapi.json")).json()
+    responses = document["paths"][SETTINGS]["patch"]["responses"]
+    assert "429" in responses, sorted(responses)
+    assert responses["429"]["description"] == "Demasiados intentos; ver `Retry-After`"
+    body_schema = responses["429"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    required = document["components"]["schemas"][body_schema]["required"]
+    assert set(required) <= set(refused.json())
+    assert refused.json()["message"] == "Demasiados intentos. Intente de nuevo en unos minutos."
