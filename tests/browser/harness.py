@@ -21,8 +21,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,8 @@ from controlplane.domain.usage.meter import hour_of
 from controlplane.domain.usage.store import add_hours
 from controlplane.services import build_services
 from controlplane.settings import Settings
-from tests.browser.scripted_agent import run_scripted_agent
+from protos import agent_pb2
+from tests.browser.scripted_agent import Reports, run_scripted_agent
 from tests.fakes import qvapay, remesita
 from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
 from tests.fakes.qvapay import FakeQvaPay
@@ -58,6 +61,8 @@ CUSTOMERS = {
     "eva": {"password": "eva-clave-segura-1", "alias": "Eva", "peers": ["sobremesa"]},
     # fran: the live socket scenarios (realtime.e2e.ts) regenerate her peer with the socket refused or cut.
     "fran": {"password": "fran-clave-segura-1", "alias": None, "peers": ["telefono"]},
+    # gabi: her peer's configuration used on two devices (device-insight.e2e.ts, scripted stats reports).
+    "gabi": {"password": "gabi-clave-segura-1", "alias": None, "peers": ["celular"]},
 }
 PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
@@ -205,8 +210,65 @@ async def seed_usage(settings: Settings) -> None:
         await services.close()
 
 
+class NodeReports:
+    """Stats reports the browser tests script, sent by the peer's server's scripted agent over its real gRPC stream
+    (tests/browser/scripted_agent.py), as a node reports what WireGuard sees: POST /stats on `control_url` with
+    {customer, peer, endpoint, latest_handshake} (the peer by its owner and name; 404 if unknown). Runs in a thread;
+    the report is queued on the harness's loop, in the order of the requests."""
+
+    def __init__(self, settings: Settings, queues: dict[str, Reports], loop: asyncio.AbstractEventLoop) -> None:
+        self._settings = settings
+        self._queues = queues
+        reports = self
+
+        class Control(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                sent = self.path == "/stats" and asyncio.run_coroutine_threadsafe(reports.send(body), loop).result(20)
+                self.send_response(204 if sent else 404)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._control = ThreadingHTTPServer(("127.0.0.1", 0), Control)
+        self.control_url = f"http://127.0.0.1:{self._control.server_address[1]}"
+        threading.Thread(target=self._control.serve_forever, daemon=True).start()
+
+    async def send(self, body: dict[str, Any]) -> bool:
+        services = build_services(self._settings)
+        try:
+            async with services.sessionmaker() as db:
+                row = (
+                    await db.execute(
+                        select(Peer.server_id, Peer.public_key)
+                        .join(User, User.id == Peer.user_id)
+                        .where(User.username == body.get("customer"), Peer.name == body.get("peer"))
+                    )
+                ).one_or_none()
+        finally:
+            await services.close()
+        if row is None or row.server_id not in self._queues:
+            return False
+        stats = agent_pb2.PeerStats(
+            public_key=row.public_key,
+            endpoint=str(body.get("endpoint", "")),
+            latest_handshake=int(body.get("latest_handshake", 0)),
+        )
+        self._queues[row.server_id].put_nowait([stats])
+        return True
+
+    def close(self) -> None:
+        self._control.shutdown()
+
+
 def describe(
-    url: str, workdir: Path, server_ids: list[str], gateways: dict[str, str], proxy: WsProxy
+    url: str,
+    workdir: Path,
+    server_ids: list[str],
+    gateways: dict[str, str],
+    proxy: WsProxy,
+    node_reports: str = "",
 ) -> dict[str, Any]:
     """What the browser tests get (webui/e2e/harness.ts has the same shape as a type)."""
     port = url.rsplit(":", 1)[1]
@@ -228,6 +290,8 @@ def describe(
         # Payment pages the browser may open (everything else off the loopback address is refused).
         "gateways": gateways,
         "usage": USAGE,
+        # POST /stats {customer, peer, endpoint, latest_handshake}: the peer's node reports it (NodeReports).
+        "node_reports": {"control": node_reports},
     }
 
 
@@ -251,14 +315,17 @@ async def serve_until_stdin_closes(
         return False
 
     await wait_until(serving, "the control plane to serve")
+    queues: dict[str, Reports] = {sid: asyncio.Queue() for sid in credentials}
     agents = [
-        asyncio.create_task(run_scripted_agent(env["VPN_GRPC_BIND"], sid, cred)) for sid, cred in credentials.items()
+        asyncio.create_task(run_scripted_agent(env["VPN_GRPC_BIND"], sid, cred, queues[sid]))
+        for sid, cred in credentials.items()
     ]
+    reports = NodeReports(Settings.from_env(env), queues, asyncio.get_running_loop())
     try:
         server_ids = list(credentials)
         await place_peers(url, server_ids)
         await seed_usage(Settings.from_env(env))
-        print(json.dumps(describe(url, workdir, server_ids, gateways, proxy)), flush=True)
+        print(json.dumps(describe(url, workdir, server_ids, gateways, proxy, reports.control_url)), flush=True)
         # Until the test runner closes our stdin (or signals us).
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -269,6 +336,7 @@ async def serve_until_stdin_closes(
         await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
         waiter.cancel()
     finally:
+        reports.close()
         for task in agents:
             task.cancel()
 

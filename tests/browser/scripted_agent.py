@@ -2,12 +2,49 @@
 
 The browser layer checks what a customer sees (the push arriving, the toast, the list updating); the real agent's
 WireGuard work is covered by tests/netns.
+
+Given a `reports` queue, the agent also sends the stats reports a test scripts (lists of PeerStats: one peer's
+endpoint alternating as two devices make it, device-insight.e2e.ts) at once over its real gRPC stream, between its
+usual empty reports every few seconds.
 """
 
 from __future__ import annotations
 
-from controlplane.demo.node import run_simulated_node
+import asyncio
+import contextlib
+
+import grpc
+
+from controlplane.demo.node import STATS_SECONDS, _SimulatedNode, run_simulated_node
+from controlplane.wgkeys import generate_keypair
+from protos import agent_pb2
+
+VERSION = "browser-tests"
+Reports = asyncio.Queue[list[agent_pb2.PeerStats]]
 
 
-async def run_scripted_agent(target: str, node_id: str, credential: str) -> None:
-    await run_simulated_node(target, node_id, credential, version="browser-tests")
+async def run_scripted_agent(target: str, node_id: str, credential: str, reports: Reports | None = None) -> None:
+    if reports is None:
+        await run_simulated_node(target, node_id, credential, version=VERSION)
+        return
+    # run_simulated_node's loop, with the node that also sends the scripted reports.
+    node = _ReportingNode(reports)
+    public_key = generate_keypair()[1]
+    while True:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await node.one_stream(target, node_id, credential, public_key, VERSION)
+        await asyncio.sleep(1)
+
+
+class _ReportingNode(_SimulatedNode):
+    def __init__(self, reports: Reports) -> None:
+        super().__init__(traffic=False)
+        self.reports = reports
+
+    async def _report(self, outbox: asyncio.Queue[agent_pb2.AgentMessage | None]) -> None:
+        while True:
+            try:
+                peers = await asyncio.wait_for(self.reports.get(), timeout=STATS_SECONDS)
+            except TimeoutError:
+                peers = []  # the usual report: the node is alive
+            outbox.put_nowait(agent_pb2.AgentMessage(stats=agent_pb2.StatsReport(peers=peers)))

@@ -1,14 +1,41 @@
 /**
  * What customers see of their own service (docs/webui.md), with dani's 'tablet': the move list's load and its one
  * 'Recomendado' server, and the mirror link bound to a device from 'Detalles' (the game-connect client played by
- * plain requests with the X-Device-Id header). The two-devices warning needs a node that sees two real devices:
- * tests/netns/test_shared_config.py.
+ * plain requests with the X-Device-Id header). And gabi's 'celular' used on two devices: its node reports the
+ * peer's endpoint taking turns between two addresses (the harness's scripted agent sends the stats reports over its
+ * real gRPC stream, tests/browser/harness.py NodeReports), the warning arrives by push, and staff see the count.
+ * Real WireGuard with two devices on one downloaded file: tests/netns/test_shared_config.py.
  */
 import { describe, expect, test } from 'vitest';
-import { harness } from './harness';
-import { logIn, newPage, screenshot, toastWith, useBrowser, visible } from './browser';
+import { type Customer, harness } from './harness';
+import { gone, logIn, newPage, screenshot, text, toastWith, useBrowser, visible } from './browser';
 
 const browser = useBrowser();
+
+/** The harness's extras for this file: gabi, and the node's scripted stats reports (POST /stats). */
+type Insight = ReturnType<typeof harness> & { customers: { gabi: Customer }; node_reports: { control: string } };
+
+// Two devices with one configuration: her home Wi-Fi and a friend's phone on mobile data.
+const HOME = '198.51.100.23:51820';
+const FRIEND = '203.0.113.77:40112';
+
+/** gabi's node reports her peer at `endpoint`, its latest handshake `minutes` (and 20 s) ago: the page tells it as
+ * 'Último handshake: hace N min' under the peer's name, so a test sees when each report has been handled. Ages over
+ * 3 minutes keep the server's count of connected peers as the other scenarios found it. */
+async function nodeReports(endpoint: string, minutes: number): Promise<void> {
+  const body = {
+    customer: 'gabi',
+    peer: 'celular',
+    endpoint,
+    latest_handshake: Math.floor(Date.now() / 1000) - minutes * 60 - 20,
+  };
+  const answer = await fetch(`${(harness() as Insight).node_reports.control}/stats`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(answer.status).toBe(204);
+}
 
 describe('what customers see of their own service', () => {
   test('recommends one server in the move list and binds the mirror link to the first device', async () => {
@@ -57,6 +84,81 @@ describe('what customers see of their own service', () => {
     await dialog.getByRole('switch').click();
     await visible(toastWith(page, /Vinculación desactivada/));
     expect((await context.request.get(link)).status()).toBe(200);
+    await context.close();
+  });
+
+  test('warns by push when one peer is used on two devices, once, until new keys; staff see the count', async () => {
+    const { customers, admin } = harness() as Insight;
+    const { page, context } = await newPage(browser());
+    await logIn(page, customers.gabi);
+    await page.goto('/dashboard/peers');
+    const row = page.getByRole('row').filter({ hasText: 'celular' });
+    const activity = row.getByTestId('peer-activity');
+    const warning = page.getByTestId('shared-config-warning');
+    await visible(row);
+    const handled = (minutes: number) => text(activity, `Último handshake: hace ${minutes} min · Bajada 0 B · Subida 0 B`);
+
+    // Her device at home: nothing to say.
+    await nodeReports(HOME, 13);
+    await handled(13);
+    // From here on the page is not reloaded and the list is not read again: whatever changes comes by push.
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    const listReads: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/client/accounts/peers') listReads.push(request.url());
+    });
+
+    // One change of address (Wi-Fi to mobile data), then back home: one device that moves, no warning.
+    await nodeReports(FRIEND, 11);
+    await handled(11);
+    expect(await warning.count()).toBe(0);
+    await nodeReports(HOME, 9);
+    await handled(9);
+    expect(await warning.count()).toBe(0);
+
+    // Away again: the second return within minutes. Two devices take turns, and she is told what to do.
+    await nodeReports(FRIEND, 7);
+    const shown = row.getByTestId('shared-config-warning');
+    await visible(shown);
+    await visible(shown.getByText('Este peer se está usando en dos dispositivos a la vez'));
+    await visible(shown.getByText(/cada peer admite un solo dispositivo a la vez y los dos se cortan entre sí/));
+    expect(await shown.getByRole('link', { name: 'compre un segundo peer' }).getAttribute('href')).toBe('/dashboard/plans');
+    await visible(shown.getByText(/use «Regenerar Peer» y descargue de nuevo la configuración solo en el suyo/));
+    await handled(7);
+    expect(await page.evaluate(() => 'sameDocument' in window)).toBe(true);
+    expect(listReads).toEqual([]);
+    await screenshot(page, 'shared-config-warning');
+
+    // They keep taking turns: still the one warning, and no toast about the peer (she is told once, on the peer).
+    await nodeReports(HOME, 5);
+    await nodeReports(FRIEND, 4);
+    await handled(4);
+    expect(await warning.count()).toBe(1);
+    expect(await toastWith(page, /celular|dispositivo/).count()).toBe(0);
+    // It is kept: a later visit still shows it.
+    await page.reload();
+    await visible(row.getByTestId('shared-config-warning'));
+    expect(await warning.count()).toBe(1);
+
+    // Staff: the overview counts the peer used on two devices.
+    const staff = await newPage(browser());
+    await staff.page.goto('/manager/login');
+    await staff.page.getByLabel('Usuario').fill(admin.username);
+    await staff.page.getByLabel('Contraseña', { exact: true }).fill(admin.password);
+    await staff.page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await staff.page.waitForURL('**/manager/dashboard');
+    await visible(staff.page.getByText(/^\d+ en total · 1 usados en dos dispositivos$/));
+    await screenshot(staff.page, 'shared-config-overview');
+
+    // What the warning says to do if she does not know the other device: new keys. The warning goes with them.
+    await row.getByRole('button', { name: 'Más acciones' }).click();
+    await page.getByRole('menuitem', { name: 'Regenerar Peer' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Regenerar' }).click();
+    await visible(toastWith(page, 'Peer celular regenerado correctamente.'));
+    await gone(row.getByTestId('shared-config-warning'));
+    await staff.page.reload();
+    await visible(staff.page.getByText(/^\d+ en total · 0 usados en dos dispositivos$/));
+    await staff.context.close();
     await context.close();
   });
 });
