@@ -21,7 +21,8 @@ class InvoiceController(Controller):
     guards = [not_in_maintenance]
     dependencies = CUSTOMER
 
-    @put("/", operation_id="createInvoice", opt={"errors": (404, 409, 502)})
+    # 429: purchases are limited per account (docs/security.md, "Limits").
+    @put("/", operation_id="createInvoice", opt={"errors": (404, 409, 429, 502)})
     async def create(
         self,
         services: ServicesDep,

@@ -48,7 +48,8 @@ class PartyController(Controller):
         view = await services.partys.view(db, party, customer.user_id)
         return schemas.PartyAnswer(success=True, message="Sala creada correctamente", data=view)
 
-    @patch("/", operation_id="joinParty")
+    # 429: join attempts are limited per account, so room passwords cannot be guessed (docs/api.md, rooms).
+    @patch("/", operation_id="joinParty", opt={"errors": (429,)})
     async def join(
         self,
         services: ServicesDep,
