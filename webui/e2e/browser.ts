@@ -199,6 +199,18 @@ export function toastWith(page: Page, text: string | RegExp) {
   return page.locator('.mantine-Notification-root').filter({ hasText: text });
 }
 
+/**
+ * Closes the toasts on screen, as a user who has read them would, and waits until they are gone. They show
+ * top-right (the contract's place), over the table's action column: a click there while one is up lands on it.
+ */
+export async function dismissToasts(page: Page): Promise<void> {
+  const toasts = page.locator('.mantine-Notification-root');
+  for (const close of await toasts.locator('.mantine-Notification-closeButton').all()) {
+    await close.click({ timeout: 2_000 }).catch(() => undefined); // it may have closed by itself meanwhile
+  }
+  await toasts.first().waitFor({ state: 'detached', timeout: PATIENCE * 2 });
+}
+
 const tokens = new Map<string, string>();
 
 async function accessToken(account: Account, asAdmin: boolean, fresh: boolean): Promise<string> {

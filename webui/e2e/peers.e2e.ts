@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { logIn, newPage, screenshot, toastWith, useBrowser, visible } from './browser';
+import { dismissToasts, logIn, newPage, screenshot, toastWith, useBrowser, visible } from './browser';
 
 const browser = useBrowser();
 
@@ -44,6 +44,7 @@ describe('peers', () => {
     await row.getByRole('button', { name: 'Copiar mirror link' }).click();
     await visible(toastWith(page, 'Mirror link copiado en el portapapeles.'));
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(before);
+    await dismissToasts(page);
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Regenerar Mirror Link' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Regenerar' }).click();
@@ -51,6 +52,7 @@ describe('peers', () => {
     await expect.poll(async () => (await mirror.textContent())!.trim()).not.toBe(before);
 
     // Regenerate: asynchronous, the push of the agent's result ends it.
+    await dismissToasts(page);
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Regenerar Peer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Regenerar' }).click();
@@ -63,6 +65,7 @@ describe('peers', () => {
     expect(regenerated.match(/^PrivateKey = .*$/m)![0]).not.toBe(config.match(/^PrivateKey = .*$/m)![0]);
 
     // Change server: the view, the confirmation, then the push completing it.
+    await dismissToasts(page);
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Cambiar Servidor' }).click();
     await visible(page.getByRole('button', { name: 'Volver a Peers' }));
