@@ -57,6 +57,7 @@ describe('peers', () => {
     await page.getByRole('menuitem', { name: 'Regenerar Peer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Regenerar' }).click();
     await visible(toastWith(page, 'Peer tablet regenerado correctamente.'));
+    await dismissToasts(page);
     const [again] = await Promise.all([
       page.waitForEvent('download'),
       row.getByRole('button', { name: 'Descargar configuración' }).click(),
