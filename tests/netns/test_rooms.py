@@ -3,11 +3,14 @@
 Topology (namespaces made here): server 1 and server 2 (agent + wireguard-go + nftables each) reach the internet
 namespace (10.250.0.1 on its loopback) through veths; the internet namespace also routes between the servers, which
 is the path of their backbone. Three customer devices, each its own namespace running `wg-quick` with the file the
-API hands out: A on server 1 (Ana's), B on server 2 (Beto's), C on server 1 (Caro's, in no room).
+API hands out: A on server 1 (Ana's), B on server 2 (Beto's), C on server 1 (Caro's, in no room). The discovery
+test adds D on server 2 (Caro's second device, never in a room) and a second link from C to server 2, where C's
+peer moves.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +20,7 @@ import pytest
 from agent_process import AgentProcess
 from control_plane import ADMIN, Api, ControlPlane, free_port
 from discovery import Listener, send, settle
-from netns import Namespace, unique_name, veth, wait_for, wg_quick_up
+from netns import Namespace, unique_name, veth, wait_for, wg_quick_down, wg_quick_up
 from test_end_to_end import INTERNET, Browser
 
 PASSWORD = "clave-segura-de-prueba-1"
@@ -43,6 +46,7 @@ class Device:
     server: str  # "1" or "2"
     address: str = ""
     peer_id: str = ""
+    config: Path | None = None  # the wg-quick file up in `ns`
 
 
 @dataclass
@@ -84,6 +88,24 @@ def room_world(tmp_path: Path) -> Iterator[RoomWorld]:
     finally:
         for ns in reversed(made):
             ns.delete()
+
+
+@pytest.fixture
+def discovery_world(room_world: RoomWorld) -> Iterator[RoomWorld]:
+    """room_world plus D, a device on server 2 that is never in a room, and a second link from C's namespace to
+    server 2 (C's peer moves there). Only the discovery test pays for them."""
+    world = room_world
+    d = Namespace("clid")
+    try:
+        node_2, c = world.nodes["2"].ns, world.devices["C"].ns
+        veth(node_2, "cl1", "10.214.0.1/24", d, "up0", "10.214.0.2/24")
+        d.run(["ip", "route", "add", "10.212.0.0/24", "via", "10.214.0.1"])
+        veth(node_2, "cl2", "10.215.0.1/24", c, "up1", "10.215.0.2/24")
+        c.run(["ip", "route", "add", "10.212.0.0/24", "via", "10.215.0.1"])
+        world.devices["D"] = Device(d, "2")
+        yield world
+    finally:
+        d.delete()
 
 
 def reaches(src: Device, dst: Device) -> bool:
@@ -192,9 +214,9 @@ def join(room: dict[str, Any], guest: Api, device: Device) -> None:
 def bring_up(
     world: RoomWorld, cp: ControlPlane, agent_env: dict[str, str] | None = None
 ) -> tuple[dict[str, Api], Callable[[], list[dict[str, Any]]]]:
-    """Ana, Beto and Caro registered; both servers created with their agents online; one peer each (A and C on
-    server 1, B on server 2), its downloaded configuration up in the device's namespace. Returns the
-    customers' APIs by username and a reader of the admin's server list."""
+    """Ana, Beto and Caro registered; both servers created with their agents online; one peer per device (A and C
+    on server 1, B and D, if there, on server 2; D is Caro's too), its downloaded configuration up in the device's
+    namespace (`Device.config`). Returns the customers' APIs by username and a reader of the admin's server list."""
     admin = Api(cp.url, *ADMIN, admin=True)
     customers: dict[str, Api] = {}
     for username, alias in (("ana", "Ana"), ("beto", "Beto"), ("caro", "Caro")):
@@ -224,7 +246,7 @@ def bring_up(
 
     wait_for(lambda: all(s["public_key"] and s["online"] for s in servers()), 30, 0.3, "agents online")
 
-    owners = {"A": "ana", "B": "beto", "C": "caro"}
+    owners = {"A": "ana", "B": "beto", "C": "caro", "D": "caro"}
     for name, device in world.devices.items():
         node = world.nodes[device.server]
         created = admin.post(
@@ -235,7 +257,7 @@ def bring_up(
     wait_for(lambda: all(s["in_sync"] for s in servers()), 20, 0.3, "peers applied")
     for name, device in world.devices.items():
         text = customers[owners[name]].get(f"/api/client/accounts/peers/{device.peer_id}").text
-        wg_quick_up(device.ns, text, unique_name("wgc"), world.workdir)
+        device.config = wg_quick_up(device.ns, text, unique_name("wgc"), world.workdir)
     return customers, servers
 
 
@@ -267,10 +289,24 @@ def relay_metric(node: Node, port: int, name: str, result: str) -> float:
     return next(float(line.split()[-1]) for line in text.splitlines() if line.startswith(wanted))
 
 
+GAME_PORT = 27015  # Counter-Strike's LAN browser
+MINECRAFT_GROUP, MINECRAFT_PORT = "224.0.2.60", 4445  # Minecraft Java's LAN world announcement
+MDNS_GROUP, MDNS_PORT = "224.0.0.251", 5353
+BROADCAST = "255.255.255.255"
+
+
+def subnet_broadcast(node: Node) -> str:
+    return str(ipaddress.ip_network(node.subnet).broadcast_address)
+
+
 def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave(
-    room_world: RoomWorld, tmp_path: Path
+    discovery_world: RoomWorld, tmp_path: Path
 ) -> None:
-    world = room_world
+    """Real broadcast and multicast from the devices' namespaces: room members hear each other (same server and
+    across the backbone), nobody else does, and that follows joins, leaves, removal, a move to the other server,
+    a peer disabled by staff (what expiry does too) and enabled again, and a member deleted with its account (its
+    address then handed to a stranger). D, on server 2, is never in the room and never hears a thing."""
+    world = discovery_world
     cp = ControlPlane(tmp_path, operation_timeout=30)
     cp.start()
     metrics_port = free_port()
@@ -282,8 +318,10 @@ def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave
             "VPN_NODE_RELAY_PACKETS_PER_SECOND": "20",
         }
         customers, servers = bring_up(world, cp, env)
-        a, b, c = (world.devices[n] for n in "ABC")
+        a, b, c, d = (world.devices[n] for n in "ABCD")
         ana, beto, caro = customers["ana"], customers["beto"], customers["caro"]
+        admin = Api(cp.url, *ADMIN, admin=True)
+        node_1, node_2 = world.nodes["1"], world.nodes["2"]
 
         def settled() -> None:
             wait_for(lambda: all(s["in_sync"] for s in servers()), 20, 0.2, "servers applying the room")
@@ -292,18 +330,33 @@ def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave
         join(room, beto, b)
         settled()
 
-        game = {name: Listener(world.devices[name].ns, 27015) for name in "ABC"}
-        minecraft = {name: Listener(world.devices[name].ns, 4445) for name in "BC"}
-        listeners += [*game.values(), *minecraft.values()]
+        game = {name: Listener(world.devices[name].ns, GAME_PORT) for name in "ABCD"}
+        minecraft = {name: Listener(world.devices[name].ns, MINECRAFT_PORT) for name in "ABCD"}
+        mdns = {name: Listener(world.devices[name].ns, MDNS_PORT) for name in "ABCD"}
+        listeners += [*game.values(), *minecraft.values(), *mdns.values()]
 
         def heard(listener: Listener, sender: Device, prefix: str, dest: str, port: int) -> bool:
             send(sender.ns, dest, port, prefix)  # resent until it arrives: the backbone may still be handshaking
             return bool(listener.from_(sender.address, prefix))
 
-        # Counter-Strike's LAN browser and Minecraft's LAN world, from A on server 1 to B on server 2.
-        wait_for(lambda: heard(game["B"], a, "cs", "255.255.255.255", 27015), 20, 0.3, "B hearing A's broadcast")
-        wait_for(lambda: heard(minecraft["B"], a, "[MOTD]LAN[/MOTD]", "224.0.2.60", 4445), 15, 0.3, "B: LAN world")
-        wait_for(lambda: heard(game["A"], b, "srv", "255.255.255.255", 27015), 15, 0.3, "A hearing B's broadcast")
+        def hears(name: str, sender: Device, prefix: str, dest: str = BROADCAST, what: str = "") -> None:
+            port = {MINECRAFT_GROUP: MINECRAFT_PORT, MDNS_GROUP: MDNS_PORT}.get(dest, GAME_PORT)
+            listener = {MINECRAFT_PORT: minecraft, MDNS_PORT: mdns, GAME_PORT: game}[port][name]
+            message = f"{name} hearing {prefix!r} sent by {sender.ns.name} to {dest}:{port} {what}"
+            wait_for(lambda: heard(listener, sender, prefix, dest, port), 20, 0.3, message)
+
+        def strangers(name: str, own: str) -> list[tuple[str, str]]:
+            """What `name`'s game, Minecraft and mDNS sockets got from anybody but `own` (its own broadcasts)."""
+            return [p for ls in (game, minecraft, mdns) for p in list(ls[name].packets) if p[0] != own]
+
+        # Counter-Strike's LAN browser and Minecraft's LAN world, from A on server 1 to B on server 2; also to the
+        # tunnel subnet's broadcast address and mDNS, both ways.
+        hears("B", a, "cs", what="across the backbone")
+        hears("B", a, "[MOTD]LAN[/MOTD]", MINECRAFT_GROUP)
+        hears("B", a, "mdns-a", MDNS_GROUP)
+        hears("B", a, "subnet-a", subnet_broadcast(node_1))
+        hears("A", b, "srv")
+        hears("A", b, "subnet-b", subnet_broadcast(node_2))
 
         # The room page shows who is there: both members online (their servers' stats), each with its server.
         def members() -> dict[str, tuple[str, bool]]:
@@ -312,15 +365,26 @@ def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave
 
         wait_for(lambda: all(online for _, online in members().values()), 20, 0.3, "members shown online")
         assert members() == {a.address: ("Servidor 1", True), b.address: ("Servidor 2", True)}
-        # Caro (C, on A's server, in no room) hears nothing from anybody.
+        # C (on A's server) and D (on B's), in no room, broadcast and multicast: neither member hears them.
+        for outsider, node in ((c, node_1), (d, node_2)):
+            send(outsider.ns, BROADCAST, GAME_PORT, "fuera", 2)
+            send(outsider.ns, MINECRAFT_GROUP, MINECRAFT_PORT, "fuera", 2)
+            send(outsider.ns, subnet_broadcast(node), GAME_PORT, "fuera", 2)
+        # Caro's C (on A's server) and D (on B's), in no room, hear nothing from anybody.
         settle()
-        assert [p for p in game["C"].packets if p[0] != c.address] == [] and minecraft["C"].packets == []
+        assert strangers("C", c.address) == [] and strangers("D", d.address) == []
+        assert [p for name in "AB" for ls in (game, minecraft) for p in ls[name].with_prefix("fuera")] == []
 
-        # Caro joins with C: now a member on the same server as A hears A too.
+        # Caro joins with C: now a member on the same server as A hears A too: broadcast, Minecraft and mDNS.
         join(room, caro, c)
         settled()
-        wait_for(lambda: heard(game["C"], a, "hola", "255.255.255.255", 27015), 15, 0.3, "C hearing A")
+        hears("C", a, "hola", what="on the same server")
+        hears("C", a, "[MOTD]hola[/MOTD]", MINECRAFT_GROUP, "on the same server")
+        hears("C", a, "mdns-hola", MDNS_GROUP, "on the same server")
+        hears("A", c, "mdns-c", MDNS_GROUP, "on the same server")
+        hears("B", c, "[MOTD]c[/MOTD]", MINECRAFT_GROUP, "across the backbone")
         assert game["B"].from_(a.address, "hola")
+        assert strangers("D", d.address) == []
 
         # Caro leaves, Ana removes Beto's peer: neither hears A any more; nothing else changed for them.
         left = caro.patch(f"/api/client/network/partys/{room['id']}", json={"operation": "leave", "peer": c.peer_id})
@@ -330,8 +394,8 @@ def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave
         )
         assert removed.status_code == 200, removed.text
         settled()
-        send(a.ns, "255.255.255.255", 27015, "adios", 3)
-        send(a.ns, "224.0.2.60", 4445, "adios", 3)
+        send(a.ns, BROADCAST, GAME_PORT, "adios", 3)
+        send(a.ns, MINECRAFT_GROUP, MINECRAFT_PORT, "adios", 3)
         settle(1.5)
         for listener in (game["B"], game["C"], minecraft["B"], minecraft["C"]):
             assert listener.from_(a.address, "adios") == [], listener.ns.name
@@ -339,15 +403,103 @@ def test_discovery_reaches_room_members_across_servers_and_stops_when_they_leave
         # Beto joins again; A floods: B gets what the limit allows, the rest is dropped on server 1 and counted.
         join(room, beto, b)
         settled()
-        wait_for(lambda: heard(game["B"], a, "again", "255.255.255.255", 27015), 15, 0.3, "B hearing A again")
-        node_1 = world.nodes["1"]
+        hears("B", a, "again")
         limited_before = relay_metric(node_1, metrics_port, "vpn_agent_relay_packets_total", "limited")
-        send(a.ns, "255.255.255.255", 27015, "flood", 3000)
+        send(a.ns, BROADCAST, GAME_PORT, "flood", 3000)
         settle(1.5)
         received = len(game["B"].from_(a.address, "flood"))
         limited = relay_metric(node_1, metrics_port, "vpn_agent_relay_packets_total", "limited") - limited_before
         assert received <= 120, received
         assert limited >= 4 * max(received, 1), (limited, received)
+
+        # Caro joins again with C, then moves C's peer to server 2 and loads the new file: C's discovery now leaves
+        # from server 2, to B beside it and to A across the backbone, and both reach C at its new address.
+        join(room, caro, c)
+        settled()
+        hears("C", a, "antes")
+        moving = caro.patch(
+            f"/api/client/accounts/peers/{c.peer_id}", json={"operation": "change_server", "server": node_2.server_id}
+        )
+        assert moving.status_code == 202, moving.text
+
+        def moved() -> dict[str, Any] | None:
+            view = caro.get("/api/client/accounts/peers").json()
+            peer = next(p for p in view if p["id"] == c.peer_id)
+            return peer if peer["server"]["id"] == node_2.server_id and not peer["processing"] else None
+
+        old_c = c.address
+        c.address = wait_for(moved, 30, 0.3, "C's peer on server 2")["address"]
+        assert c.address != old_c and ipaddress.ip_address(c.address) in ipaddress.ip_network(node_2.subnet)
+        settled()
+        assert c.config is not None
+        wg_quick_down(c.ns, c.config)
+        c.config = wg_quick_up(
+            c.ns, caro.get(f"/api/client/accounts/peers/{c.peer_id}").text, unique_name("wgc"), world.workdir
+        )
+        hears("B", c, "desde-2", what="on C's new server")
+        hears("A", c, "desde-2", what="from C's new server")
+        hears("A", c, "mdns-desde-2", MDNS_GROUP)
+        hears("C", a, "hacia-2", what="at C's new address")
+        hears("C", a, "[MOTD]hacia-2[/MOTD]", MINECRAFT_GROUP)
+        hears("C", b, "vecino", what="from B beside it")
+        wait_for(lambda: members().get(c.address, ("",))[0] == "Servidor 2", 20, 0.3, "the room page showing C moved")
+        # (Copies to B and C have arrived: one to D would have too; the last check, after a pause, looks again.)
+        assert strangers("D", d.address) == [], "D, beside B and C on server 2, heard the room"
+
+        # Staff disable B's peer (expiry disables it the same way): A's and C's discovery stop reaching B, and B's
+        # stops reaching them, while A and C keep hearing each other.
+        off = admin.patch(f"/api/admin/peers/{b.peer_id}", json={"active": False})
+        assert off.status_code == 200, off.text
+        settled()
+        send(b.ns, BROADCAST, GAME_PORT, "apagado-b", 3)
+        hears("C", a, "apagado-a", what="while B is disabled")
+        hears("A", c, "apagado-c", what="while B is disabled")
+        settle(1.5)
+        assert game["B"].from_(a.address, "apagado") == [] and game["B"].from_(c.address, "apagado") == []
+        assert game["A"].from_(b.address, "apagado") == [] and game["C"].from_(b.address, "apagado") == []
+        # Enabled again, B is still in the room (it never left): once its device reconnects, it hears them again.
+        on = admin.patch(f"/api/admin/peers/{b.peer_id}", json={"active": True})
+        assert on.status_code == 200, on.text
+        settled()
+        assert b.config is not None
+        text = b.config.read_text()
+        wg_quick_down(b.ns, b.config)  # its sessions died with the key on the server: reconnect rather than wait
+        b.config = wg_quick_up(b.ns, text, unique_name("wgc"), world.workdir)
+        hears("B", a, "encendido", what="after B was enabled again")
+        hears("A", b, "encendido-b")
+
+        # Beto deletes his account: B's peer goes, and its address is free. A new peer of Caro's, in no room, gets
+        # it on B's device: it hears none of the room's discovery and its own reaches nobody.
+        old_b = b.address
+        gone = beto.post("/api/client/settings/delete-account", json={"password": PASSWORD})
+        assert gone.status_code == 200, gone.text
+        settled()
+        created = admin.post("/api/admin/peers", json={"username": "caro", "name": "dispE", "server": node_2.server_id})
+        assert created.status_code == 201, created.text
+        # The premise of this step: the lowest free address, B's, goes to the next peer on its server.
+        assert created.json()["address"] == old_b, (created.json()["address"], old_b)
+        settled()
+        wg_quick_down(b.ns, b.config)
+        e = Device(b.ns, "2", created.json()["address"], created.json()["id"])
+        text = caro.get(f"/api/client/accounts/peers/{e.peer_id}").text
+        e.config = wg_quick_up(e.ns, text, unique_name("wgc"), world.workdir)
+        wait_for(lambda: e.ns.ping(INTERNET, 1, 1), 20, 0.2, "E's tunnel up")
+        at_e = (game["B"], minecraft["B"], mdns["B"])  # B's namespace, now E's device
+        marks = [len(listener.packets) for listener in at_e]
+        send(e.ns, BROADCAST, GAME_PORT, "nuevo", 3)
+        send(e.ns, MINECRAFT_GROUP, MINECRAFT_PORT, "nuevo", 3)
+        hears("C", a, "sin-b", what="after B's account was deleted")
+        hears("A", c, "sin-b")
+        hears("C", a, "[MOTD]sin-b[/MOTD]", MINECRAFT_GROUP)
+        hears("A", c, "mdns-sin-b", MDNS_GROUP)
+        settle(1.5)
+        new_at_e = [
+            p for listener, mark in zip(at_e, marks, strict=True) for p in listener.packets[mark:] if p[0] != e.address
+        ]
+        assert new_at_e == [], "the stranger now holding B's old address hears the room"
+        for name in "ACD":
+            assert game[name].with_prefix("nuevo") == [] and minecraft[name].with_prefix("nuevo") == [], name
+        assert strangers("D", d.address) == []
     finally:
         for listener in listeners:
             listener.stop()
