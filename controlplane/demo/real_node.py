@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -69,12 +70,19 @@ def _interfaces(short_id: str) -> dict[str, str]:
 
 
 def _remove_namespace(name: str, short_id: str) -> None:
-    """Delete the WireGuard links (wireguard-go exits when its link goes), kill what still runs inside, delete it."""
+    """Kill what runs inside (wireguard-go: its TUN links go with it), delete any link left, delete the namespace.
+
+    The processes go first: deleting a TUN link while wireguard-go still holds it waits until the kernel lets go of
+    the device, which took over 20 s on a loaded machine (and a second Ctrl+C then left the namespaces behind)."""
+    pids = [int(pid) for pid in _run("ip", "netns", "pids", name, check=False).stdout.split() if pid.isdigit()]
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)  # SIGKILL is asynchronous: the links go once the processes are really gone
     for interface in _interfaces(short_id).values():
         _run("ip", "-n", name, "link", "del", interface, check=False)
-    for pid in _run("ip", "netns", "pids", name, check=False).stdout.split():
-        with contextlib.suppress(ProcessLookupError, ValueError):
-            os.kill(int(pid), signal.SIGKILL)
     _run("ip", "netns", "del", name, check=False)
     for interface in _interfaces(short_id).values():
         with contextlib.suppress(FileNotFoundError):

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import ipaddress
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -132,8 +133,10 @@ def run_demo(env: Mapping[str, str] | None = None) -> None:
             with contextlib.suppress(KeyboardInterrupt):
                 runner.run(_serve(settings, var_dir, qvapay, remesita, network, reason))
         finally:
-            # Also on Ctrl+C and on a failure at start: the namespaces, the agent and its wireguard-go go away.
+            # Also on Ctrl+C and on a failure at start: the namespaces, the agent and its wireguard-go go away. A
+            # second Ctrl+C meanwhile must not cut that short (it left namespaces behind); each step is bounded.
             if network is not None:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
                 network.close()
     # Ctrl+C: uvicorn's shutdown has already closed the database and stopped the agents' server. What may be left is
     # the node stream's last write waiting on the closed pool: cancelling it (Runner.close) could wait forever, and
