@@ -152,11 +152,13 @@ def test_agent_is_back_within_seconds_after_a_control_plane_restart(setup: Setup
     setup.cp.serve()  # returns once the new process answers HTTP
     ready = time.monotonic()
     setup.relogin()
+    # How soon is the retry policy's business, checked below from the delays the agent chose; the figure itself is
+    # benchmarked (bench/restart_agents.py), not asserted: a loaded CI machine once took over 5 s to reconnect.
     wait_for(
         lambda: setup.server()["online"] and setup.server()["in_sync"],
-        5,
+        60,
         interval=0.1,
-        message="the node was not online and in sync within 5 s of the control plane being ready",
+        message="the node was not online and in sync after the control plane came back",
     )
     back_after = time.monotonic() - ready
     delays = [
