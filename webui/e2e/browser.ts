@@ -285,10 +285,10 @@ export function useSwitches(changes: Switches): void {
   });
 }
 
-/** The newest mail sent to `to` (raw RFC 822 text) containing `containing`, waiting up to 10 s for it. */
+/** The newest mail sent to `to` (raw RFC 822 text) containing `containing`, waiting up to 60 s for it. */
 export async function latestMailTo(to: string, containing = ''): Promise<string> {
   const { outbox } = harness();
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     let names: string[] = [];
     try {

@@ -22,7 +22,7 @@ function startHarness(): Promise<Harness> {
   child = proc;
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error('the harness did not start within 90 s')), 90_000);
+    const timer = setTimeout(() => reject(new Error('the harness did not start within 300 s')), 300_000);
     proc.on('error', (error) => reject(new Error(`could not run ${uv}: ${error.message}`)));
     proc.on('exit', (code) => reject(new Error(`the harness exited (${code}) before it was ready`)));
     proc.stdout?.on('data', (chunk: Buffer) => {

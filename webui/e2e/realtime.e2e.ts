@@ -56,6 +56,29 @@ async function privateKey(page: Page): Promise<string> {
   return key ?? '';
 }
 
+/**
+ * Records in the page, from now on, whether telefono's actions were ever disabled (busy), and returns how to read
+ * it. A read from here after the loading toast could come too late: without pushes the busy state ends at the
+ * first poll, 3 s after it began, and a loaded machine can take that long between two steps.
+ */
+async function watchBusy(page: Page): Promise<() => Promise<boolean>> {
+  await page.evaluate(() => {
+    const seen = window as unknown as { sawBusy?: boolean };
+    seen.sawBusy = false;
+    const observer = new MutationObserver(() => {
+      for (const row of document.querySelectorAll('tr')) {
+        const actions = row.querySelector<HTMLButtonElement>('button[aria-label="Más acciones"]');
+        if (row.textContent?.includes('telefono') && actions?.disabled) {
+          seen.sawBusy = true;
+          observer.disconnect();
+        }
+      }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] });
+  });
+  return () => page.evaluate(() => (window as unknown as { sawBusy?: boolean }).sawBusy === true);
+}
+
 async function regenerate(page: Page) {
   const row = page.getByRole('row').filter({ hasText: 'telefono' });
   await row.getByRole('button', { name: 'Más acciones' }).click();
@@ -70,9 +93,10 @@ describe('live socket', () => {
     const { page } = await newPage(browser(), { baseURL: harness().socket_proxy.url });
     await peersPage(page, false);
     await visible(page.getByText(RECONNECTING));
+    const sawBusy = await watchBusy(page);
     const actions = await regenerate(page);
     await visible(toastWith(page, 'Regenerando el peer telefono...'));
-    expect(await actions.isDisabled()).toBe(true);
+    expect(await sawBusy()).toBe(true);
     await visible(toastWith(page, ENDED));
     await gone(toastWith(page, 'Regenerando el peer telefono...'));
     expect(await actions.isEnabled()).toBe(true);

@@ -76,5 +76,6 @@ describe('registration', () => {
     await screenshot(page, 'recovery-reset');
     await logIn(page, { username, password: newPassword });
     await context.close();
-  });
+    // Above the layer's 60 s: each mail may take up to a minute to arrive on a loaded machine (latestMailTo).
+  }, 180_000);
 });

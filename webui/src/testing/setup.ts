@@ -4,9 +4,9 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
 // `make test` runs this layer beside the API and browser layers on two cores; a mocked request can take longer than
-// Testing Library's default 1 s wait to render there. A wait ends as soon as its element appears, so passing tests
-// do not slow down.
-configure({ asyncUtilTimeout: 5_000 });
+// Testing Library's default 1 s wait to render there, and a Mantine render alone over 5 s (vite.config.ts). A wait
+// ends as soon as its element appears, so passing tests do not slow down.
+configure({ asyncUtilTimeout: 15_000 });
 
 afterEach(() => {
   cleanup();

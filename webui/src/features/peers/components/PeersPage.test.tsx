@@ -151,9 +151,10 @@ describe('mirror link', () => {
     const { actor } = await renderPeers([testPeer()]);
     await actor.click(within(row('movil')).getByRole('button', { name: 'Copiar mirror link' }));
 
+    // Checked first: the confirmation lasts 2 s, which the steps below may take on a loaded machine.
+    expect(await within(row('movil')).findByRole('button', { name: 'Mirror link copiado' })).toBeInTheDocument();
     expect(await navigator.clipboard.readText()).toBe('http://127.0.0.1:8000/mirror/token-p1');
     expect(await screen.findByText('Mirror link copiado en el portapapeles.')).toBeInTheDocument();
-    expect(within(row('movil')).getByRole('button', { name: 'Mirror link copiado' })).toBeInTheDocument();
 
     await waitFor(
       () => expect(within(row('movil')).getByRole('button', { name: 'Copiar mirror link' })).toBeInTheDocument(),

@@ -49,7 +49,7 @@ describe('dashboard plans', () => {
     await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'portatil' });
     expect(open).toHaveBeenCalledWith('', '_blank');
-    await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://pago.example/123'));
+    await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://pago.example/123'), { timeout: 10_000 });
   });
 
   it('adds the plan to an existing peer chosen in the selector', async () => {
@@ -88,7 +88,9 @@ describe('dashboard plans', () => {
     await user.type(await screen.findByLabelText('Nombre del nuevo peer'), 'tablet');
     await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'tablet', gateway: 'remesita' });
-    await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://remesita.example/pay/1'));
+    await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://remesita.example/pay/1'), {
+      timeout: 10_000,
+    });
   });
 
   it('shows no gateway choice and names the only one enabled', async () => {

@@ -191,8 +191,9 @@ describe('settings page', () => {
       const dialog = await openDialog(actor);
       await actor.type(within(dialog).getByLabelText('Contraseña actual'), 'mi-clave-1');
       await actor.click(within(dialog).getByRole('button', { name: 'Eliminar definitivamente' }));
-      await vi.waitFor(() =>
-        expect(endSession).toHaveBeenCalledWith('/api/client', 'Cuenta eliminada. Gracias por usar el servicio.'),
+      await vi.waitFor(
+        () => expect(endSession).toHaveBeenCalledWith('/api/client', 'Cuenta eliminada. Gracias por usar el servicio.'),
+        { timeout: 10_000 },
       );
       expect(deleteAccount).toHaveBeenCalledWith('mi-clave-1');
     });
