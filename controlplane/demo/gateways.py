@@ -10,9 +10,9 @@ from controlplane.demo.qvapay import FakeQvaPay
 from controlplane.demo.remesita import FakeRemesita
 
 
-def gateway_settings(qvapay: FakeQvaPay, remesita: FakeRemesita, timeout: float = 2.0) -> dict[str, Any]:
+def gateway_settings(qvapay: FakeQvaPay, remesita: FakeRemesita, timeout: float = 15.0) -> dict[str, Any]:
     """Settings overrides (`make_settings(..., **gateway_settings(...))`): credentials, base URLs and a timeout
-    generous for a loaded machine yet short enough for the slow-gateway tests."""
+    generous for a loaded machine (a test that wants a gateway given up on sooner passes a shorter one)."""
     return {
         "qvapay_app_id": qvapay_fake.APP_ID,
         "qvapay_app_secret": qvapay_fake.APP_SECRET,

@@ -157,7 +157,7 @@ async def _in_sync(services: Services, server_id: str) -> bool:
     return applied >= serial
 
 
-async def wait_until(check: Any, message: str, within: float = 10) -> None:
+async def wait_until(check: Any, message: str, within: float = 30) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while loop.time() < deadline:

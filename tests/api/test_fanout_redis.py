@@ -62,7 +62,7 @@ async def pair(shared: Settings) -> AsyncIterator[tuple[Services, Services]]:
     await second.close()
 
 
-async def eventually(predicate: Any, within: float = 5.0) -> None:
+async def eventually(predicate: Any, within: float = 20.0) -> None:
     async with asyncio.timeout(within):
         while not predicate():
             await asyncio.sleep(0.02)

@@ -47,6 +47,7 @@ from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
 from tests.fakes.ws_proxy import WsProxy
+from tests.multiprocess.cluster import SMALL_ARGON2
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN = ("jefa", "jefa-clave-segura-1")
@@ -114,6 +115,9 @@ def environment(
         VPN_REMESITA_BUSINESS_UNIT_ID=remesita.BUSINESS_UNIT,
         VPN_REMESITA_BASE_URL=gateways[1].base_url,
         PYTHONPATH=str(REPO),
+        # The small argon2 cost of the other layers' processes (tests/multiprocess/cluster.py): the seed and every
+        # login hash at it, so a loaded CI machine does not spend the start limit on production-cost hashes.
+        **SMALL_ARGON2,
     )
     return env
 

@@ -54,7 +54,7 @@ class FakeSMTP:
     def clear(self) -> None:
         self.inbox.messages.clear()
 
-    def wait_for(self, to: str, timeout: float = 5.0) -> Message:
+    def wait_for(self, to: str, timeout: float = 30.0) -> Message:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for msg in self.inbox.messages:

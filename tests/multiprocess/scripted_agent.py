@@ -65,11 +65,11 @@ class ScriptedAgent:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    async def next_delta(self, within: float = 10) -> agent_pb2.Delta:
+    async def next_delta(self, within: float = 30) -> agent_pb2.Delta:
         async with asyncio.timeout(within):
             return await self.deltas.get()
 
-    async def wait_full_state(self, count: int = 1, within: float = 10) -> agent_pb2.FullState:
+    async def wait_full_state(self, count: int = 1, within: float = 30) -> agent_pb2.FullState:
         async with asyncio.timeout(within):
             while len(self.full_states) < count:
                 await asyncio.sleep(0.01)

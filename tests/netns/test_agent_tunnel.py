@@ -241,13 +241,13 @@ async def test_rooms_let_members_reach_each_other_and_nobody_else(
     room = agent_pb2.RoomSpec(id="party-1", members=[a.address, b.address])
     session.send_delta(agent_pb2.Delta(operation_id="join", serial=2, upsert_rooms=[room]))
     assert (await session.result("join")).ok
-    await eventually_pings(a.ns, b.address, within=5)
-    await eventually_pings(b.ns, a.address, within=5)
+    await eventually_pings(a.ns, b.address)
+    await eventually_pings(b.ns, a.address)
 
     session.send_delta(agent_pb2.Delta(operation_id="leave", serial=3, remove_rooms=["party-1"]))
     assert (await session.result("leave")).ok
     await never_pings(a.ns, b.address)
-    await eventually_pings(a.ns, INTERNET, within=5)  # the internet stays reachable
+    await eventually_pings(a.ns, INTERNET)  # the internet stays reachable
 
 
 async def test_agent_killed_mid_sync_converges_after_restart_without_losing_clients(
@@ -302,7 +302,7 @@ async def test_agent_killed_mid_sync_converges_after_restart_without_losing_clie
             caught_half_written = True
             break
     # The tunnel does not depend on the agent process: wireguard-go keeps serving while it is gone.
-    await eventually_pings(client.ns, INTERNET, within=5)
+    await eventually_pings(client.ns, INTERNET)
 
     # Meanwhile the desired state moved on again. A restarted agent converges exactly, losing nothing.
     final = [client.spec(), *fillers(first + 100, 1900), *fillers(100_000, 100)]
@@ -312,5 +312,5 @@ async def test_agent_killed_mid_sync_converges_after_restart_without_losing_clie
     result = await session.result(f"op-{len(cp.all_sessions)}")
     assert result.ok and result.serial == 10
     assert await athread(device_peers, topology) == {p.public_key for p in final}
-    await eventually_pings(client.ns, INTERNET, within=5)
+    await eventually_pings(client.ns, INTERNET)
     print(f"sync of 2000 peers: {sync_time * 1000:.0f} ms; device caught half-written: {caught_half_written}")

