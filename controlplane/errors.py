@@ -192,7 +192,11 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
 
 
 def unreachable_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    log.warning("database unreachable on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    # The driver's own first line ("database is locked", "connection refused"...) tells an operator which; never
+    # str(exc), which quotes the statement and its parameters.
+    orig = getattr(exc, "orig", None)
+    reason = f"{type(exc).__name__} ({str(orig).splitlines()[0][:120]})" if orig is not None and str(orig) else ""
+    log.warning("database unreachable on %s %s: %s", request.method, request.url.path, reason or type(exc).__name__)
     return _json(503, error_body(Unavailable.message, Unavailable.code), {"Retry-After": "5"})
 
 
