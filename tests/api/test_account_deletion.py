@@ -128,9 +128,7 @@ async def test_peers_leave_their_nodes_and_invoices_stay(services: Services, cli
     await make_user(services, "ana")
 
 
-async def test_rooms_owned_go_whole_and_guest_places_are_left(
-    services: Services, client: AsyncTestClient[Any]
-) -> None:
+async def test_rooms_owned_go_whole_and_guest_places_are_left(services: Services, client: AsyncTestClient[Any]) -> None:
     s1 = await make_server(services, "Miami 1", "10.8.0.0/24")
     ana, beto, caro = [await person(services, client, name) for name in ("ana", "beto", "caro")]
     ana_peer, beto_peer, caro_peer = [

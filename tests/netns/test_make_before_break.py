@@ -232,7 +232,8 @@ def test_a_regenerate_while_the_peers_own_agent_is_stopped_is_refused_and_works_
     deployed.browser.messages.clear()
     accepted = deployed.customer.patch(f"{PEERS}/{deployed.peer_id}", json={"operation": "regenerate"})
     assert accepted.status_code == 202, accepted.text
-    done = deployed.browser.wait("updated_peer", lambda d: d.get("id") == deployed.peer_id and d.get("processing") is False)
+    settled = lambda d: d.get("id") == deployed.peer_id and d.get("processing") is False  # noqa: E731
+    done = deployed.browser.wait("updated_peer", settled)
     assert done["message"] == "Peer movil regenerado correctamente."
     fresh = deployed.customer.get(f"{PEERS}/{deployed.peer_id}").text
     assert public_key(fresh) != public_key(deployed.config)
