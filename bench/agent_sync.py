@@ -46,7 +46,8 @@ def load_average() -> str:
 
 
 def noop_target(count: int) -> float:
-    """Seconds a resync with nothing to change may take (DESIGN.md): 150 ms at 10 000 peers, 500 ms at 50 000."""
+    """Seconds a resync with nothing to change may take (docs/benchmarks.md): 150 ms at 10 000 peers, 500 ms at
+    50 000."""
     return 0.15 if count <= 10_000 else 0.5
 
 
@@ -223,7 +224,7 @@ def main() -> None:
     args = parser.parse_args()
     if os.geteuid() != 0:
         for what in ("agent full sync", "agent sync with nothing to change", "one peer change"):
-            report_result(what, "not measured: needs root (namespace, wireguard-go)", "see DESIGN.md", None)
+            report_result(what, "not measured: needs root (namespace, wireguard-go)", "see docs/benchmarks.md", None)
         sys.exit(1)
     ns = "vpnbench" + uuid.uuid4().hex[:8]
     subprocess.run(["ip", "netns", "add", ns], check=True)

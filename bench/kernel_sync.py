@@ -271,7 +271,7 @@ def main() -> None:
         sys.exit(in_vm(args.peers))
     if os.geteuid() != 0:
         for what in WHAT:
-            report_result(what.format(n=args.peers), "not measured: needs root (VM)", "see DESIGN.md", None)
+            report_result(what.format(n=args.peers), "not measured: needs root (VM)", "see docs/benchmarks.md", None)
         sys.exit(1)
     print(f"host load before boot: {loadavg()}; Python speed here: {python_speed() * 1000:.0f} ms", flush=True)
     command = [sys.executable, str(REPO / "tests/kernel/run_in_vm.py"), "--timeout", "1800", "--memory", "2G"]

@@ -1,6 +1,7 @@
 """Benchmark: authenticated peer list against a bare Litestar handler on the same server, in one run.
 
-Target (DESIGN.md): the peer list serves at least half the requests per second of the bare handler. The real
+Target (docs/benchmarks.md): the peer list serves at least 0.70 of the requests per second of the bare
+handler (the earlier target was half). The real
 control plane runs as a subprocess (SQLite, one process); a keep-alive HTTP load generator in this process
 alternates phases bare, list, bare, list so that both see the same machine.
 """
@@ -68,8 +69,8 @@ async def main() -> None:
     result(
         "authenticated peer list vs bare handler",
         f"{ratio:.2f} x ({list_rps:.0f} vs {bare_rps:.0f} req/s)",
-        ">= 0.50 x",
-        ratio >= 0.5,
+        ">= 0.70 x",
+        ratio >= 0.7,
     )
 
 

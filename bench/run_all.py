@@ -1,4 +1,4 @@
-"""`make bench`: every target of DESIGN.md "Performance targets", one benchmark after the other, then one table
+"""`make bench`: every performance target (docs/benchmarks.md), one benchmark after the other, then one table
 with each figure beside its target. Not a gate: a target not met is reported, the run goes on.
 
 A benchmark whose figures depend on the database runs twice, on SQLite and then on PostgreSQL, and the table shows

@@ -1,7 +1,7 @@
 """Benchmark: the web client's landing JavaScript (gzip) and whether dashboard routes load lazily.
 
-Target (DESIGN.md): landing page JavaScript under 200 KB gzip; dashboard routes loaded lazily. Builds webui/dist
-when missing (make web), then follows Vite's manifest from the entry through its static imports, as
+Target (docs/benchmarks.md): landing page JavaScript under 200 KB gzip; dashboard routes loaded lazily. Builds
+webui/dist when missing (make web), then follows Vite's manifest from the entry through its static imports, as
 `npm run size` does, and checks that no dashboard or manager module is among them.
 
 Also the landing's transfer on a 1.6 Mbit/s link (a typical Cuban mobile connection): index.html plus the entry's
