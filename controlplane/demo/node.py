@@ -9,7 +9,6 @@ which the manager's server list shows beside the agent version (docs/deployment.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from collections.abc import AsyncIterator
@@ -37,9 +36,19 @@ async def run_simulated_node(
     node = _SimulatedNode(traffic)
     public_key = public_key or generate_keypair()[1]
     while True:
-        with contextlib.suppress(grpc.aio.AioRpcError):
+        try:
             await node.one_stream(target, node_id, credential, public_key, version)
+        except grpc.aio.AioRpcError:
+            stop_if_cancelled()
         await asyncio.sleep(1)
+
+
+def stop_if_cancelled() -> None:
+    """For loops that dial again on AioRpcError: gRPC may report a cancellation that lands mid-call as an AioRpcError
+    (CANCELLED), and a task that swallowed it would never stop (a test's agent.stop() once waited forever)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 class _SimulatedNode:

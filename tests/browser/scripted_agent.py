@@ -11,11 +11,10 @@ usual empty reports every few seconds.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import grpc
 
-from controlplane.demo.node import STATS_SECONDS, _SimulatedNode, run_simulated_node
+from controlplane.demo.node import STATS_SECONDS, _SimulatedNode, run_simulated_node, stop_if_cancelled
 from controlplane.wgkeys import generate_keypair
 from protos import agent_pb2
 
@@ -31,8 +30,10 @@ async def run_scripted_agent(target: str, node_id: str, credential: str, reports
     node = _ReportingNode(reports)
     public_key = generate_keypair()[1]
     while True:
-        with contextlib.suppress(grpc.aio.AioRpcError):
+        try:
             await node.one_stream(target, node_id, credential, public_key, VERSION)
+        except grpc.aio.AioRpcError:
+            stop_if_cancelled()
         await asyncio.sleep(1)
 
 

@@ -12,6 +12,7 @@ import time
 
 import grpc
 
+from controlplane.demo.node import stop_if_cancelled
 from controlplane.wgkeys import generate_keypair
 from protos import agent_pb2, agent_pb2_grpc
 
@@ -60,10 +61,13 @@ class ScriptedAgent:
         self._task = asyncio.create_task(self._run_forever(), name=f"scripted-agent-{self.node_id}")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        if self._task is None:
+            return
+        while not self._task.done():
+            self._task.cancel()  # again should one be swallowed on the way (see stop_if_cancelled)
+            await asyncio.wait({self._task}, timeout=1)
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
 
     async def next_delta(self, within: float = 30) -> agent_pb2.Delta:
         async with asyncio.timeout(within):
@@ -77,8 +81,10 @@ class ScriptedAgent:
 
     async def _run_forever(self) -> None:
         while True:
-            with contextlib.suppress(grpc.aio.AioRpcError):  # the control plane went away: dial again
+            try:
                 await self._session()
+            except grpc.aio.AioRpcError:  # the control plane went away: dial again (unless being stopped)
+                stop_if_cancelled()
             self.connected.clear()
             await asyncio.sleep(self.retry_seconds)
 
