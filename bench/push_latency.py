@@ -11,23 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import grpc
 import httpx
 import websockets
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "netns"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from common import process_cpu_seconds, result
-from control_plane import ADMIN, ControlPlane
+from common import deployment, process_cpu_seconds, result
 
 from controlplane.wgkeys import generate_keypair
 from protos import agent_pb2, agent_pb2_grpc
+from tests.multiprocess.cluster import ADMIN
 
 ROUNDS = 200
 
@@ -65,54 +58,50 @@ async def scripted_agent(target: str, node_id: str, credential: str) -> None:
 
 
 async def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        cp = ControlPlane(Path(tmp))
-        await asyncio.to_thread(cp.start)
-        try:
-            async with httpx.AsyncClient(base_url=cp.url, timeout=10) as http:
-                admin = (await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})).json()
-                staff = {"Authorization": f"Bearer {admin['access']}"}
-                await http.put("/api/client/register", json={"username": "bench", "password": "bench-clave-1"})
-                created = (
-                    await http.post(
-                        "/api/admin/servers",
-                        headers=staff,
-                        json={"name": "bench", "address": "127.0.0.1", "tunnel_subnet": "10.77.0.0/16"},
-                    )
-                ).json()
-                agent = asyncio.create_task(
-                    scripted_agent(cp.grpc_target, created["server"]["id"], created["credential"])
+    # The shared deployment (bench/common.py): SQLite, or PostgreSQL with VPN_BENCH_DATABASE_URL; log level WARNING.
+    async with deployment({"VPN_ADMIN_PASSWORD": ADMIN[1]}) as dep:
+        cp = dep.process
+        await asyncio.to_thread(cp.cli, "create-admin", ADMIN[0])
+        cp.start()
+        await asyncio.to_thread(cp.wait_ready)
+        async with httpx.AsyncClient(base_url=cp.url, timeout=10) as http:
+            admin = (await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})).json()
+            staff = {"Authorization": f"Bearer {admin['access']}"}
+            await http.put("/api/client/register", json={"username": "bench", "password": "bench-clave-1"})
+            created = (
+                await http.post(
+                    "/api/admin/servers",
+                    headers=staff,
+                    json={"name": "bench", "address": "127.0.0.1", "tunnel_subnet": "10.77.0.0/16"},
                 )
-                peer = (
-                    await http.post("/api/admin/peers", headers=staff, json={"username": "bench", "name": "p1"})
-                ).json()
-                login = (
-                    await http.post("/api/client/login", json={"username": "bench", "password": "bench-clave-1"})
-                ).json()
-                customer = {"Authorization": f"Bearer {login['access']}"}
-                latencies = []
-                async with websockets.connect(f"ws://127.0.0.1:{cp.port}/ws?token={login['access']}") as ws:
-                    await ws.recv()  # auth
-                    await asyncio.sleep(1)  # the creation settles
-                    assert cp.proc is not None
-                    cpu_before = process_cpu_seconds(cp.proc.pid)
-                    for _ in range(ROUNDS):
-                        started = time.perf_counter()
-                        answer = await http.patch(
-                            f"/api/client/accounts/peers/{peer['id']}",
-                            headers=customer,
-                            json={"operation": "regenerate"},
-                        )
-                        assert answer.status_code == 202, answer.text
-                        while True:
-                            message = json.loads(await asyncio.wait_for(ws.recv(), 10))
-                            if message["type"] == "updated_peer" and not message["data"]["processing"]:
-                                break
-                        latencies.append((time.perf_counter() - started) * 1000)
-                    cpu_ms = (process_cpu_seconds(cp.proc.pid) - cpu_before) * 1000 / ROUNDS
-                agent.cancel()
-        finally:
-            cp.stop()
+            ).json()
+            agent = asyncio.create_task(scripted_agent(cp.grpc_target, created["server"]["id"], created["credential"]))
+            peer = (await http.post("/api/admin/peers", headers=staff, json={"username": "bench", "name": "p1"})).json()
+            login = (
+                await http.post("/api/client/login", json={"username": "bench", "password": "bench-clave-1"})
+            ).json()
+            customer = {"Authorization": f"Bearer {login['access']}"}
+            latencies = []
+            async with websockets.connect(f"ws://127.0.0.1:{cp.http_port}/ws?token={login['access']}") as ws:
+                await ws.recv()  # auth
+                await asyncio.sleep(1)  # the creation settles
+                assert cp.proc is not None
+                cpu_before = process_cpu_seconds(cp.proc.pid)
+                for _ in range(ROUNDS):
+                    started = time.perf_counter()
+                    answer = await http.patch(
+                        f"/api/client/accounts/peers/{peer['id']}",
+                        headers=customer,
+                        json={"operation": "regenerate"},
+                    )
+                    assert answer.status_code == 202, answer.text
+                    while True:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                        if message["type"] == "updated_peer" and not message["data"]["processing"]:
+                            break
+                    latencies.append((time.perf_counter() - started) * 1000)
+                cpu_ms = (process_cpu_seconds(cp.proc.pid) - cpu_before) * 1000 / ROUNDS
+            agent.cancel()
     latencies.sort()
     p50 = statistics.median(latencies)
     p99 = latencies[int(len(latencies) * 0.99) - 1]
