@@ -30,10 +30,12 @@ async def run_simulated_node(
     traffic: bool = False,
     version: str = "demo (nodo simulado)",
     public_key: str | None = None,
+    node: _SimulatedNode | None = None,
 ) -> None:
     """Hello, then answer every FullState and Delta with ok; reconnect after a second if the stream ends. A node
-    reporting a new public key changes its peers' configuration files, so the demo passes a kept one."""
-    node = _SimulatedNode(traffic)
+    reporting a new public key changes its peers' configuration files, so the demo passes a kept one. `node`: one
+    that reports otherwise (the browser tests' scripted reports); `traffic` is then its own business."""
+    node = node or _SimulatedNode(traffic)
     public_key = public_key or generate_keypair()[1]
     while True:
         try:

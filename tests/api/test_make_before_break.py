@@ -27,7 +27,7 @@ from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
 from tests.api.factories import bearer, login, make_peer, make_user
 from tests.api.test_partys import PARTYS, person
-from tests.api.two_nodes import FAILURES, World, fail_operation, two_nodes
+from tests.api.two_nodes import FAILURES, World, assert_told_the_move_failed, fail_operation, two_nodes
 from tests.clock import ManualClock, manual_clock
 
 PEERS = "/api/client/accounts/peers"
@@ -116,12 +116,7 @@ async def test_a_failed_move_leaves_the_peer_where_it_works(world: World, clock:
     await _move(world)
     await fail_operation(world, clock, how, world.madrid)
     pushes = await world.pushes()
-    assert [p["type"] for p in pushes] == ["error", "updated_peer"]
-    why = "el servidor no pudo aplicar el cambio" if how == "error" else "el servidor no respondió a tiempo"
-    assert pushes[0]["message"] == (
-        f"Hubo un error al intentar cambiar el servidor del peer al servidor Madrid 1: {why}. El peer movil sigue en"
-        " el servidor Miami 1 y su configuración actual sigue funcionando."
-    )
+    assert_told_the_move_failed(pushes, how)
     assert pushes[1]["data"]["server"]["id"] == world.miami and pushes[1]["data"]["processing"] is False
     await world.settle_nodes()  # the new node undoes whatever it applied (serials keep order)
     await world.assert_one_story(world.miami, world.peer.public_key)

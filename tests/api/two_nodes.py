@@ -151,3 +151,14 @@ async def fail_operation(world: World, clock: ManualClock, how: str, node: str) 
     else:
         await world.time_out(clock)
         await world.agents.connect(node)  # back: the snapshot is the truth
+
+
+def assert_told_the_move_failed(pushes: list[dict[str, Any]], how: str) -> None:
+    """The owner heard that the move to Madrid 1 failed, why (as `fail_operation` made it fail) and that the peer
+    still works on Miami 1, then the peer as it stands."""
+    assert [p["type"] for p in pushes] == ["error", "updated_peer"]
+    why = "el servidor no pudo aplicar el cambio" if how == "error" else "el servidor no respondió a tiempo"
+    assert pushes[0]["message"] == (
+        f"Hubo un error al intentar cambiar el servidor del peer al servidor Madrid 1: {why}. El peer movil sigue en"
+        " el servidor Miami 1 y su configuración actual sigue funcionando."
+    )

@@ -21,10 +21,8 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +42,7 @@ from protos import agent_pb2
 from tests.browser.scripted_agent import Reports, run_scripted_agent
 from tests.fakes import qvapay, remesita
 from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
+from tests.fakes.control import ControlServer
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
 from tests.fakes.ws_proxy import WsProxy
@@ -223,21 +222,10 @@ class NodeReports:
     def __init__(self, settings: Settings, queues: dict[str, Reports], loop: asyncio.AbstractEventLoop) -> None:
         self._settings = settings
         self._queues = queues
-        reports = self
-
-        class Control(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                sent = self.path == "/stats" and asyncio.run_coroutine_threadsafe(reports.send(body), loop).result(20)
-                self.send_response(204 if sent else 404)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._control = ThreadingHTTPServer(("127.0.0.1", 0), Control)
-        self.control_url = f"http://127.0.0.1:{self._control.server_address[1]}"
-        threading.Thread(target=self._control.serve_forever, daemon=True).start()
+        self._control = ControlServer(
+            lambda path, body: path == "/stats" and asyncio.run_coroutine_threadsafe(self.send(body), loop).result(20)
+        )
+        self.control_url = self._control.url
 
     async def send(self, body: dict[str, Any]) -> bool:
         services = build_services(self._settings)

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-import grpc
-
-from controlplane.demo.node import STATS_SECONDS, _SimulatedNode, run_simulated_node, stop_if_cancelled
-from controlplane.wgkeys import generate_keypair
+from controlplane.demo.node import STATS_SECONDS, _SimulatedNode, run_simulated_node
 from protos import agent_pb2
 
 VERSION = "browser-tests"
@@ -23,18 +20,8 @@ Reports = asyncio.Queue[list[agent_pb2.PeerStats]]
 
 
 async def run_scripted_agent(target: str, node_id: str, credential: str, reports: Reports | None = None) -> None:
-    if reports is None:
-        await run_simulated_node(target, node_id, credential, version=VERSION)
-        return
-    # run_simulated_node's loop, with the node that also sends the scripted reports.
-    node = _ReportingNode(reports)
-    public_key = generate_keypair()[1]
-    while True:
-        try:
-            await node.one_stream(target, node_id, credential, public_key, VERSION)
-        except grpc.aio.AioRpcError:
-            stop_if_cancelled()
-        await asyncio.sleep(1)
+    node = _ReportingNode(reports) if reports is not None else None
+    await run_simulated_node(target, node_id, credential, version=VERSION, node=node)
 
 
 class _ReportingNode(_SimulatedNode):

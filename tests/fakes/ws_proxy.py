@@ -14,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.fakes.control import ControlServer
 
 
 class WsProxy:
@@ -30,27 +31,15 @@ class WsProxy:
         self._flowing.set()
         self._stopped = False
         threading.Thread(target=self._accept_forever, daemon=True).start()
-        proxy = self
+        self._control = ControlServer(self._on_control)
+        self.control_url = self._control.url
 
-        class Control(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                action = {
-                    "/block": proxy.block,
-                    "/unblock": proxy.unblock,
-                    "/drop": proxy.drop,
-                    "/hold": proxy.hold,
-                }.get(self.path)
-                if action is not None:
-                    action()
-                self.send_response(204 if action else 404)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._control = ThreadingHTTPServer(("127.0.0.1", 0), Control)
-        self.control_url = f"http://127.0.0.1:{self._control.server_address[1]}"
-        threading.Thread(target=self._control.serve_forever, daemon=True).start()
+    def _on_control(self, path: str, _body: object) -> bool:
+        action = {"/block": self.block, "/unblock": self.unblock, "/drop": self.drop, "/hold": self.hold}.get(path)
+        if action is None:
+            return False
+        action()
+        return True
 
     def block(self) -> None:
         with self._lock:

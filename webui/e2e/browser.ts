@@ -187,6 +187,15 @@ export async function logIn(page: Page, account: Account, options: { remember?: 
   await page.waitForURL('**/dashboard/home');
 }
 
+/** Logs a staff account in through the manager's login form and waits for the manager's overview. */
+export async function logInStaff(page: Page, account: Account): Promise<void> {
+  await page.goto('/manager/login');
+  await page.getByLabel('Usuario').fill(account.username);
+  await page.getByLabel('Contraseña', { exact: true }).fill(account.password);
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await page.waitForURL('**/manager/dashboard');
+}
+
 /** Logs out through the user menu and waits for the login page. */
 export async function logOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Menú de usuario' }).click();

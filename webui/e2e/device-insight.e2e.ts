@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { type Customer, harness } from './harness';
-import { gone, logIn, newPage, screenshot, text, toastWith, useBrowser, visible } from './browser';
+import { gone, logIn, logInStaff, newPage, screenshot, text, toastWith, useBrowser, visible } from './browser';
 
 const browser = useBrowser();
 
@@ -138,11 +138,7 @@ describe('what customers see of their own service', () => {
 
     // Staff: the overview counts the peer used on two devices.
     const staff = await newPage(browser());
-    await staff.page.goto('/manager/login');
-    await staff.page.getByLabel('Usuario').fill(admin.username);
-    await staff.page.getByLabel('Contraseña', { exact: true }).fill(admin.password);
-    await staff.page.getByRole('button', { name: 'Iniciar sesión' }).click();
-    await staff.page.waitForURL('**/manager/dashboard');
+    await logInStaff(staff.page, admin);
     await visible(staff.page.getByText(/^\d+ en total · 1 usados en dos dispositivos$/));
     await screenshot(staff.page, 'shared-config-overview');
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { NARROW, logIn, newPage, screenshot, text, useBrowser, useSwitches, visible } from './browser';
+import { logIn, logInStaff, NARROW, newPage, screenshot, text, useBrowser, useSwitches, visible } from './browser';
 
 const browser = useBrowser();
 useSwitches({ allow_payments_qvapay: true, allow_payments_remesita: false });
@@ -71,11 +71,7 @@ describe('states and expiry', () => {
   test('the manager header fits 390 px: nothing overflows and Cerrar sesión stays on screen', async () => {
     const { admin } = harness();
     const { page, context } = await newPage(browser(), { viewport: NARROW });
-    await page.goto('/manager/login');
-    await page.getByLabel('Usuario').fill(admin.username);
-    await page.getByLabel('Contraseña', { exact: true }).fill(admin.password);
-    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-    await page.waitForURL('**/manager/dashboard');
+    await logInStaff(page, admin);
     const header = page.locator('.mantine-AppShell-header');
     const logout = header.getByRole('button', { name: 'Cerrar sesión' });
     await visible(logout);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { logIn, newPage, screenshot, text, useBrowser, visible } from './browser';
+import { logIn, logInStaff, newPage, screenshot, text, useBrowser, visible } from './browser';
 
 const browser = useBrowser();
 
@@ -41,11 +41,7 @@ describe('usage history', () => {
 
     // The admin's overview: this month per server and in total.
     const staff = await newPage(browser());
-    await staff.page.goto('/manager/login');
-    await staff.page.getByLabel('Usuario').fill(admin.username);
-    await staff.page.getByLabel('Contraseña', { exact: true }).fill(admin.password);
-    await staff.page.getByRole('button', { name: 'Iniciar sesión' }).click();
-    await staff.page.waitForURL('**/manager/dashboard');
+    await logInStaff(staff.page, admin);
     const traffic = staff.page.getByTestId('overview-traffic');
     await visible(traffic.getByRole('heading', { name: 'Tráfico este mes' }));
     const habana = servers[0]!.name;
