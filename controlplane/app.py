@@ -25,9 +25,9 @@ from controlplane.domain.accounts.controllers import (
 from controlplane.domain.announcements.controllers import HomeController
 from controlplane.domain.invoices.controllers import InvoiceController, PaymentGatewayController
 from controlplane.domain.manager.controllers import MANAGER_CONTROLLERS
-from controlplane.domain.partys.controllers import PartyController
 from controlplane.domain.peers.controllers import MirrorController, PeerController
 from controlplane.domain.plans.controllers import PlanController
+from controlplane.domain.rooms.controllers import RoomController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.domain.usage.controllers import UsageController
 from controlplane.domain.usage.meter import UsageMeter
@@ -55,7 +55,7 @@ ROUTE_HANDLERS: list[Any] = [
     AdminSwitchesController,
     PeerController,
     UsageController,
-    PartyController,
+    RoomController,
     MirrorController,
     PlanController,
     InvoiceController,
@@ -88,7 +88,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
                 running.operations,
                 running.agents,
                 running.hub,
-                presence=running.partys.record_presence,
+                presence=running.rooms.record_presence,
                 endpoints=running.devices.record,
                 usage=UsageMeter(),
             )

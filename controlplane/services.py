@@ -18,12 +18,12 @@ from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.manager.users import StaffUsers
-from controlplane.domain.partys.service import PartyService
 from controlplane.domain.peers.devices import SharedConfigWatch
 from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.peers.reminders import ExpiryReminders
 from controlplane.domain.peers.service import PeerService
+from controlplane.domain.rooms.service import RoomService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
 from controlplane.mail import Mailer
@@ -68,7 +68,7 @@ class Services:
     devices: SharedConfigWatch
     metrics: ControlPlaneMetrics
     invoices: InvoiceService
-    partys: PartyService
+    rooms: RoomService
     audit: AuditLog
     staff_users: StaffUsers
     deletion: AccountDeletion
@@ -113,8 +113,8 @@ def build_services(settings: Settings) -> Services:
     accounts = AccountService(settings, box, passwords, sessions, limiter, captcha, sessionmaker, read_sessionmaker)
     mailer = Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox")
     switches = SwitchService(read_sessionmaker)
-    partys = PartyService(box, operations, hub, peers, limiter)
-    deletion = AccountDeletion(accounts, sessions, peers, partys)
+    rooms = RoomService(box, operations, hub, peers, limiter)
+    deletion = AccountDeletion(accounts, sessions, peers, rooms)
     return Services(
         settings=settings,
         box=box,
@@ -141,7 +141,7 @@ def build_services(settings: Settings) -> Services:
         devices=SharedConfigWatch(hub, peers.view),
         metrics=metrics,
         invoices=invoices,
-        partys=partys,
+        rooms=rooms,
         audit=AuditLog(hub),
         staff_users=StaffUsers(accounts, sessions, deletion),
         deletion=deletion,

@@ -50,7 +50,7 @@ class Room:
 
 @dataclass(frozen=True, slots=True)
 class Backbone:
-    """The WireGuard interface joining party-enabled nodes; `interface.name == ""` means none."""
+    """The WireGuard interface joining room-enabled nodes; `interface.name == ""` means none."""
 
     interface: Interface
     peers: tuple[Peer, ...] = ()

@@ -10,8 +10,8 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
-from controlplane.domain.partys.models import PartyMember
 from controlplane.domain.peers.models import NodeOperation, Peer
+from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.addresses import backbone_interface_address, node_address
 from controlplane.domain.servers.models import Server
 from protos import agent_pb2
@@ -67,7 +67,7 @@ def interface_spec(server: Server) -> agent_pb2.InterfaceSpec:
 
 async def full_state(db: AsyncSession, box: SecretBox, server: Server) -> agent_pb2.FullState:
     """Everything the node should hold: its interface, every active peer placed on it, every room with a member
-    on it (with all its members, wherever they are) and its backbone to the other party-enabled nodes."""
+    on it (with all its members, wherever they are) and its backbone to the other room-enabled nodes."""
     return (await read_full_state(db, server)).build(box)
 
 
@@ -101,29 +101,29 @@ async def read_full_state(db: AsyncSession, server: Server) -> UnsealedFullState
 async def rooms_touching(db: AsyncSession, server_id: str) -> list[str]:
     """Ids of the rooms with at least one member peer placed on this node: the rooms it enforces."""
     rows = await db.execute(
-        select(PartyMember.party_id)
-        .join(Peer, Peer.id == PartyMember.peer_id)
+        select(RoomMember.room_id)
+        .join(Peer, Peer.id == RoomMember.peer_id)
         .where(Peer.server_id == server_id)
         .distinct()
     )
     return list(rows.scalars())
 
 
-async def room_specs(db: AsyncSession, party_ids: Iterable[str]) -> dict[str, agent_pb2.RoomSpec]:
+async def room_specs(db: AsyncSession, room_ids: Iterable[str]) -> dict[str, agent_pb2.RoomSpec]:
     """Each room's member tunnel addresses across every server. Disabled or expired peers stay members (their
     node has dropped their key, so their address carries nothing meanwhile) and are back when renewed."""
-    ids = sorted(set(party_ids))
+    ids = sorted(set(room_ids))
     if not ids:
         return {}
     rows = await db.execute(
-        select(PartyMember.party_id, Peer.address)
-        .join(Peer, Peer.id == PartyMember.peer_id)
-        .where(PartyMember.party_id.in_(ids))
-        .order_by(PartyMember.party_id, Peer.address)
+        select(RoomMember.room_id, Peer.address)
+        .join(Peer, Peer.id == RoomMember.peer_id)
+        .where(RoomMember.room_id.in_(ids))
+        .order_by(RoomMember.room_id, Peer.address)
     )
     members: dict[str, list[str]] = {}
-    for party_id, address in rows:
-        members.setdefault(party_id, []).append(address)
+    for room_id, address in rows:
+        members.setdefault(room_id, []).append(address)
     return {pid: agent_pb2.RoomSpec(id=pid, members=addresses) for pid, addresses in members.items()}
 
 
@@ -133,7 +133,7 @@ def on_backbone(server: Server) -> bool:
 
 async def backbone_spec(db: AsyncSession, server: Server) -> agent_pb2.BackboneSpec:
     """The node's side of the backbone: empty (no backbone) unless it allows rooms; its peers are the other
-    party-enabled nodes whose key is known, each routing its client subnet and backbone address."""
+    room-enabled nodes whose key is known, each routing its client subnet and backbone address."""
     if not on_backbone(server):
         return agent_pb2.BackboneSpec(name="")
     assert server.backbone_address is not None

@@ -19,9 +19,9 @@ from controlplane.agents import desired_state
 from controlplane.agents.registry import AgentLink, AgentRegistry
 from controlplane.crypto import SecretBox
 from controlplane.db import transaction, utcnow
-from controlplane.domain.partys.service import refresh_backbone
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.operations import OperationService
+from controlplane.domain.rooms.service import refresh_backbone
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.usage.meter import Reading, UsageMeter
@@ -63,7 +63,7 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
     ) -> None:
         self._endpoints = endpoints  # shared configurations (SharedConfigWatch.record)
         self._usage = usage  # usage history (docs/usage.md)
-        self._presence = presence  # room members' online state (PartyService.record_presence)
+        self._presence = presence  # room members' online state (RoomService.record_presence)
         self._sessionmaker = sessionmaker
         self._box = box
         self._servers = servers
@@ -165,7 +165,7 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                 log.info("node %s reports a new public key", server.id)
                 server.public_key = hello.public_key
                 if server.hosts_rooms:
-                    # The other party-enabled nodes must know the new key to keep the backbone up.
+                    # The other room-enabled nodes must know the new key to keep the backbone up.
                     await db.flush()
                     await refresh_backbone(db, self._operations)
             server.agent_version = hello.agent_version[:32]

@@ -74,7 +74,7 @@ async def load_demo(services: Services, var_dir: Path) -> bool:
             expiration_date=utcnow() + timedelta(hours=hours),
             plan=(plan_ids[0], name, price),
         )
-        await services.partys.create(db, customer.id, "Partida del viernes", peer.id)
+        await services.rooms.create(db, customer.id, "Partida del viernes", peer.id)
         db.add(
             Announcement(
                 name="Bienvenida",

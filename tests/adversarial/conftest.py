@@ -30,9 +30,9 @@ class Customer:
     peer_ids: list[str] = field(default_factory=list)
     mirror_tokens: list[str] = field(default_factory=list)
     public_keys: list[str] = field(default_factory=list)
-    party_id: str = ""
-    party_name: str = ""
-    party_password: str = ""
+    room_id: str = ""
+    room_name: str = ""
+    room_password: str = ""
     invoice_id: str = ""
     invoice_remote_id: str = ""
     headers: dict[str, str] = field(default_factory=dict)
@@ -46,9 +46,9 @@ class Customer:
             *self.peer_ids,
             *self.mirror_tokens,
             *self.public_keys,
-            self.party_id,
-            self.party_name,
-            self.party_password,
+            self.room_id,
+            self.room_name,
+            self.room_password,
             self.invoice_id,
             self.invoice_remote_id,
         ]
@@ -87,9 +87,9 @@ async def _seed(settings: Settings, a: Customer, b: Customer) -> str:
                 # As if the node had applied them: rooms take only settled peers.
                 await db.execute(update(Peer).where(Peer.user_id == user.id).values(pending_operation_id=None))
             async with services.sessionmaker.begin() as db:
-                party = await services.partys.create(db, user.id, f"sala-{customer.username}", customer.peer_ids[0])
-                customer.party_id, customer.party_name = party.id, party.name
-                customer.party_password = services.box.decrypt(party.password_enc)
+                room = await services.rooms.create(db, user.id, f"sala-{customer.username}", customer.peer_ids[0])
+                customer.room_id, customer.room_name = room.id, room.name
+                customer.room_password = services.box.decrypt(room.password_enc)
                 first = await db.get(Peer, customer.peer_ids[0])
                 assert first is not None
                 invoice = add_plan_invoice(db, f"factura-{customer.username}-{user.id[:8]}", first, plan)

@@ -21,7 +21,7 @@ PUBLIC_BY_SECRET = ("/api/payments/", "/mirror/")
 # A valid body for the object routes, so the answer is about the object (404), not about the body (422).
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/client/accounts/peers/{peer_id}"): {"operation": "regenerate_token"},
-    ("PATCH", "/api/client/network/partys/{party_id}"): {"operation": "regenerate_password"},
+    ("PATCH", "/api/client/network/partys/{room_id}"): {"operation": "regenerate_password"},
 }
 
 
@@ -38,7 +38,7 @@ def fill(path: str, owner: Customer, server_id: str) -> str:
     """The path with the OWNER's objects (a shared server where the path names one)."""
     values = {
         "peer_id": owner.peer_ids[0],
-        "party_id": owner.party_id,
+        "room_id": owner.room_id,
         "remote_id": owner.invoice_remote_id,
         "user_id": owner.user_id,
         "invoice_id": owner.invoice_id,

@@ -60,17 +60,17 @@ def probes(a: Customer, b: Customer, plan_id: str) -> list[tuple[str, str, dict[
         (
             "PATCH",
             ROOMS,
-            {"operation": "join", "name": a.party_name, "password": a.party_password, "peer": a.peer_ids[1]},
+            {"operation": "join", "name": a.room_name, "password": a.room_password, "peer": a.peer_ids[1]},
             "peer",
         ),
         (
             "PATCH",
             ROOMS,
-            {"operation": "join", "name": b.party_name, "password": b.party_password, "peer": a.peer_ids[1]},
+            {"operation": "join", "name": b.room_name, "password": b.room_password, "peer": a.peer_ids[1]},
             "peer",
         ),
-        ("PATCH", f"{ROOMS}/{b.party_id}", {"operation": "leave", "peer": a.peer_ids[0]}, "peer"),
-        ("PATCH", f"{ROOMS}/{b.party_id}", {"operation": "remove_peer", "peer": a.peer_ids[0]}, "peer"),
+        ("PATCH", f"{ROOMS}/{b.room_id}", {"operation": "leave", "peer": a.peer_ids[0]}, "peer"),
+        ("PATCH", f"{ROOMS}/{b.room_id}", {"operation": "remove_peer", "peer": a.peer_ids[0]}, "peer"),
     ]
 
 
@@ -116,6 +116,6 @@ def test_customer_as_ids_in_customer_bs_bodies_are_unknown_objects(deployment: D
     b_after = own_view(deployment, b)
     assert b_after == b_before  # B gained nothing: no room with A's peer, no guest of A's
     for view in b_after:
-        for secret in (*a.peer_ids, *a.public_keys, a.alias, a.party_id):
+        for secret in (*a.peer_ids, *a.public_keys, a.alias, a.room_id):
             assert secret not in view
     assert invoices_on_record(deployment) == invoices_before  # no purchase opened for A's peer

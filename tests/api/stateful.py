@@ -55,7 +55,7 @@ class ServicesMachine(RuleBasedStateMachine):
 @dataclass(frozen=True)
 class NodeHolds:
     """What a node enforces: WireGuard peers by public key, rooms (which tunnel addresses may reach which) and
-    its backbone to the other party-enabled nodes."""
+    its backbone to the other room-enabled nodes."""
 
     peers: dict[str, Peer]
     rooms: dict[str, Room]

@@ -21,7 +21,7 @@ from controlplane.domain.peers.models import NodeOperation, OperationKind, Opera
 from controlplane.domain.plans.service import add_plan
 from controlplane.services import Services
 from tests.api.factories import PASSWORD, add_plan_invoice, bearer, login, make_peer, make_server, make_user
-from tests.api.test_partys import PARTYS, create, join, node_answers, person
+from tests.api.test_rooms import ROOMS, create, join, node_answers, person
 from tests.api.test_session_sockets import _assert_closed, _assert_open, _greeted, _login
 
 DELETE = "/api/client/settings/delete-account"
@@ -146,8 +146,8 @@ async def test_rooms_owned_go_whole_and_guest_places_are_left(services: Services
     assert (await client.post(DELETE, json={"password": PASSWORD}, headers=ana.headers)).status_code == 200
     await asyncio.sleep(0.05)
     assert "deleted_guest_party" in beto.inbox.types()
-    assert (await client.get(PARTYS, headers=beto.headers)).json()["guest_partys"] == []
-    caro_rooms = (await client.get(PARTYS, headers=caro.headers)).json()["owned_partys"]
+    assert (await client.get(ROOMS, headers=beto.headers)).json()["guest_partys"] == []
+    caro_rooms = (await client.get(ROOMS, headers=caro.headers)).json()["owned_partys"]
     assert [[p["name"] for p in room["peers"]] for room in caro_rooms] == [["caro1"]]
 
 

@@ -51,7 +51,7 @@ class World:
     invoice_remote_id: str
     invoice_id: str = ""
     owner_id: str = ""
-    party_id: str = ""
+    room_id: str = ""
     free_peer_id: str = ""
 
     def secrets_of_owner(self) -> list[str]:
@@ -64,7 +64,7 @@ PATH_PARAMS: dict[str, Callable[[World], str]] = {
     "server_id": lambda w: w.server_id,
     "token": lambda w: w.mirror_token,
     "remote_id": lambda w: w.invoice_remote_id,
-    "party_id": lambda w: w.party_id,
+    "room_id": lambda w: w.room_id,
     "user_id": lambda w: w.owner_id,
     "invoice_id": lambda w: w.invoice_id,
     "plan_id": lambda w: "plan-desconocido",
@@ -215,10 +215,10 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("PATCH", "/api/client/network/partys"): customer_only(
         LET, lambda w, r: {"operation": "join", "name": "sala-propietaria", "password": "no-es", "peer": w.free_peer_id}
     ),
-    ("PATCH", "/api/client/network/partys/{party_id}"): customer_only(
+    ("PATCH", "/api/client/network/partys/{room_id}"): customer_only(
         200, lambda w, r: {"operation": "regenerate_password"}, object_of_owner=True
     ),
-    ("DELETE", "/api/client/network/partys/{party_id}"): customer_only(200, object_of_owner=True),
+    ("DELETE", "/api/client/network/partys/{room_id}"): customer_only(200, object_of_owner=True),
 }
 
 WEBSOCKETS = {"/ws"}  # covered by test_socket.py / test_abuse.py; a new socket path must be declared here too
@@ -292,8 +292,8 @@ async def _world(services: Services, client: AsyncTestClient[Any]) -> World:
     world.invoice_id, world.owner_id = invoice.id, owner.id
     world.free_peer_id = (await make_peer(services, owner, "libre", server)).id
     async with services.sessionmaker.begin() as db:
-        party = await services.partys.create(db, owner.id, "sala-propietaria", peer.id)
-        world.party_id = party.id
+        room = await services.rooms.create(db, owner.id, "sala-propietaria", peer.id)
+        world.room_id = room.id
     return world
 
 

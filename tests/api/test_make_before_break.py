@@ -20,13 +20,13 @@ from sqlalchemy import select
 from controlplane.agents.desired_state import full_state
 from controlplane.db import transaction
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.partys.models import PartyMember
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
 from tests.api.factories import bearer, login, make_peer, make_user
-from tests.api.test_partys import PARTYS, person
+from tests.api.test_rooms import ROOMS, person
 from tests.api.two_nodes import FAILURES, World, assert_told_the_move_failed, fail_operation, two_nodes
 from tests.clock import ManualClock, manual_clock
 
@@ -156,7 +156,7 @@ async def test_expiry_while_a_move_is_pending_cancels_it_first(world: World) -> 
 
 
 async def test_a_room_member_stays_in_its_room_where_it_was_when_a_move_fails(world: World) -> None:
-    answer = await world.client.post(PARTYS, json={"name": "LAN", "peer": world.peer.id}, headers=world.headers)
+    answer = await world.client.post(ROOMS, json={"name": "LAN", "peer": world.peer.id}, headers=world.headers)
     assert answer.status_code == 201, answer.text
     room = answer.json()["data"]
     await world.settle_nodes()
@@ -278,16 +278,16 @@ async def test_a_room_operation_ends_where_the_database_says_when_a_members_node
     beto = await person(world.services, world.client, "beto")
     beto_peer = await make_peer(world.services, beto.user, "portatil", await world.services_server(world.madrid))
     await world.agents.connect(world.madrid)
-    room = (await world.client.post(PARTYS, json={"name": "LAN", "peer": world.peer.id}, headers=world.headers)).json()
-    path = f"{PARTYS}/{room['data']['id']}"
+    room = (await world.client.post(ROOMS, json={"name": "LAN", "peer": world.peer.id}, headers=world.headers)).json()
+    path = f"{ROOMS}/{room['data']['id']}"
     join = {"operation": "join", "name": "LAN", "password": room["data"]["password"], "peer": beto_peer.id}
     if operation != "join":
-        assert (await world.client.patch(PARTYS, json=join, headers=beto.headers)).status_code == 200
+        assert (await world.client.patch(ROOMS, json=join, headers=beto.headers)).status_code == 200
     await world.settle_nodes()
     await world.pushes()
     beto.inbox.clear()
     if operation == "join":
-        answer = await world.client.patch(PARTYS, json=join, headers=beto.headers)
+        answer = await world.client.patch(ROOMS, json=join, headers=beto.headers)
     elif operation == "leave":
         answer = await world.client.patch(path, json={"operation": "leave", "peer": beto_peer.id}, headers=beto.headers)
     elif operation == "remove a member":
@@ -317,7 +317,7 @@ async def test_a_room_operation_ends_where_the_database_says_when_a_members_node
 
     # The database: Beto's peer is in the room after a join, out of it otherwise; the room is gone after a delete.
     async with world.services.sessionmaker() as db:
-        members = set((await db.execute(select(PartyMember.peer_id))).scalars())
+        members = set((await db.execute(select(RoomMember.peer_id))).scalars())
     expected = (
         {world.peer.id, beto_peer.id} if operation == "join" else set() if operation == "delete" else {world.peer.id}
     )
@@ -328,8 +328,8 @@ async def test_a_room_operation_ends_where_the_database_says_when_a_members_node
     madrid_rooms = world.agents.nodes[world.madrid].holds().rooms
     assert (room["data"]["id"] in madrid_rooms) is (operation == "join"), "Madrid enforces a room it is not in"
     # What both customers see and download.
-    ana_rooms = (await world.client.get(PARTYS, headers=world.headers)).json()
-    beto_rooms = (await world.client.get(PARTYS, headers=beto.headers)).json()
+    ana_rooms = (await world.client.get(ROOMS, headers=world.headers)).json()
+    beto_rooms = (await world.client.get(ROOMS, headers=beto.headers)).json()
     if operation == "delete":
         assert ana_rooms["owned_partys"] == [] and beto_rooms["guest_partys"] == []
     else:

@@ -21,7 +21,7 @@ from controlplane.domain.servers.models import Server
 from controlplane.services import Services
 from protos import agent_pb2
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
-from tests.api.test_partys import PARTYS, node_answers, person
+from tests.api.test_rooms import ROOMS, node_answers, person
 
 PEERS = "/api/client/accounts/peers"
 HOME, MOBILE, FRIEND = "203.0.113.5:51000", "198.51.100.7:40000", "192.0.2.44:61000"
@@ -323,7 +323,7 @@ async def test_the_move_list_shows_load_and_recommends_the_least_loaded_server_t
     ]
 
     # In a room, the peer needs a server with rooms: Lima has none (a move there would take it out of the room).
-    created = await client.post(PARTYS, json={"name": "LAN", "peer": peer.id}, headers=ana.headers)
+    created = await client.post(ROOMS, json={"name": "LAN", "peer": peer.id}, headers=ana.headers)
     assert created.status_code in (200, 201, 202), created.text
     await node_answers(services)
     options = (await client.get(f"/api/client/network/{peer.id}", headers=ana.headers)).json()

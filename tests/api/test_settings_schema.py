@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from controlplane.domain.partys.service import JOIN_ATTEMPTS
+from controlplane.domain.rooms.service import JOIN_ATTEMPTS
 from controlplane.services import Services
 from controlplane.settings import RateLimits
 from tests.api.factories import PASSWORD, logged_in
 
 SETTINGS = "/api/client/settings"
-PARTYS = "/api/client/network/partys"
+ROOMS = "/api/client/network/partys"
 
 
 @pytest.fixture
@@ -42,8 +42,8 @@ async def test_guessing_room_passwords_is_refused_with_a_status_the_document_lis
     headers = await logged_in(services, client, alias="Adivino")
     guess = {"operation": "join", "name": "Sala de otro", "password": "adivinanza", "peer": "p"}
     for _ in range(JOIN_ATTEMPTS.attempts):
-        assert (await client.patch(PARTYS, json=guess, headers=headers)).status_code == 404
-    await documented_429(client, PARTYS, "patch", await client.patch(PARTYS, json=guess, headers=headers))
+        assert (await client.patch(ROOMS, json=guess, headers=headers)).status_code == 404
+    await documented_429(client, ROOMS, "patch", await client.patch(ROOMS, json=guess, headers=headers))
 
 
 async def documented_429(client: AsyncTestClient[Any], path: str, method: str, refused: Any) -> None:

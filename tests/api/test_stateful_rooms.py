@@ -17,7 +17,7 @@ After every step:
   peers show their room; every other room answers 404 to them;
 - a node that applied every delta holds exactly its snapshot (peers, rooms, backbone), and the snapshot gives each
   node every room with a member on it, with all its members' addresses, and a backbone to exactly the other
-  party-enabled nodes; after a reconnect every node holds it;
+  room-enabled nodes; after a reconnect every node holds it;
 - when no node operation is pending, no room is processing and no peer is busy.
 """
 
@@ -38,9 +38,10 @@ from sqlalchemy import func, select
 
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.partys.models import Party, PartyMember
-from controlplane.domain.partys.service import MAX_OWNED, NAME_MAX, PartyNotFound
 from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.rooms.models import Room as StoredRoom
+from controlplane.domain.rooms.models import RoomMember
+from controlplane.domain.rooms.service import MAX_OWNED, NAME_MAX, RoomNotFound
 from controlplane.domain.servers.models import Server
 from controlplane.services import Services
 from controlplane.wgkeys import generate_keypair
@@ -49,7 +50,7 @@ from tests.api.conftest import _empty_database
 from tests.api.factories import PASSWORD, bearer, login
 from tests.api.stateful import ModelAgents, ServicesMachine, machine_client, machine_services, run_machine, server_input
 
-PARTYS = "/api/client/network/partys"
+ROOMS = "/api/client/network/partys"
 CUSTOMERS = (("ana", "Ana"), ("beto", "Beto"), ("caro", "Caro"))
 # Servers 0 and 1 allow rooms, server 2 does not (until an admin switches it on).
 ROOMS_ALLOWED = (True, True, False)
@@ -138,9 +139,9 @@ class RoomLifeCycle(ServicesMachine):
             for customer, (username, _) in zip(self.customers, CUSTOMERS, strict=True):
                 customer.headers = bearer(await login(self.client, username))
             self.admin = bearer(await login(self.client, "jefa", admin=True))
-            # Every walk starts with one room across both party-enabled servers: Ana's, with Beto as a guest.
+            # Every walk starts with one room across both room-enabled servers: Ana's, with Beto as a guest.
             created = await self.client.post(
-                PARTYS, json={"name": "Sala de Ana", "peer": self.peers[0]}, headers=self.customers[0].headers
+                ROOMS, json={"name": "Sala de Ana", "peer": self.peers[0]}, headers=self.customers[0].headers
             )
             assert created.status_code == 201, created.text
             room = created.json()["data"]
@@ -148,7 +149,7 @@ class RoomLifeCycle(ServicesMachine):
             self.room_ids.append(room["id"])
             self.names_of[room["id"]] = "Sala de Ana"
             joined = await self.client.patch(
-                PARTYS,
+                ROOMS,
                 json={"operation": "join", "name": "sala de ana", "password": room["password"], "peer": self.peers[3]},
                 headers=self.customers[1].headers,
             )
@@ -278,7 +279,7 @@ class RoomLifeCycle(ServicesMachine):
         elif room_key(shown) in {room_key(room.name) for room in self.rooms.values()}:
             refusals.add("party_name_taken")
         headers = self.customers[user].headers
-        answer = await self.client.post(PARTYS, json={"name": name, "peer": peer_id}, headers=headers)
+        answer = await self.client.post(ROOMS, json={"name": name, "peer": peer_id}, headers=headers)
         body = self._answer("create", answer, refusals, success=201)
         if not refusals:
             room = body["data"]
@@ -318,7 +319,7 @@ class RoomLifeCycle(ServicesMachine):
             else:
                 refusals = self._free_peer_refusals(user, peer_id, peers)
             answer = await self.client.patch(
-                PARTYS,
+                ROOMS,
                 json={"operation": "join", "name": name, "password": typed, "peer": peer_id},
                 headers=self.customers[user].headers,
             )
@@ -345,7 +346,7 @@ class RoomLifeCycle(ServicesMachine):
                 owner = self.rooms[room_id].owner == user
                 refusals = set() if kick and owner else {"party_owner_only"} if kick else {"peer_not_found"}
             answer = await self.client.patch(
-                f"{PARTYS}/{room_id}",
+                f"{ROOMS}/{room_id}",
                 json={"operation": "remove_peer" if kick else "leave", "peer": peer_id},
                 headers=self.customers[user].headers,
             )
@@ -371,9 +372,9 @@ class RoomLifeCycle(ServicesMachine):
                 refusals = {"party_owner_only"}
             headers = self.customers[user].headers
             if delete:
-                answer = await self.client.delete(f"{PARTYS}/{room_id}", headers=headers)
+                answer = await self.client.delete(f"{ROOMS}/{room_id}", headers=headers)
             else:
-                answer = await self.client.patch(f"{PARTYS}/{room_id}", json={"operation": call}, headers=headers)
+                answer = await self.client.patch(f"{ROOMS}/{room_id}", json={"operation": call}, headers=headers)
             body = self._answer(call, answer, refusals)
             if refusals:
                 return
@@ -511,30 +512,30 @@ class RoomLifeCycle(ServicesMachine):
 
         async def check() -> None:
             async with self.services.sessionmaker() as db:
-                partys = {p.id: p for p in (await db.execute(select(Party))).scalars()}
+                stored_rooms = {p.id: p for p in (await db.execute(select(StoredRoom))).scalars()}
                 rows = (
                     await db.execute(
-                        select(PartyMember.party_id, PartyMember.peer_id, Server.allow_partys & Server.active)
-                        .join(Peer, Peer.id == PartyMember.peer_id)
+                        select(RoomMember.room_id, RoomMember.peer_id, Server.allow_partys & Server.active)
+                        .join(Peer, Peer.id == RoomMember.peer_id)
                         .join(Server, Server.id == Peer.server_id)
                     )
                 ).all()
             members: dict[str, set[str]] = {}
-            for party_id, peer_id, allowed in rows:
+            for room_id, peer_id, allowed in rows:
                 assert allowed, "a room member sits on a server without rooms (or disabled)"
-                members.setdefault(party_id, set()).add(peer_id)
+                members.setdefault(room_id, set()).add(peer_id)
             assert len({peer_id for _, peer_id, _ in rows}) == len(rows), "a peer is in two rooms"
-            assert all(members.get(pid) for pid in partys), "an empty room exists"
-            owners = [p.owner_id for p in partys.values()]
+            assert all(members.get(pid) for pid in stored_rooms), "an empty room exists"
+            owners = [p.owner_id for p in stored_rooms.values()]
             assert all(owners.count(owner) <= MAX_OWNED for owner in owners), "someone owns more than 5 rooms"
-            keys = [room_key(p.name) for p in partys.values()]
+            keys = [room_key(p.name) for p in stored_rooms.values()]
             assert len(set(keys)) == len(keys), f"two rooms share a name: {sorted(keys)}"
-            assert set(partys) == set(self.rooms), "the rooms differ from the model"
+            assert set(stored_rooms) == set(self.rooms), "the rooms differ from the model"
             for room_id, room in self.rooms.items():
-                party = partys[room_id]
-                assert party.owner_id == self.customers[room.owner].id
-                assert party.name == room.name
-                assert self.services.partys.password_of(party) == room.password
+                stored = stored_rooms[room_id]
+                assert stored.owner_id == self.customers[room.owner].id
+                assert stored.name == room.name
+                assert self.services.rooms.password_of(stored) == room.password
                 assert members[room_id] == room.members, f"room {room.name}: members differ from the model"
 
         self.run(check())
@@ -550,13 +551,13 @@ class RoomLifeCycle(ServicesMachine):
                 busy = set(
                     (
                         await db.execute(
-                            select(NodeOperation.party_id).where(NodeOperation.status == OperationStatus.PENDING)
+                            select(NodeOperation.room_id).where(NodeOperation.status == OperationStatus.PENDING)
                         )
                     ).scalars()
                 )
             aliases = {n: c.alias for n, c in enumerate(self.customers)}
             for user, customer in enumerate(self.customers):
-                answer = await self.client.get(PARTYS, headers=customer.headers)
+                answer = await self.client.get(ROOMS, headers=customer.headers)
                 assert answer.status_code == 200, answer.text
                 lists = answer.json()
                 owned = [v["id"] for v in lists["owned_partys"]]
@@ -581,15 +582,15 @@ class RoomLifeCycle(ServicesMachine):
                     # Anyone else's room (or a gone one) answers exactly like a missing one.
                     for room_id in self.room_ids:
                         if not self._visible(user, room_id):
-                            with pytest.raises(PartyNotFound):
-                                await self.services.partys.visible(db, customer.id, room_id)
+                            with pytest.raises(RoomNotFound):
+                                await self.services.rooms.visible(db, customer.id, room_id)
 
         self.run(check())
 
     @invariant()
     def nodes_enforce_the_rooms(self) -> None:
         """Each snapshot gives its node every room with a member on it, with all its members' addresses (who may
-        reach whom), and a backbone to exactly the other party-enabled nodes; a node that kept up holds it."""
+        reach whom), and a backbone to exactly the other room-enabled nodes; a node that kept up holds it."""
         if not self.servers:
             return
 

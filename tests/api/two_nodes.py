@@ -28,7 +28,7 @@ from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
 from tests.api.stateful import ModelAgents, desired_holds
-from tests.api.test_partys import Inbox
+from tests.api.test_rooms import Inbox
 from tests.clock import ManualClock
 
 PEERS = "/api/client/accounts/peers"

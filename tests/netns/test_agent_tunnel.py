@@ -238,13 +238,13 @@ async def test_rooms_let_members_reach_each_other_and_nobody_else(
 
     await never_pings(a.ns, b.address)  # default: clients do not see each other
 
-    room = agent_pb2.RoomSpec(id="party-1", members=[a.address, b.address])
+    room = agent_pb2.RoomSpec(id="room-1", members=[a.address, b.address])
     session.send_delta(agent_pb2.Delta(operation_id="join", serial=2, upsert_rooms=[room]))
     assert (await session.result("join")).ok
     await eventually_pings(a.ns, b.address)
     await eventually_pings(b.ns, a.address)
 
-    session.send_delta(agent_pb2.Delta(operation_id="leave", serial=3, remove_rooms=["party-1"]))
+    session.send_delta(agent_pb2.Delta(operation_id="leave", serial=3, remove_rooms=["room-1"]))
     assert (await session.result("leave")).ok
     await never_pings(a.ns, b.address)
     await eventually_pings(a.ns, INTERNET)  # the internet stays reachable

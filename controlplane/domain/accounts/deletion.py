@@ -17,9 +17,9 @@ from controlplane.db import utcnow
 from controlplane.domain.accounts.models import OneTimeLink, User
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import Principal, SessionService
-from controlplane.domain.partys.service import PartyService
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerService
+from controlplane.domain.rooms.service import RoomService
 from controlplane.errors import Conflict, Invalid, NotFound
 
 DELETED_PREFIX = "#eliminado-"  # '#' is outside the usernames registration accepts (service.USERNAME_RE)
@@ -28,7 +28,7 @@ UNUSABLE_PASSWORD = "!"  # not a hash: no password ever verifies against it  # n
 
 class AccountDeletion:
     def __init__(
-        self, accounts: AccountService, sessions: SessionService, peers: PeerService, rooms: PartyService
+        self, accounts: AccountService, sessions: SessionService, peers: PeerService, rooms: RoomService
     ) -> None:
         self._accounts = accounts
         self._sessions = sessions

@@ -7,8 +7,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.domain.accounts.models import User
 from controlplane.domain.manager import schemas
-from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.servers.models import Server
 
 
@@ -16,9 +16,9 @@ async def _rooms_of(db: AsyncSession, peer_ids: list[str]) -> dict[str, schemas.
     if not peer_ids:
         return {}
     rows = await db.execute(
-        select(PartyMember.peer_id, Party.id, Party.name)
-        .join(Party, Party.id == PartyMember.party_id)
-        .where(PartyMember.peer_id.in_(peer_ids))
+        select(RoomMember.peer_id, Room.id, Room.name)
+        .join(Room, Room.id == RoomMember.room_id)
+        .where(RoomMember.peer_id.in_(peer_ids))
     )
     return {peer_id: schemas.RoomRef(id=pid, name=name) for peer_id, pid, name in rows.all()}
 
@@ -28,7 +28,7 @@ async def _views(db: AsyncSession, rows: list[tuple[Peer, str]]) -> list[schemas
     return [staff_view(p, u, rooms.get(p.id)) for p, u in rows]
 
 
-def staff_view(peer: Peer, username: str, party: schemas.RoomRef | None = None) -> schemas.StaffPeer:
+def staff_view(peer: Peer, username: str, room: schemas.RoomRef | None = None) -> schemas.StaffPeer:
     return schemas.StaffPeer(
         id=peer.id,
         name=peer.name,
@@ -46,7 +46,7 @@ def staff_view(peer: Peer, username: str, party: schemas.RoomRef | None = None) 
             schemas.PlanHistoryRow(plan_name=h.plan_name, plan_price=f"{h.plan_price:.2f}", created=h.created)
             for h in peer.plans_history
         ],
-        party=party,
+        party=room,
     )
 
 

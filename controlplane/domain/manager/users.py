@@ -11,8 +11,8 @@ from controlplane.domain.accounts.service import AccountService, Email
 from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.manager import schemas
 from controlplane.domain.manager.peers import peers_of
-from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.errors import Conflict, Forbidden, NotFound
 
 
@@ -44,25 +44,25 @@ def _with_peer_count(query: Select[tuple[User]]) -> Select[tuple[User, int]]:
 
 async def rooms_of(db: AsyncSession, user_id: str) -> list[schemas.StaffRoom]:
     """Rooms the user owns, then rooms where one of their peers is a guest."""
-    members = select(PartyMember.party_id, func.count().label("n")).group_by(PartyMember.party_id).subquery()
-    guest_in = select(PartyMember.party_id).join(Peer, Peer.id == PartyMember.peer_id).where(Peer.user_id == user_id)
+    members = select(RoomMember.room_id, func.count().label("n")).group_by(RoomMember.room_id).subquery()
+    guest_in = select(RoomMember.room_id).join(Peer, Peer.id == RoomMember.peer_id).where(Peer.user_id == user_id)
     rows = await db.execute(
-        select(Party, User.username, func.coalesce(members.c.n, 0))
-        .join(User, User.id == Party.owner_id)
-        .outerjoin(members, members.c.party_id == Party.id)
-        .where(or_(Party.owner_id == user_id, Party.id.in_(guest_in)))
-        .order_by(Party.created)
+        select(Room, User.username, func.coalesce(members.c.n, 0))
+        .join(User, User.id == Room.owner_id)
+        .outerjoin(members, members.c.room_id == Room.id)
+        .where(or_(Room.owner_id == user_id, Room.id.in_(guest_in)))
+        .order_by(Room.created)
     )
     rooms = [
         schemas.StaffRoom(
-            id=party.id,
-            name=party.name,
+            id=room.id,
+            name=room.name,
             owner=owner,
-            relation="owner" if party.owner_id == user_id else "guest",
+            relation="owner" if room.owner_id == user_id else "guest",
             members=n,
-            created=party.created,
+            created=room.created,
         )
-        for party, owner, n in rows.all()
+        for room, owner, n in rows.all()
     ]
     return sorted(rooms, key=lambda r: r.relation != "owner")
 

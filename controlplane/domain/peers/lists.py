@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState, Session, UOWTransaction
 
-from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import Peer, PlanHistory
+from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.realtime.invalidation import EVERYTHING, CacheInvalidation
 
@@ -20,9 +20,9 @@ PEER_LISTS = "peer_lists"
 PEER_LIST_SECONDS = 10.0
 # What a peer list shows of a server and of a room: other columns (serials, heartbeats, stats) change all the time.
 SERVER_FIELDS = frozenset({"name", "address", "active", "ubication", "allow_partys"})
-PARTY_FIELDS = frozenset({"name"})
+ROOM_FIELDS = frozenset({"name"})
 # Tables whose bulk statements (no objects to tell which user they touch) make every list stale.
-LISTED_TABLES = frozenset({"peers", "plans_history", "party_members", "partys"})
+LISTED_TABLES = frozenset({"peers", "plans_history", "room_members", "rooms"})
 
 
 def user_tag(user_id: str) -> str:
@@ -44,10 +44,10 @@ def stale_tags(session: Session) -> set[str]:
     for obj in chain(session.new, session.dirty, session.deleted):
         if isinstance(obj, Peer):
             tags.add(user_tag(obj.user_id))
-        elif isinstance(obj, PlanHistory | PartyMember):
+        elif isinstance(obj, PlanHistory | RoomMember):
             tags.add(peer_tag(obj.peer_id))
-        elif isinstance(obj, Party):
-            if obj in session.deleted or (obj not in session.new and _changed(obj, PARTY_FIELDS)):
+        elif isinstance(obj, Room):
+            if obj in session.deleted or (obj not in session.new and _changed(obj, ROOM_FIELDS)):
                 return {EVERYTHING}
         elif isinstance(obj, Server) and obj in session.dirty and _changed(obj, SERVER_FIELDS):
             return {EVERYTHING}

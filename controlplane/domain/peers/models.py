@@ -12,7 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
 from controlplane.domain.accounts.models import enum_values
-from controlplane.domain.partys.models import PartyMember
+from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.models import Server
 
 
@@ -63,7 +63,7 @@ class Peer(Base):
 
     server: Mapped[Server] = relationship(lazy="joined", foreign_keys=[server_id])
     # The room this peer is in, if any (the room service writes memberships; this side only reads).
-    membership: Mapped[PartyMember | None] = relationship(lazy="selectin", uselist=False, viewonly=True)
+    membership: Mapped[RoomMember | None] = relationship(lazy="selectin", uselist=False, viewonly=True)
     plans_history: Mapped[list[PlanHistory]] = relationship(
         lazy="selectin", order_by="PlanHistory.created", cascade="all, delete-orphan"
     )
@@ -94,7 +94,7 @@ class OperationKind(enum.StrEnum):
     ENABLE = "enable"
     REMOVE = "remove"  # the old node's half of a move, or a deleted peer
     ROOM = "room"  # a room's members changed on this node (or the room left it)
-    BACKBONE = "backbone"  # the set of party-enabled nodes changed
+    BACKBONE = "backbone"  # the set of room-enabled nodes changed
 
 
 class NodeOperation(Base):
@@ -120,7 +120,7 @@ class NodeOperation(Base):
     user_id: Mapped[str | None] = mapped_column(String(32), default=None)
     peer_id: Mapped[str | None] = mapped_column(String(32), default=None)
     # The room whose busy flag this operation holds: a room is busy while any of its operations is pending.
-    party_id: Mapped[str | None] = mapped_column(String(32), default=None, index=True)
+    room_id: Mapped[str | None] = mapped_column(String(32), default=None, index=True)
     notify: Mapped[bool] = mapped_column(Boolean, default=True)
     delta: Mapped[dict[str, Any]] = mapped_column(JSON)
     error: Mapped[str | None] = mapped_column(Text, default=None)

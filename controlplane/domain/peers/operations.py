@@ -53,7 +53,7 @@ class OperationService:
         user_id: str | None = None,
         peer: Peer | None = None,
         notify: bool = True,
-        party_id: str | None = None,
+        room_id: str | None = None,
     ) -> NodeOperation:
         """Bump the node's serial and record the change; its agent hears of it once the transaction commits."""
         serial = (
@@ -68,7 +68,7 @@ class OperationService:
             delta=delta,
             user_id=user_id,
             peer_id=peer.id if peer else None,
-            party_id=party_id,
+            room_id=room_id,
             notify=notify,
         )
         db.add(operation)

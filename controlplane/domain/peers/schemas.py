@@ -26,7 +26,7 @@ class PlanHistoryItem(msgspec.Struct):
     created: datetime
 
 
-class PartyRef(msgspec.Struct):
+class RoomRef(msgspec.Struct):
     id: str
     name: str
 
@@ -41,7 +41,7 @@ class PeerView(msgspec.Struct):
     plans_history: list[PlanHistoryItem]
     server: PeerServer
     mirror_link: str
-    party: PartyRef | None
+    party: RoomRef | None
     address: str
     processing: bool
     # When this state was read (docs/api.md, versions): the larger of two views of one peer is the newer.

@@ -52,7 +52,7 @@ class PeerInactive(Conflict):
 
 
 class RoomHooks(Protocol):
-    """What the room service does when a peer changes server or is deleted (set by PartyService; None without
+    """What the room service does when a peer changes server or is deleted (set by RoomService; None without
     rooms)."""
 
     async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None: ...
@@ -77,11 +77,11 @@ def disabled_reason(peer: Peer) -> Literal["admin", "expired"] | None:
     return "admin" if peer.disabled_by_staff else "expired"
 
 
-def _party_ref(peer: Peer) -> schemas.PartyRef | None:
+def _room_ref(peer: Peer) -> schemas.RoomRef | None:
     """The peer's room. A peer made in this transaction has no membership loaded (and none to load)."""
     if "membership" in inspect(peer).unloaded or peer.membership is None:
         return None
-    return schemas.PartyRef(id=peer.membership.party.id, name=peer.membership.party.name)
+    return schemas.RoomRef(id=peer.membership.room.id, name=peer.membership.room.name)
 
 
 class PeerService:
@@ -130,7 +130,7 @@ class PeerService:
                 in_sync=is_in_sync(server),
             ),
             mirror_link=self.mirror_link(peer),
-            party=_party_ref(peer),
+            party=_room_ref(peer),
             address=peer.address,
             processing=peer.pending_operation_id is not None,
             version=view_version() if version is None else version,
@@ -228,7 +228,7 @@ class PeerService:
             )
             for s, n in rows
         ]
-        in_room = _party_ref(peer) is not None
+        in_room = _room_ref(peer) is not None
         fits = [
             (n / max(s.capacity, 1), option.connected_peers, option.name, option)
             for (s, n), option in zip(rows, options, strict=True)

@@ -13,7 +13,7 @@ class SubnetFull(Conflict):
     message = "El servidor no tiene direcciones libres. Elija otro servidor."
 
 
-# Addresses of the backbone interfaces that join party-enabled nodes (one per server, unique by constraint).
+# Addresses of the backbone interfaces that join room-enabled nodes (one per server, unique by constraint).
 BACKBONE_SUBNET = "10.255.0.0/16"
 
 
@@ -49,7 +49,7 @@ def validate_subnet(subnet: str) -> str:
         raise Invalid("La subred del túnel es demasiado pequeña.", code="invalid_subnet")
     backbone = ipaddress.ip_network(BACKBONE_SUBNET)
     if network.version == backbone.version and network.overlaps(backbone):  # type: ignore[arg-type]
-        # Party-enabled nodes route client subnets over the backbone: the two may not share addresses.
+        # Room-enabled nodes route client subnets over the backbone: the two may not share addresses.
         raise Invalid(
             f"La subred del túnel se superpone con la red del backbone entre servidores ({BACKBONE_SUBNET}).",
             code="invalid_subnet",

@@ -77,9 +77,9 @@ class AdminServerController(Controller):
         if changes.get("active") is False:
             await services.peers.cancel_moves_to(db, server.id)  # docs/operations.md, "Make before break"
         if changes.keys() & {"allow_partys", "active", "backbone_endpoint", "backbone_port", "address"}:
-            # Rooms on this node and the backbone between party-enabled nodes follow (issue 4's path); a disabled
+            # Rooms on this node and the backbone between room-enabled nodes follow (issue 4's path); a disabled
             # server is out of service for rooms (docs/api.md, rooms consistency rules).
-            await services.partys.server_rooms_changed(db, server)
+            await services.rooms.server_rooms_changed(db, server)
         summary = ", ".join(f"{k}={v}" for k, v in changes.items()) or "sin cambios"
         await services.audit.record(db, staff, ip, "server.update", "server", server.id, f"{server.name}: {summary}")
         return await _status(services, db, server)

@@ -24,7 +24,7 @@ class Server(Base):
     tunnel_subnet: Mapped[str] = mapped_column(String(43))  # e.g. 10.8.0.0/24; the node takes the first host
     dns: Mapped[str] = mapped_column(String(255), default="1.1.1.1")
     capacity: Mapped[int] = mapped_column(Integer, default=250)
-    # Backbone between party-enabled nodes (rooms across servers). The node's own WireGuard key serves the
+    # Backbone between room-enabled nodes (rooms across servers). The node's own WireGuard key serves the
     # backbone too, so no key is stored here. Address: unique inside BACKBONE_SUBNET; endpoint: host other nodes
     # dial (empty = `address`), UDP port `backbone_port`.
     backbone_address: Mapped[str | None] = mapped_column(String(45), unique=True, default=None)

@@ -138,7 +138,7 @@ class ServerService:
         return server, changes
 
     async def _check_overlap(self, db: AsyncSession, subnet: str) -> None:
-        """Party-enabled nodes route each other's client subnets, so no two servers may share addresses."""
+        """Room-enabled nodes route each other's client subnets, so no two servers may share addresses."""
         network = ipaddress.ip_network(subnet)
         for name, other in (await db.execute(select(Server.name, Server.tunnel_subnet))).all():
             other_net = ipaddress.ip_network(other)

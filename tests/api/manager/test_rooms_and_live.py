@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from controlplane.app import create_app
 from controlplane.domain.accounts.models import User
-from controlplane.domain.partys.models import PartyMember
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.rooms.models import RoomMember
 from controlplane.services import Services
 from tests.api.manager.world import World, build_world
 
@@ -20,9 +20,9 @@ async def _room(services: Services, world: World) -> str:
         user = await db.get(User, world.ids["user"])
         assert user is not None
         user.alias, user.alias_key = "anita", "anita"
-        party = await services.partys.create(db, user.id, "amigos", world.ids["peer"])
+        room = await services.rooms.create(db, user.id, "amigos", world.ids["peer"])
         (await db.get(Peer, world.ids["peer"])).pending_operation_id = None  # type: ignore[union-attr]
-        return party.id
+        return room.id
 
 
 async def test_user_detail_shows_rooms_and_peer_room(services: Services, client: AsyncTestClient[Any]) -> None:
@@ -53,7 +53,7 @@ async def test_a_server_that_stops_allowing_rooms_takes_its_peers_out(
     )
     assert answer.status_code == 200 and answer.json()["allow_partys"] is False
     async with services.sessionmaker() as db:
-        assert (await db.execute(select(PartyMember))).scalars().all() == []
+        assert (await db.execute(select(RoomMember))).scalars().all() == []
     peers = (await client.get("/api/admin/peers", headers=world.support)).json()["items"]
     assert peers[0]["party"] is None
 

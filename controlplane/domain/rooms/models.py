@@ -1,4 +1,6 @@
-"""Rooms ("salas", "partys" on the wire): shared private networks between peers, and who is in them."""
+"""Rooms: shared private networks between peers, and who is in them.
+
+Customers call them "salas"; the wire keeps the contract's "partys" (docs/glossary.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
 
 
-class Party(Base):
-    __tablename__ = "partys"
+class Room(Base):
+    __tablename__ = "rooms"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -24,18 +26,18 @@ class Party(Base):
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class PartyMember(Base):
+class RoomMember(Base):
     """A peer in a room. The peer id is the primary key: the database itself keeps a peer in at most one room,
     so two concurrent joins of the same peer end with one winner."""
 
-    __tablename__ = "party_members"
+    __tablename__ = "room_members"
 
     peer_id: Mapped[str] = mapped_column(ForeignKey("peers.id", ondelete="CASCADE"), primary_key=True)
-    party_id: Mapped[str] = mapped_column(ForeignKey("partys.id", ondelete="CASCADE"), index=True)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), index=True)
     joined: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    # Presence, from the stats of the peer's server (PartyService.record_presence): the latest handshake (unix
+    # Presence, from the stats of the peer's server (RoomService.record_presence): the latest handshake (unix
     # seconds, 0 = none seen while in the room) and whether it was recent at the last report.
     handshake_at: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     online: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
-    party: Mapped[Party] = relationship(lazy="joined")
+    room: Mapped[Room] = relationship(lazy="joined")

@@ -11,7 +11,7 @@ import msgspec
 Text = Annotated[str, msgspec.Meta(max_length=128)]
 
 
-class PartyPeer(msgspec.Struct):
+class RoomPeer(msgspec.Struct):
     id: str
     name: str
     user: str  # alias of the peer's owner
@@ -24,42 +24,42 @@ class PartyPeer(msgspec.Struct):
     server_in_sync: bool
 
 
-class PartyView(msgspec.Struct):
+class RoomView(msgspec.Struct):
     id: str
     name: str
     created: datetime
     user: str  # alias of the room's owner
     password: str | None  # the owner's view only; null for guests
-    peers: list[PartyPeer]
+    peers: list[RoomPeer]
     processing: bool
     # When this state was read (docs/api.md, versions): the larger of two views of one room is the newer.
     version: int
 
 
-class PartyLists(msgspec.Struct):
-    owned_partys: list[PartyView]
-    guest_partys: list[PartyView]
+class RoomLists(msgspec.Struct):
+    owned_partys: list[RoomView]
+    guest_partys: list[RoomView]
 
 
-class PartyCreate(msgspec.Struct):
+class RoomCreate(msgspec.Struct):
     name: Text | None = None
     peer: Text | None = None
 
 
-class PartyJoin(msgspec.Struct):
+class RoomJoin(msgspec.Struct):
     operation: Text | None = None
     name: Text | None = None
     password: Text | None = None
     peer: Text | None = None
 
 
-class PartyOperation(msgspec.Struct):
+class RoomOperation(msgspec.Struct):
     operation: Text | None = None
     peer: Text | None = None
 
 
-class PartyAnswer(msgspec.Struct, omit_defaults=True):
+class RoomAnswer(msgspec.Struct, omit_defaults=True):
     success: bool
     message: str
-    data: PartyView | None = None
+    data: RoomView | None = None
     password: str | None = None

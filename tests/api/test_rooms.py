@@ -16,14 +16,14 @@ from sqlalchemy import select
 from controlplane.agents.desired_state import delta_message, full_state
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role, User
-from controlplane.domain.partys.models import Party
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.rooms.models import Room
 from controlplane.domain.servers.models import Server
 from controlplane.realtime.hub import VERSIONED_TYPES
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
 
-PARTYS = "/api/client/network/partys"
+ROOMS = "/api/client/network/partys"
 PEERS = "/api/client/accounts/peers"
 
 
@@ -77,7 +77,7 @@ async def node_answers(services: Services, error: str | None = None) -> None:
             await services.operations.finish(db, operation_id, error)
 
 
-async def room_ops(services: Services, party_id: str) -> list[NodeOperation]:
+async def room_ops(services: Services, room_id: str) -> list[NodeOperation]:
     async with services.sessionmaker() as db:
         rows = await db.execute(
             select(NodeOperation)
@@ -87,13 +87,13 @@ async def room_ops(services: Services, party_id: str) -> list[NodeOperation]:
         return [
             op
             for op in rows.scalars()
-            if party_id in op.delta.get("upsert_rooms", []) + op.delta.get("remove_rooms", [])
+            if room_id in op.delta.get("upsert_rooms", []) + op.delta.get("remove_rooms", [])
         ]
 
 
 @pytest.fixture
 async def world(services: Services, client: AsyncTestClient[Any]) -> dict[str, Any]:
-    """Ana (owner) and Beto (guest) with peers on two party servers; Caro outside; a server without rooms."""
+    """Ana (owner) and Beto (guest) with peers on two room servers; Caro outside; a server without rooms."""
     s1 = await make_server(services, "Miami 1", "10.8.0.0/24")
     s2 = await make_server(services, "Madrid 1", "10.9.0.0/24")
     closed = await make_server(services, "Sin salas", "10.10.0.0/24", allow_partys=False)
@@ -113,14 +113,14 @@ async def world(services: Services, client: AsyncTestClient[Any]) -> dict[str, A
 
 
 async def create(client: AsyncTestClient[Any], who: Person, name: str, peer: Peer) -> dict[str, Any]:
-    answer = await client.post(PARTYS, json={"name": name, "peer": peer.id}, headers=who.headers)
+    answer = await client.post(ROOMS, json={"name": name, "peer": peer.id}, headers=who.headers)
     assert answer.status_code == 201, answer.text
     return answer.json()["data"]  # type: ignore[no-any-return]
 
 
 async def join(client: AsyncTestClient[Any], who: Person, name: str, password: str, peer: Peer) -> Any:
     return await client.patch(
-        PARTYS, json={"operation": "join", "name": name, "password": password, "peer": peer.id}, headers=who.headers
+        ROOMS, json={"operation": "join", "name": name, "password": password, "peer": peer.id}, headers=who.headers
     )
 
 
@@ -128,7 +128,7 @@ async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_ow
     services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
 ) -> None:
     ana, peers = world["ana"], world["peers"]
-    answer = await client.post(PARTYS, json={"name": "  LAN  Viernes ", "peer": peers["ana1"].id}, headers=ana.headers)
+    answer = await client.post(ROOMS, json={"name": "  LAN  Viernes ", "peer": peers["ana1"].id}, headers=ana.headers)
     assert answer.status_code == 201
     body = answer.json()
     assert body["success"] is True and body["message"] == "Sala creada correctamente"
@@ -149,7 +149,7 @@ async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_ow
     ]
     assert room["processing"] is True  # server 1 has not applied it yet
 
-    lists = (await client.get(PARTYS, headers=ana.headers)).json()
+    lists = (await client.get(ROOMS, headers=ana.headers)).json()
     assert [r["id"] for r in lists["owned_partys"]] == [room["id"]] and lists["guest_partys"] == []
     assert lists["owned_partys"][0]["password"] == room["password"]
     mine = {p["name"]: p["party"] for p in (await client.get(PEERS, headers=ana.headers)).json()}
@@ -157,7 +157,7 @@ async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_ow
 
     # The password is encrypted at rest.
     async with services.sessionmaker() as db:
-        stored = (await db.execute(select(Party.password_enc))).scalar_one()
+        stored = (await db.execute(select(Room.password_enc))).scalar_one()
     assert room["password"] not in stored
 
 
@@ -188,10 +188,10 @@ async def test_create_rules_and_messages(
          "Ya existe una sala con ese nombre."),
     ]  # fmt: skip
     for who, body, status, code, message in cases:
-        answer = await client.post(PARTYS, json=body, headers=who.headers)
+        answer = await client.post(ROOMS, json=body, headers=who.headers)
         assert (answer.status_code, answer.json()["code"], answer.json()["message"]) == (status, code, message), body
     async with services.sessionmaker() as db:
-        assert [p.name for p in (await db.execute(select(Party))).scalars()] == ["Sala Uno"]  # nothing half-written
+        assert [p.name for p in (await db.execute(select(Room))).scalars()] == ["Sala Uno"]  # nothing half-written
 
 
 async def test_a_sixth_owned_room_is_refused(
@@ -202,7 +202,7 @@ async def test_a_sixth_owned_room_is_refused(
     for i, peer in enumerate([world["peers"]["ana1"], *extra]):
         await create(client, ana, f"Sala {i}", peer)
     sixth = await make_peer(services, ana.user, "sexto", world["s1"])
-    answer = await client.post(PARTYS, json={"name": "Sala 6", "peer": sixth.id}, headers=ana.headers)
+    answer = await client.post(ROOMS, json={"name": "Sala 6", "peer": sixth.id}, headers=ana.headers)
     assert answer.status_code == 409
     assert answer.json() == {"message": "No se pueden crear más de 5 salas", "code": "party_limit"}
     # Being a guest elsewhere does not count against the five.
@@ -218,7 +218,7 @@ async def test_join_rules_and_what_owner_and_guest_see(
     for body in ({"name": "LAN", "password": room["password"]}, {"name": "LAN", "peer": peers["beto1"].id},
                  {"password": room["password"], "peer": peers["beto1"].id},
                  {"name": " ", "password": room["password"], "peer": peers["beto1"].id}):  # fmt: skip
-        answer = await client.patch(PARTYS, json={"operation": "join", **body}, headers=beto.headers)
+        answer = await client.patch(ROOMS, json={"operation": "join", **body}, headers=beto.headers)
         assert answer.status_code == 422
         assert answer.json()["message"] == "Por favor, complete todos los campos"
     wrong = await join(client, beto, "LAN", "no-es-esta", peers["beto1"])
@@ -231,7 +231,7 @@ async def test_join_rules_and_what_owner_and_guest_see(
         }
     answer = await join(client, beto, "LAN", room["password"], peers["ana2"])  # not Beto's peer
     assert (answer.status_code, answer.json()["code"]) == (404, "peer_not_found")
-    answer = await client.patch(PARTYS, json={"operation": "entrar", "name": "LAN"}, headers=beto.headers)
+    answer = await client.patch(ROOMS, json={"operation": "entrar", "name": "LAN"}, headers=beto.headers)
     assert (answer.status_code, answer.json()["code"]) == (422, "unknown_operation")
 
     ana.inbox.clear()
@@ -243,10 +243,10 @@ async def test_join_rules_and_what_owner_and_guest_see(
         ("ana1", "Ana", "10.8.0.2"),
         ("beto1", "Beto", "10.9.0.2"),
     ]
-    lists = (await client.get(PARTYS, headers=beto.headers)).json()
+    lists = (await client.get(ROOMS, headers=beto.headers)).json()
     assert lists["owned_partys"] == [] and [r["id"] for r in lists["guest_partys"]] == [room["id"]]
     assert lists["guest_partys"][0]["password"] is None
-    assert (await client.get(PARTYS, headers=caro.headers)).json() == {"owned_partys": [], "guest_partys": []}
+    assert (await client.get(ROOMS, headers=caro.headers)).json() == {"owned_partys": [], "guest_partys": []}
 
     # Owner and guest both hear of the change, each with their own view.
     await asyncio.sleep(0.05)
@@ -273,9 +273,7 @@ async def test_room_names_match_however_they_are_typed(
     assert long_fold["name"] == "İ" * 20
     room = await create(client, beto, " Fiesta   del  Straße ", peers["beto1"])
     assert room["name"] == "Fiesta del Straße"
-    taken = await client.post(
-        PARTYS, json={"name": "FIESTA DEL STRASSE", "peer": peers["ana2"].id}, headers=ana.headers
-    )
+    taken = await client.post(ROOMS, json={"name": "FIESTA DEL STRASSE", "peer": peers["ana2"].id}, headers=ana.headers)
     assert (taken.status_code, taken.json()["code"]) == (409, "party_name_taken")
     joined = await join(client, ana, "  fiesta del   strasse ", room["password"], peers["ana2"])
     assert joined.status_code == 200, joined.text
@@ -289,7 +287,7 @@ async def test_guest_rights_and_outsiders_see_nothing(
     room = await create(client, ana, "LAN", peers["ana1"])
     assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
     assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200
-    path = f"{PARTYS}/{room['id']}"
+    path = f"{ROOMS}/{room['id']}"
 
     for body in ({"operation": "regenerate_password"}, {"operation": "remove_peer", "peer": peers["ana1"].id}):
         answer = await client.patch(path, json=body, headers=beto.headers)
@@ -306,7 +304,7 @@ async def test_guest_rights_and_outsiders_see_nothing(
         client.patch(path, json={"operation": "leave", "peer": peers["ana1"].id}, headers=caro.headers),
         client.patch(path, json={"operation": "remove_peer", "peer": peers["ana1"].id}, headers=caro.headers),
         client.delete(path, headers=caro.headers),
-        client.delete(f"{PARTYS}/no-existe", headers=ana.headers),
+        client.delete(f"{ROOMS}/no-existe", headers=ana.headers),
     ):
         answer = await call
         assert answer.json() == {"message": "Sala no encontrada.", "code": "party_not_found"}
@@ -323,7 +321,7 @@ async def test_guest_rights_and_outsiders_see_nothing(
     assert answer.status_code == 200 and "data" not in answer.json()
     await asyncio.sleep(0.05)
     assert beto.inbox.of("deleted_guest_party") == [{"type": "deleted_guest_party", "data": {"id": room["id"]}}]
-    assert (await client.get(PARTYS, headers=beto.headers)).json()["guest_partys"] == []
+    assert (await client.get(ROOMS, headers=beto.headers)).json()["guest_partys"] == []
     assert (await client.get(path.replace(room["id"], ""), headers=beto.headers)).status_code == 200
     assert (await client.delete(path, headers=beto.headers)).status_code == 404  # no longer a member
 
@@ -333,7 +331,7 @@ async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room
 ) -> None:
     ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
     room = await create(client, ana, "LAN", peers["ana1"])
-    path = f"{PARTYS}/{room['id']}"
+    path = f"{ROOMS}/{room['id']}"
     answer = await client.patch(path, json={"operation": "regenerate_password"}, headers=ana.headers)
     assert answer.status_code == 200
     body = answer.json()
@@ -360,7 +358,7 @@ async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room
     await asyncio.sleep(0.05)
     assert ana.inbox.messages == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
     assert caro.inbox.messages == [{"type": "deleted_guest_party", "data": {"id": room["id"]}}]
-    assert (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"] == []
+    assert (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"] == []
     # Every node that enforced the room drops it.
     last = (await room_ops(services, room["id"]))[-1]
     assert last.delta["remove_rooms"] == [room["id"]] and last.server_id == world["s1"].id
@@ -371,7 +369,7 @@ async def test_the_owner_may_leave_and_a_room_left_empty_is_deleted(
 ) -> None:
     ana, beto, peers = world["ana"], world["beto"], world["peers"]
     room = await create(client, ana, "LAN", peers["ana1"])
-    path = f"{PARTYS}/{room['id']}"
+    path = f"{ROOMS}/{room['id']}"
     assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
     # The owner's own peer leaves: the room stays, still the owner's, with the guest in it.
     answer = await client.patch(path, json={"operation": "leave", "peer": peers["ana1"].id}, headers=ana.headers)
@@ -385,7 +383,7 @@ async def test_the_owner_may_leave_and_a_room_left_empty_is_deleted(
     await asyncio.sleep(0.05)
     assert ana.inbox.of("deleted_owner_party") == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
     async with services.sessionmaker() as db:
-        assert (await db.execute(select(Party))).scalars().all() == []
+        assert (await db.execute(select(Room))).scalars().all() == []
 
 
 async def test_a_room_is_busy_until_every_node_answered_and_timeouts_clear_it(
@@ -407,7 +405,7 @@ async def test_a_room_is_busy_until_every_node_answered_and_timeouts_clear_it(
         await services.operations.finish(db, ops[0].id, None)
     await asyncio.sleep(0.05)
     assert ana.inbox.messages == []  # the other node has not answered: still busy
-    assert (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]["processing"] is True
+    assert (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]["processing"] is True
     async with transaction(services.sessionmaker) as db:
         await services.operations.finish(db, ops[1].id, None)
     await asyncio.sleep(0.05)
@@ -438,7 +436,7 @@ async def test_a_room_is_busy_until_every_node_answered_and_timeouts_clear_it(
     }
     assert all(m["data"] == {"party_id": room["id"]} for m in late)
     assert ana.inbox.types()[-2:] == ["stop_party_operation", "updated_owner_party"]
-    assert (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]["processing"] is False
+    assert (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]["processing"] is False
 
 
 async def test_moving_a_peer_keeps_memberships_right(
@@ -479,7 +477,7 @@ async def test_moving_a_peer_keeps_memberships_right(
     await node_answers(services)  # confirmed: now it has left the room
     await asyncio.sleep(0.05)
     assert "deleted_guest_party" in beto.inbox.types()
-    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    room_now = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["name"] for p in room_now["peers"]] == ["ana1"]
 
 
@@ -490,7 +488,7 @@ async def test_disabled_peers_keep_their_place(
     room = await create(client, ana, "LAN", peers["ana1"])
     async with services.sessionmaker.begin() as db:
         await services.peers.set_active(db, await services.peers.by_id(db, peers["ana1"].id), False)
-    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    room_now = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["id"] for p in room_now["peers"]] == [peers["ana1"].id] and room_now["id"] == room["id"]
 
 
@@ -499,7 +497,7 @@ async def test_rooms_switched_off_answer_409(
 ) -> None:
     async with services.sessionmaker.begin() as db:
         await services.switches.update(db, {"allow_partys": False})
-    answer = await client.get(PARTYS, headers=world["ana"].headers)
+    answer = await client.get(ROOMS, headers=world["ana"].headers)
     assert answer.status_code == 409
     assert answer.json() == {"message": "Las salas no están habilitadas.", "code": "partys_disabled"}
 
@@ -542,7 +540,7 @@ async def test_two_joins_of_one_peer_at_once_end_with_one_winner(
     statuses = sorted(a.status_code for a in answers)
     assert statuses == [200, 409, 409], [a.text for a in answers]
     assert {a.json()["message"] for a in answers if a.status_code == 409} == {"El peer ya está en una sala."}
-    lists = (await client.get(PARTYS, headers=beto.headers)).json()
+    lists = (await client.get(ROOMS, headers=beto.headers)).json()
     assert len(lists["guest_partys"]) == 1
 
 
@@ -554,12 +552,12 @@ async def test_a_sixth_room_created_concurrently_is_refused(
     for i in range(3):
         await create(client, ana, f"Sala {i}", peers[i])
     answers = await asyncio.gather(
-        *(client.post(PARTYS, json={"name": f"Nueva {i}", "peer": peers[3 + i].id}, headers=ana.headers)
+        *(client.post(ROOMS, json={"name": f"Nueva {i}", "peer": peers[3 + i].id}, headers=ana.headers)
           for i in range(4))
     )  # fmt: skip
     assert sorted(a.status_code for a in answers) == [201, 201, 409, 409], [a.text for a in answers]
     assert {a.json()["message"] for a in answers if a.status_code == 409} == {"No se pueden crear más de 5 salas"}
-    assert len((await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"]) == 5
+    assert len((await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"]) == 5
 
 
 async def test_two_rooms_with_one_name_at_once_end_with_one_winner(
@@ -567,8 +565,8 @@ async def test_two_rooms_with_one_name_at_once_end_with_one_winner(
 ) -> None:
     ana, beto, peers = world["ana"], world["beto"], world["peers"]
     answers = await asyncio.gather(
-        client.post(PARTYS, json={"name": "LAN", "peer": peers["ana1"].id}, headers=ana.headers),
-        client.post(PARTYS, json={"name": "lan", "peer": peers["beto1"].id}, headers=beto.headers),
+        client.post(ROOMS, json={"name": "LAN", "peer": peers["ana1"].id}, headers=ana.headers),
+        client.post(ROOMS, json={"name": "lan", "peer": peers["beto1"].id}, headers=beto.headers),
     )
     assert sorted(a.status_code for a in answers) == [201, 409], [a.text for a in answers]
     assert [a.json()["code"] for a in answers if a.status_code == 409] == ["party_name_taken"]
@@ -604,7 +602,7 @@ async def test_a_deleted_peer_leaves_its_room_and_its_node(
     await node_answers(services)
     await asyncio.sleep(0.05)
     assert beto.inbox.of("deleted_peer")[0]["data"] == {"id": peers["beto1"].id}
-    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    room_now = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["name"] for p in room_now["peers"]] == ["ana1"]
 
 
@@ -619,8 +617,8 @@ async def test_a_server_that_stops_allowing_rooms_takes_its_peers_out_and_leaves
         server = await db.get(Server, world["s2"].id)
         assert server is not None
         server.allow_partys = False
-        await services.partys.server_rooms_changed(db, server)
-    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+        await services.rooms.server_rooms_changed(db, server)
+    room_now = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["name"] for p in room_now["peers"]] == ["ana1"]
     async with services.sessionmaker() as db:
         backbone_ops = (
@@ -655,7 +653,7 @@ async def test_a_disabled_server_leaves_the_backbone_and_its_peers_leave_their_r
 
     path = f"/api/admin/servers/{world['s2'].id}"
     assert (await client.patch(path, json={"active": False}, headers=admin)).status_code == 200
-    room_now = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    room_now = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["name"] for p in room_now["peers"]] == ["ana1"]
     assert "deleted_guest_party" in beto.inbox.types()  # beto's only peer in the room left it
     async with services.sessionmaker() as db:
@@ -689,7 +687,7 @@ async def test_versions_order_answers_before_the_pushes_of_their_change_and_read
     pushed = dict(ana.inbox.versions)
     assert answered["processing"] is True
     assert answered["version"] < pushed["updated_owner_party"]
-    listed = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    listed = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert listed["version"] > pushed["updated_owner_party"]
 
     ana.inbox.versions.clear()
@@ -697,7 +695,7 @@ async def test_versions_order_answers_before_the_pushes_of_their_change_and_read
     await asyncio.sleep(0.05)
     done = dict(ana.inbox.versions)["stop_party_operation"]
     assert done > listed["version"]
-    after = (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]
+    after = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert after["processing"] is False and after["version"] > done
 
     peers_read = (await client.get("/api/client/accounts/peers", headers=ana.headers)).json()
@@ -726,7 +724,7 @@ async def test_members_show_whether_their_server_is_connected_and_in_sync(
     await node_answers(services)
 
     async def servers_shown(who: Any, kind: str) -> list[tuple[str, str, bool, bool]]:
-        [view] = (await client.get(PARTYS, headers=who.headers)).json()[kind]
+        [view] = (await client.get(ROOMS, headers=who.headers)).json()[kind]
         return [(p["name"], p["server"], p["server_online"], p["server_in_sync"]) for p in view["peers"]]
 
     both_up = [("ana1", "Miami 1", True, True), ("beto1", "Madrid 1", True, True)]
@@ -762,7 +760,7 @@ async def test_members_show_whether_their_server_is_connected_and_in_sync(
 async def stats_from(services: Services, server: Server, handshakes: dict[Peer, int]) -> None:
     """What the servicer does with a node's stats report: presence, in the report's transaction."""
     async with transaction(services.sessionmaker) as db:
-        await services.partys.record_presence(db, server.id, {p.public_key: at for p, at in handshakes.items()})
+        await services.rooms.record_presence(db, server.id, {p.public_key: at for p, at in handshakes.items()})
 
 
 async def test_members_show_their_server_and_their_presence_changes_live(
@@ -777,7 +775,7 @@ async def test_members_show_their_server_and_their_presence_changes_live(
         return [(p["name"], p["server"], p["online"]) for p in view["peers"]]
 
     async def owners_view() -> dict[str, Any]:
-        return (await client.get(PARTYS, headers=ana.headers)).json()["owned_partys"][0]  # type: ignore[no-any-return]
+        return (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]  # type: ignore[no-any-return]
 
     # Nobody's server has reported a handshake yet.
     assert members(await owners_view()) == [("ana1", "Miami 1", False), ("beto1", "Madrid 1", False)]

@@ -21,11 +21,11 @@ from controlplane.agents.desired_state import delta_payload, on_backbone
 from controlplane.crypto import SecretBox
 from controlplane.db import after_commit
 from controlplane.domain.accounts.models import User
-from controlplane.domain.partys import schemas
-from controlplane.domain.partys.models import Party, PartyMember
 from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
 from controlplane.domain.peers.operations import OperationService, failure_reason
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, PeerService
+from controlplane.domain.rooms import schemas
+from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync
 from controlplane.domain.servers.status import is_online as server_is_online
@@ -53,7 +53,7 @@ NODE_LATE = (
 )
 
 
-class PartyNotFound(NotFound):
+class RoomNotFound(NotFound):
     code = "party_not_found"
     message = "Sala no encontrada."
 
@@ -63,7 +63,7 @@ class OwnerOnly(Forbidden):
     message = "Solo el administrador de la sala puede hacer esto."
 
 
-class PartysDisabled(Conflict):
+class RoomsDisabled(Conflict):
     code = "partys_disabled"
     message = "Las salas no están habilitadas."
 
@@ -91,7 +91,7 @@ def _blank(value: str | None) -> bool:
     return value is None or not value.strip()
 
 
-class PartyService:
+class RoomService:
     def __init__(
         self, box: SecretBox, operations: OperationService, hub: PushHub, peers: PeerService, limiter: RateLimiter
     ) -> None:
@@ -106,50 +106,48 @@ class PartyService:
 
     # --- reading --------------------------------------------------------------------------------------------
 
-    async def lists_for(self, db: AsyncSession, user_id: str) -> schemas.PartyLists:
+    async def lists_for(self, db: AsyncSession, user_id: str) -> schemas.RoomLists:
         """Rooms the user owns, and rooms where one of the user's peers is a guest."""
         version = view_version()  # before the reads (docs/api.md, versions)
-        owned = list(
-            (await db.execute(select(Party).where(Party.owner_id == user_id).order_by(Party.created))).scalars()
-        )
+        owned = list((await db.execute(select(Room).where(Room.owner_id == user_id).order_by(Room.created))).scalars())
         guest = list(
             (
                 await db.execute(
-                    select(Party)
+                    select(Room)
                     .where(
-                        Party.owner_id != user_id,
-                        Party.id.in_(
-                            select(PartyMember.party_id)
-                            .join(Peer, Peer.id == PartyMember.peer_id)
+                        Room.owner_id != user_id,
+                        Room.id.in_(
+                            select(RoomMember.room_id)
+                            .join(Peer, Peer.id == RoomMember.peer_id)
                             .where(Peer.user_id == user_id)
                         ),
                     )
-                    .order_by(Party.created)
+                    .order_by(Room.created)
                 )
             ).scalars()
         )
         views = await self._views(db, [*owned, *guest], user_id, version)
-        return schemas.PartyLists(owned_partys=views[: len(owned)], guest_partys=views[len(owned) :])
+        return schemas.RoomLists(owned_partys=views[: len(owned)], guest_partys=views[len(owned) :])
 
-    async def view(self, db: AsyncSession, party: Party, viewer_id: str) -> schemas.PartyView:
-        return (await self._views(db, [party], viewer_id))[0]
+    async def view(self, db: AsyncSession, room: Room, viewer_id: str) -> schemas.RoomView:
+        return (await self._views(db, [room], viewer_id))[0]
 
-    async def visible(self, db: AsyncSession, user_id: str, party_id: str, *, lock: bool = False) -> Party:
+    async def visible(self, db: AsyncSession, user_id: str, room_id: str, *, lock: bool = False) -> Room:
         """The room if the user owns it or has a peer in it; anyone else's answers exactly like a missing one."""
-        query = select(Party).where(Party.id == party_id)
-        party = (await db.execute(query.with_for_update(of=Party) if lock else query)).scalar_one_or_none()
-        if party is None:
-            raise PartyNotFound()
-        if party.owner_id != user_id and user_id not in await self._users_of(db, party.id, party.owner_id):
-            raise PartyNotFound()
-        return party
+        query = select(Room).where(Room.id == room_id)
+        room = (await db.execute(query.with_for_update(of=Room) if lock else query)).scalar_one_or_none()
+        if room is None:
+            raise RoomNotFound()
+        if room.owner_id != user_id and user_id not in await self._users_of(db, room.id, room.owner_id):
+            raise RoomNotFound()
+        return room
 
-    async def by_id(self, db: AsyncSession, party_id: str) -> Party:
+    async def by_id(self, db: AsyncSession, room_id: str) -> Room:
         """Any user's room: for staff and jobs only."""
-        party = await db.get(Party, party_id)
-        if party is None:
-            raise PartyNotFound()
-        return party
+        room = await db.get(Room, room_id)
+        if room is None:
+            raise RoomNotFound()
+        return room
 
     async def record_presence(
         self, db: AsyncSession, server_id: str, handshakes: Mapping[str, int], now: float | None = None
@@ -164,8 +162,8 @@ class PartyService:
         now = time.time() if now is None else now
         rows = (
             await db.execute(
-                select(PartyMember, Peer.public_key)
-                .join(Peer, Peer.id == PartyMember.peer_id)
+                select(RoomMember, Peer.public_key)
+                .join(Peer, Peer.id == RoomMember.peer_id)
                 .where(Peer.server_id == server_id, Peer.public_key.in_(list(handshakes)))
             )
         ).all()
@@ -174,24 +172,24 @@ class PartyService:
             handshake_at = handshakes[public_key]
             online = is_online(handshake_at, now)
             if online != member.online:
-                flipped.add(member.party_id)
+                flipped.add(member.room_id)
             if handshake_at != member.handshake_at or online != member.online:
                 member.handshake_at, member.online = handshake_at, online
         if not flipped:
             return
         await db.flush()
-        for party in (await db.execute(select(Party).where(Party.id.in_(flipped)))).scalars():
-            users = await self._users_of(db, party.id, party.owner_id)
-            await self._tell(db, party, users | {party.owner_id}, operation_started=False)
+        for room in (await db.execute(select(Room).where(Room.id.in_(flipped)))).scalars():
+            users = await self._users_of(db, room.id, room.owner_id)
+            await self._tell(db, room, users | {room.owner_id}, operation_started=False)
 
-    def password_of(self, party: Party) -> str:
-        return self._box.decrypt(party.password_enc)
+    def password_of(self, room: Room) -> str:
+        return self._box.decrypt(room.password_enc)
 
     # --- customer operations ----------------------------------------------------------------------------------
 
-    async def create(self, db: AsyncSession, user_id: str, name: str | None, peer_id: str | None) -> Party:
+    async def create(self, db: AsyncSession, user_id: str, name: str | None, peer_id: str | None) -> Room:
         user = await self._member_user(db, user_id, lock=True)  # the lock serializes one user's creations
-        owned = await db.scalar(select(func.count()).select_from(Party).where(Party.owner_id == user.id))
+        owned = await db.scalar(select(func.count()).select_from(Room).where(Room.owner_id == user.id))
         if (owned or 0) >= MAX_OWNED:
             raise Conflict(TOO_MANY, code="party_limit")
         name = self._valid_name(name)
@@ -199,77 +197,77 @@ class PartyService:
             raise Invalid(PEER_REQUIRED, code="peer_required", fields={"peer": PEER_REQUIRED})
         assert peer_id is not None
         peer = await self._free_peer(db, user.id, peer_id)
-        party = Party(
+        room = Room(
             owner_id=user.id, name=name, name_key=name_key(name), password_enc=self._box.encrypt(new_password())
         )
         try:
             async with db.begin_nested():
-                db.add(party)
+                db.add(room)
                 await db.flush()
         except IntegrityError:
             raise Conflict("Ya existe una sala con ese nombre.", code="party_name_taken") from None
-        await self._add_member(db, party, peer)
-        await self._settle(db, party, nodes_before=set(), users_before=set())
-        return party
+        await self._add_member(db, room, peer)
+        await self._settle(db, room, nodes_before=set(), users_before=set())
+        return room
 
     async def join(
         self, db: AsyncSession, user_id: str, name: str | None, password: str | None, peer_id: str | None
-    ) -> Party:
+    ) -> Room:
         """Join by name and password; also how the owner adds another of their peers to their own room."""
         if _blank(name) or _blank(password) or _blank(peer_id):
             raise Invalid(JOIN_FIELDS, code="join_fields_required")
         assert name is not None and password is not None and peer_id is not None
         user = await self._member_user(db, user_id)
-        await self._limiter.hit(f"party-join:{user.id}", JOIN_ATTEMPTS)
-        party = (
-            await db.execute(select(Party).where(Party.name_key == name_key(name)).with_for_update(of=Party))
+        await self._limiter.hit(f"room-join:{user.id}", JOIN_ATTEMPTS)
+        room = (
+            await db.execute(select(Room).where(Room.name_key == name_key(name)).with_for_update(of=Room))
         ).scalar_one_or_none()
         # One answer for an unknown name and a wrong password: names cannot be probed; compared in constant time.
-        stored = self.password_of(party) if party is not None else new_password()
-        if not hmac.compare_digest(password.strip().encode(), stored.encode()) or party is None:
+        stored = self.password_of(room) if room is not None else new_password()
+        if not hmac.compare_digest(password.strip().encode(), stored.encode()) or room is None:
             raise NotFound("Nombre o contraseña de la sala incorrectos.", code="party_credentials_invalid")
         peer = await self._free_peer(db, user.id, peer_id)
-        nodes_before = await self._nodes_of(db, party.id)
-        users_before = await self._users_of(db, party.id, party.owner_id)
-        await self._add_member(db, party, peer)
-        await self._settle(db, party, nodes_before=nodes_before, users_before=users_before)
-        return party
+        nodes_before = await self._nodes_of(db, room.id)
+        users_before = await self._users_of(db, room.id, room.owner_id)
+        await self._add_member(db, room, peer)
+        await self._settle(db, room, nodes_before=nodes_before, users_before=users_before)
+        return room
 
-    async def regenerate_password(self, db: AsyncSession, user_id: str, party_id: str) -> tuple[Party, str]:
+    async def regenerate_password(self, db: AsyncSession, user_id: str, room_id: str) -> tuple[Room, str]:
         """Synchronous (no node work); guests keep their place, only new joins need the new password."""
-        party = await self.visible(db, user_id, party_id, lock=True)
-        if party.owner_id != user_id:
+        room = await self.visible(db, user_id, room_id, lock=True)
+        if room.owner_id != user_id:
             raise OwnerOnly()
         password = new_password()
-        party.password_enc = self._box.encrypt(password)
+        room.password_enc = self._box.encrypt(password)
         await db.flush()
-        return party, password
+        return room, password
 
-    async def leave(self, db: AsyncSession, user_id: str, party_id: str, peer_id: str | None) -> Party | None:
+    async def leave(self, db: AsyncSession, user_id: str, room_id: str, peer_id: str | None) -> Room | None:
         """A user takes one of their own peers out of the room (owner or guest). None if the room is gone."""
         peer_id = self._peer_field(peer_id)
-        party = await self.visible(db, user_id, party_id, lock=True)
-        member = await self._member(db, party.id, peer_id)
+        room = await self.visible(db, user_id, room_id, lock=True)
+        member = await self._member(db, room.id, peer_id)
         if member is None or member[1] != user_id:
             raise PeerNotFound()
-        return await self._remove(db, party, [peer_id])
+        return await self._remove(db, room, [peer_id])
 
-    async def remove_peer(self, db: AsyncSession, user_id: str, party_id: str, peer_id: str | None) -> Party | None:
+    async def remove_peer(self, db: AsyncSession, user_id: str, room_id: str, peer_id: str | None) -> Room | None:
         """The owner removes any peer; a guest may only remove their own peers, which is leaving (spec 6)."""
         peer_id = self._peer_field(peer_id)
-        party = await self.visible(db, user_id, party_id, lock=True)
-        member = await self._member(db, party.id, peer_id)
+        room = await self.visible(db, user_id, room_id, lock=True)
+        member = await self._member(db, room.id, peer_id)
         if member is None:
             raise PeerNotFound()
-        if party.owner_id != user_id and member[1] != user_id:
+        if room.owner_id != user_id and member[1] != user_id:
             raise OwnerOnly("Solo puede quitar sus propios peers de la sala.")
-        return await self._remove(db, party, [peer_id])
+        return await self._remove(db, room, [peer_id])
 
-    async def delete(self, db: AsyncSession, user_id: str, party_id: str) -> None:
-        party = await self.visible(db, user_id, party_id, lock=True)
-        if party.owner_id != user_id:
+    async def delete(self, db: AsyncSession, user_id: str, room_id: str) -> None:
+        room = await self.visible(db, user_id, room_id, lock=True)
+        if room.owner_id != user_id:
             raise OwnerOnly()
-        await self._delete(db, party)
+        await self._delete(db, room)
 
     # --- consistency (called by other services) ---------------------------------------------------------------
 
@@ -277,148 +275,146 @@ class PartyService:
         """A peer changed server: to a server without rooms it leaves its room; otherwise every node of the room
         learns its new address (and the old node drops the room if nothing else keeps it there)."""
         # Locked like every other change to the room, so concurrent changes see each other (e.g. who empties it).
-        party = await self._party_of_peer(db, peer.id, lock=True)
-        if party is None:
+        room = await self._room_of_peer(db, peer.id, lock=True)
+        if room is None:
             return
         target = await db.get(Server, peer.server_id)
         if target is None or not target.hosts_rooms:
-            await self._remove(db, party, [peer.id], extra_nodes={old_server_id})
+            await self._remove(db, room, [peer.id], extra_nodes={old_server_id})
             await db.refresh(peer, ["membership"])  # the answer shows the peer free at once
             return
-        users = await self._users_of(db, party.id, party.owner_id)
-        nodes = await self._nodes_of(db, party.id)
-        await self._settle(db, party, nodes_before=nodes | {old_server_id}, users_before=users)
+        users = await self._users_of(db, room.id, room.owner_id)
+        nodes = await self._nodes_of(db, room.id)
+        await self._settle(db, room, nodes_before=nodes | {old_server_id}, users_before=users)
 
     async def owner_deleting(self, db: AsyncSession, user_id: str) -> None:
         """Call before deleting an account: the rooms it owns are deleted whole (guests hear `deleted_guest_party`,
         nodes drop the rooms), as when the owner deletes them."""
         owned = await db.execute(
-            select(Party).where(Party.owner_id == user_id).order_by(Party.created).with_for_update(of=Party)
+            select(Room).where(Room.owner_id == user_id).order_by(Room.created).with_for_update(of=Room)
         )
-        for party in owned.scalars().all():
-            await self._delete(db, party)
+        for room in owned.scalars().all():
+            await self._delete(db, room)
 
     async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None:
         """Call before deleting a peer: it leaves its room first, so nodes and users hear of it."""
-        party = await self._party_of_peer(db, peer.id, lock=True)
-        if party is not None:
-            await self._remove(db, party, [peer.id])
+        room = await self._room_of_peer(db, peer.id, lock=True)
+        if room is not None:
+            await self._remove(db, room, [peer.id])
 
     async def server_rooms_changed(self, db: AsyncSession, server: Server) -> None:
         """Call after a server's allow_partys, active (or backbone endpoint/port) changed: peers on a server that no
-        longer hosts rooms (rooms off, or the server disabled) leave them, and every party-enabled node gets the new
+        longer hosts rooms (rooms off, or the server disabled) leave them, and every room-enabled node gets the new
         backbone."""
         if not server.hosts_rooms:
             rows = await db.execute(
-                select(PartyMember.peer_id, PartyMember.party_id)
-                .join(Peer, Peer.id == PartyMember.peer_id)
+                select(RoomMember.peer_id, RoomMember.room_id)
+                .join(Peer, Peer.id == RoomMember.peer_id)
                 .where(Peer.server_id == server.id)
             )
-            by_party: dict[str, list[str]] = {}
-            for peer_id, party_id in rows:
-                by_party.setdefault(party_id, []).append(peer_id)
-            for party_id, peer_ids in sorted(by_party.items()):
-                party = (
-                    await db.execute(select(Party).where(Party.id == party_id).with_for_update(of=Party))
-                ).scalar_one()
-                await self._remove(db, party, peer_ids)
+            by_room: dict[str, list[str]] = {}
+            for peer_id, room_id in rows:
+                by_room.setdefault(room_id, []).append(peer_id)
+            for room_id, peer_ids in sorted(by_room.items()):
+                room = (await db.execute(select(Room).where(Room.id == room_id).with_for_update(of=Room))).scalar_one()
+                await self._remove(db, room, peer_ids)
         await refresh_backbone(db, self._operations, include={server.id})
 
     # --- membership changes -----------------------------------------------------------------------------------
 
     async def _remove(
-        self, db: AsyncSession, party: Party, peer_ids: list[str], extra_nodes: Iterable[str] = ()
-    ) -> Party | None:
-        nodes_before = await self._nodes_of(db, party.id) | set(extra_nodes)
-        users_before = await self._users_of(db, party.id, party.owner_id)
-        await db.execute(delete(PartyMember).where(PartyMember.party_id == party.id, PartyMember.peer_id.in_(peer_ids)))
-        if not await db.scalar(select(func.count()).select_from(PartyMember).where(PartyMember.party_id == party.id)):
+        self, db: AsyncSession, room: Room, peer_ids: list[str], extra_nodes: Iterable[str] = ()
+    ) -> Room | None:
+        nodes_before = await self._nodes_of(db, room.id) | set(extra_nodes)
+        users_before = await self._users_of(db, room.id, room.owner_id)
+        await db.execute(delete(RoomMember).where(RoomMember.room_id == room.id, RoomMember.peer_id.in_(peer_ids)))
+        if not await db.scalar(select(func.count()).select_from(RoomMember).where(RoomMember.room_id == room.id)):
             # A room without peers is deleted: nobody could reach anybody in it, and it frees the owner's slot.
-            await self._delete(db, party, nodes_before=nodes_before, users_before=users_before)
+            await self._delete(db, room, nodes_before=nodes_before, users_before=users_before)
             return None
-        await self._settle(db, party, nodes_before=nodes_before, users_before=users_before)
-        return party
+        await self._settle(db, room, nodes_before=nodes_before, users_before=users_before)
+        return room
 
     async def _delete(
         self,
         db: AsyncSession,
-        party: Party,
+        room: Room,
         *,
         nodes_before: set[str] | None = None,
         users_before: set[str] | None = None,
     ) -> None:
-        nodes = nodes_before if nodes_before is not None else await self._nodes_of(db, party.id)
-        users = users_before if users_before is not None else await self._users_of(db, party.id, party.owner_id)
-        party_id, owner_id = party.id, party.owner_id
-        await db.execute(delete(PartyMember).where(PartyMember.party_id == party_id))
-        await db.delete(party)
+        nodes = nodes_before if nodes_before is not None else await self._nodes_of(db, room.id)
+        users = users_before if users_before is not None else await self._users_of(db, room.id, room.owner_id)
+        room_id, owner_id = room.id, room.owner_id
+        await db.execute(delete(RoomMember).where(RoomMember.room_id == room_id))
+        await db.delete(room)
         await db.flush()
         for server_id in sorted(nodes):
             await self._operations.enqueue(
-                db, server_id, OperationKind.ROOM, delta_payload(remove_rooms=[party_id]), notify=False
+                db, server_id, OperationKind.ROOM, delta_payload(remove_rooms=[room_id]), notify=False
             )
         for user_id in users | {owner_id}:
             kind = "deleted_owner_party" if user_id == owner_id else "deleted_guest_party"
-            self._push(db, user_id, Push(kind, data={"id": party_id}))
+            self._push(db, user_id, Push(kind, data={"id": room_id}))
 
-    async def _add_member(self, db: AsyncSession, party: Party, peer: Peer) -> None:
+    async def _add_member(self, db: AsyncSession, room: Room, peer: Peer) -> None:
         try:
             async with db.begin_nested():
-                db.add(PartyMember(party_id=party.id, peer_id=peer.id))
+                db.add(RoomMember(room_id=room.id, peer_id=peer.id))
                 await db.flush()
         except IntegrityError:
             # Another request put this peer in a room first: the database keeps one membership per peer.
             raise Conflict("El peer ya está en una sala.", code="peer_in_party") from None
 
-    async def _settle(self, db: AsyncSession, party: Party, *, nodes_before: set[str], users_before: set[str]) -> None:
+    async def _settle(self, db: AsyncSession, room: Room, *, nodes_before: set[str], users_before: set[str]) -> None:
         """Queue the room's new state on every node it touched or touches, and tell every user concerned."""
-        nodes_after = await self._nodes_of(db, party.id)
+        nodes_after = await self._nodes_of(db, room.id)
         for server_id in sorted(nodes_before | nodes_after):
             payload = (
-                delta_payload(upsert_rooms=[party.id])
+                delta_payload(upsert_rooms=[room.id])
                 if server_id in nodes_after
-                else delta_payload(remove_rooms=[party.id])
+                else delta_payload(remove_rooms=[room.id])
             )
-            await self._operations.enqueue(db, server_id, OperationKind.ROOM, payload, party_id=party.id)
-        users_after = await self._users_of(db, party.id, party.owner_id)
+            await self._operations.enqueue(db, server_id, OperationKind.ROOM, payload, room_id=room.id)
+        users_after = await self._users_of(db, room.id, room.owner_id)
         for user_id in users_before - users_after:
-            self._push(db, user_id, Push("deleted_guest_party", data={"id": party.id}))
-        await self._tell(db, party, users_after, operation_started=bool(nodes_before | nodes_after))
+            self._push(db, user_id, Push("deleted_guest_party", data={"id": room.id}))
+        await self._tell(db, room, users_after, operation_started=bool(nodes_before | nodes_after))
 
-    async def _tell(self, db: AsyncSession, party: Party, users: Iterable[str], *, operation_started: bool) -> None:
+    async def _tell(self, db: AsyncSession, room: Room, users: Iterable[str], *, operation_started: bool) -> None:
         for user_id in sorted(users):
-            view = msgspec.to_builtins(await self.view(db, party, user_id))
+            view = msgspec.to_builtins(await self.view(db, room, user_id))
             if operation_started:
-                self._push(db, user_id, Push("new_party_operation", data={"id": party.id}))
-            kind = "updated_owner_party" if user_id == party.owner_id else "updated_guest_party"
+                self._push(db, user_id, Push("new_party_operation", data={"id": room.id}))
+            kind = "updated_owner_party" if user_id == room.owner_id else "updated_guest_party"
             self._push(db, user_id, Push(kind, data=view))
 
     async def _operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
         """A node answered (or timed out) for a room: once none of the room's operations is pending, its users
         hear that the work stopped, with the room as it now is."""
-        if operation.party_id is None:
+        if operation.room_id is None:
             return
         # The lock orders concurrent answers for one room: the last of them sees nothing pending and tells.
-        party = (
-            await db.execute(select(Party).where(Party.id == operation.party_id).with_for_update(of=Party))
+        room = (
+            await db.execute(select(Room).where(Room.id == operation.room_id).with_for_update(of=Room))
         ).scalar_one_or_none()
-        if party is None:
+        if room is None:
             return
-        users = await self._users_of(db, party.id, party.owner_id)
+        users = await self._users_of(db, room.id, room.owner_id)
         if operation.status is OperationStatus.FAILED:
             # The membership change stands (the database decides and the node converges to it when it resyncs),
             # so the room's users are told the node is late, not that their change failed (docs/operations.md).
             server = await db.get(Server, operation.server_id)
             notice = NODE_LATE.format(
-                room=party.name, server=server.name if server else operation.server_id, why=failure_reason(operation)
+                room=room.name, server=server.name if server else operation.server_id, why=failure_reason(operation)
             )
             for user_id in users:
-                self._push(db, user_id, Push("info", notice, {"party_id": party.id}))
-        if await self._busy(db, [party.id]):
+                self._push(db, user_id, Push("info", notice, {"party_id": room.id}))
+        if await self._busy(db, [room.id]):
             return
         for user_id in sorted(users):
-            self._push(db, user_id, Push("stop_party_operation", data={"id": party.id}))
-        await self._tell(db, party, users, operation_started=False)
+            self._push(db, user_id, Push("stop_party_operation", data={"id": room.id}))
+        await self._tell(db, room, users, operation_started=False)
 
     # --- helpers ------------------------------------------------------------------------------------------------
 
@@ -455,78 +451,74 @@ class PartyService:
                 "El servidor del peer no permite salas. Cambie el peer a un servidor con salas.",
                 code="server_without_partys",
             )
-        if await self._party_of_peer(db, peer.id) is not None:
+        if await self._room_of_peer(db, peer.id) is not None:
             raise Conflict("El peer ya está en una sala.", code="peer_in_party")
         return peer
 
-    async def _party_of_peer(self, db: AsyncSession, peer_id: str, *, lock: bool = False) -> Party | None:
-        query = select(Party).join(PartyMember, PartyMember.party_id == Party.id).where(PartyMember.peer_id == peer_id)
-        return (await db.execute(query.with_for_update(of=Party) if lock else query)).scalar_one_or_none()
+    async def _room_of_peer(self, db: AsyncSession, peer_id: str, *, lock: bool = False) -> Room | None:
+        query = select(Room).join(RoomMember, RoomMember.room_id == Room.id).where(RoomMember.peer_id == peer_id)
+        return (await db.execute(query.with_for_update(of=Room) if lock else query)).scalar_one_or_none()
 
-    async def _member(self, db: AsyncSession, party_id: str, peer_id: str) -> tuple[str, str] | None:
+    async def _member(self, db: AsyncSession, room_id: str, peer_id: str) -> tuple[str, str] | None:
         """(peer id, its owner's user id) if that peer is in the room."""
         row = (
             await db.execute(
                 select(Peer.id, Peer.user_id)
-                .join(PartyMember, PartyMember.peer_id == Peer.id)
-                .where(PartyMember.party_id == party_id, Peer.id == peer_id)
+                .join(RoomMember, RoomMember.peer_id == Peer.id)
+                .where(RoomMember.room_id == room_id, Peer.id == peer_id)
             )
         ).one_or_none()
         return (row[0], row[1]) if row is not None else None
 
-    async def _nodes_of(self, db: AsyncSession, party_id: str) -> set[str]:
+    async def _nodes_of(self, db: AsyncSession, room_id: str) -> set[str]:
         rows = await db.execute(
-            select(Peer.server_id)
-            .join(PartyMember, PartyMember.peer_id == Peer.id)
-            .where(PartyMember.party_id == party_id)
+            select(Peer.server_id).join(RoomMember, RoomMember.peer_id == Peer.id).where(RoomMember.room_id == room_id)
         )
         return set(rows.scalars())
 
-    async def _users_of(self, db: AsyncSession, party_id: str, owner_id: str) -> set[str]:
+    async def _users_of(self, db: AsyncSession, room_id: str, owner_id: str) -> set[str]:
         """Everyone a change to the room concerns: the owner and every user with a peer in it."""
         rows = await db.execute(
-            select(Peer.user_id)
-            .join(PartyMember, PartyMember.peer_id == Peer.id)
-            .where(PartyMember.party_id == party_id)
+            select(Peer.user_id).join(RoomMember, RoomMember.peer_id == Peer.id).where(RoomMember.room_id == room_id)
         )
         return {owner_id, *rows.scalars()}
 
-    async def _busy(self, db: AsyncSession, party_ids: list[str]) -> set[str]:
+    async def _busy(self, db: AsyncSession, room_ids: list[str]) -> set[str]:
         rows = await db.execute(
-            select(NodeOperation.party_id)
-            .where(NodeOperation.party_id.in_(party_ids), NodeOperation.status == OperationStatus.PENDING)
+            select(NodeOperation.room_id)
+            .where(NodeOperation.room_id.in_(room_ids), NodeOperation.status == OperationStatus.PENDING)
             .distinct()
         )
         return {pid for pid in rows.scalars() if pid}
 
     async def _views(
-        self, db: AsyncSession, partys: list[Party], viewer_id: str, version: int | None = None
-    ) -> list[schemas.PartyView]:
-        if not partys:
+        self, db: AsyncSession, rooms: list[Room], viewer_id: str, version: int | None = None
+    ) -> list[schemas.RoomView]:
+        if not rooms:
             return []
         version = view_version() if version is None else version
-        ids = [p.id for p in partys]
+        ids = [p.id for p in rooms]
         rows = await db.execute(
             select(
-                PartyMember.party_id,
+                RoomMember.room_id,
                 Peer.id,
                 Peer.name,
                 Peer.address,
                 User.alias,
-                PartyMember.handshake_at,
+                RoomMember.handshake_at,
                 Server,
             )
-            .join(Peer, Peer.id == PartyMember.peer_id)
+            .join(Peer, Peer.id == RoomMember.peer_id)
             .join(User, User.id == Peer.user_id)
             .join(Server, Server.id == Peer.server_id)
-            .where(PartyMember.party_id.in_(ids))
-            .order_by(PartyMember.joined, Peer.name)
+            .where(RoomMember.room_id.in_(ids))
+            .order_by(RoomMember.joined, Peer.name)
         )
-        peers: dict[str, list[schemas.PartyPeer]] = {}
+        peers: dict[str, list[schemas.RoomPeer]] = {}
         now = time.time()
-        for party_id, peer_id, name, address, alias, handshake_at, server in rows:
-            peers.setdefault(party_id, []).append(
-                schemas.PartyPeer(
+        for room_id, peer_id, name, address, alias, handshake_at, server in rows:
+            peers.setdefault(room_id, []).append(
+                schemas.RoomPeer(
                     id=peer_id,
                     name=name,
                     user=alias or "",
@@ -537,11 +529,11 @@ class PartyService:
                     server_in_sync=is_in_sync(server),
                 )
             )
-        owner_rows = await db.execute(select(User.id, User.alias).where(User.id.in_({p.owner_id for p in partys})))
+        owner_rows = await db.execute(select(User.id, User.alias).where(User.id.in_({p.owner_id for p in rooms})))
         owners = {user_id: alias for user_id, alias in owner_rows}
         busy = await self._busy(db, ids)
         return [
-            schemas.PartyView(
+            schemas.RoomView(
                 id=p.id,
                 name=p.name,
                 created=p.created,
@@ -551,7 +543,7 @@ class PartyService:
                 processing=p.id in busy,
                 version=version,
             )
-            for p in partys
+            for p in rooms
         ]
 
     def _push(self, db: AsyncSession, user_id: str, push: Push) -> None:
@@ -559,7 +551,7 @@ class PartyService:
 
 
 async def refresh_backbone(db: AsyncSession, operations: OperationService, include: Iterable[str] = ()) -> None:
-    """The set of party-enabled nodes (or one's key, endpoint or port) changed: every party-enabled node, and the
+    """The set of room-enabled nodes (or one's key, endpoint or port) changed: every room-enabled node, and the
     nodes in `include` (one that just stopped allowing rooms drops its backbone), gets its backbone anew."""
     rows = await db.execute(select(Server))
     extra = set(include)

@@ -1,0 +1,109 @@
+"""Customer room endpoints (spec section 7): `/api/client/network/partys`."""
+
+from __future__ import annotations
+
+from litestar import Controller, delete, get, patch, post
+from litestar.params import FromPath, JSONBody
+
+from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, SwitchesDep, not_in_maintenance
+from controlplane.domain.rooms import schemas
+from controlplane.domain.rooms.service import RoomNotFound, RoomsDisabled
+from controlplane.domain.switches.service import Switches
+from controlplane.errors import Invalid
+
+
+def _require_rooms(switches: Switches) -> None:
+    if not switches.allow_partys:
+        raise RoomsDisabled()
+
+
+def _unknown_operation() -> Invalid:
+    return Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
+
+
+class RoomController(Controller):
+    path = "/api/client/network/partys"
+    tags = ["rooms"]
+    guards = [not_in_maintenance]
+    dependencies = CUSTOMER
+
+    @get("/", operation_id="listRooms")
+    async def list_rooms(
+        self, services: ServicesDep, db: DB, customer: Customer, switches: SwitchesDep
+    ) -> schemas.RoomLists:
+        _require_rooms(switches)
+        return await services.rooms.lists_for(db, customer.user_id)
+
+    @post("/", status_code=201, operation_id="createRoom")
+    async def create(
+        self,
+        services: ServicesDep,
+        db: DB,
+        customer: Customer,
+        switches: SwitchesDep,
+        data: JSONBody[schemas.RoomCreate],
+    ) -> schemas.RoomAnswer:
+        _require_rooms(switches)
+        room = await services.rooms.create(db, customer.user_id, data.name, data.peer)
+        view = await services.rooms.view(db, room, customer.user_id)
+        return schemas.RoomAnswer(success=True, message="Sala creada correctamente", data=view)
+
+    # 429: join attempts are limited per account, so room passwords cannot be guessed (docs/api.md, rooms).
+    @patch("/", operation_id="joinRoom", opt={"errors": (429,)})
+    async def join(
+        self,
+        services: ServicesDep,
+        db: DB,
+        customer: Customer,
+        switches: SwitchesDep,
+        data: JSONBody[schemas.RoomJoin],
+    ) -> schemas.RoomAnswer:
+        _require_rooms(switches)
+        if data.operation != "join":
+            raise _unknown_operation()
+        room = await services.rooms.join(db, customer.user_id, data.name, data.password, data.peer)
+        view = await services.rooms.view(db, room, customer.user_id)
+        return schemas.RoomAnswer(success=True, message=f"Peer añadido a la sala {room.name}.", data=view)
+
+    @patch("/{room_id:str}", operation_id="operateRoom")
+    async def operate(
+        self,
+        services: ServicesDep,
+        db: DB,
+        customer: Customer,
+        switches: SwitchesDep,
+        room_id: FromPath[str],
+        data: JSONBody[schemas.RoomOperation],
+    ) -> schemas.RoomAnswer:
+        _require_rooms(switches)
+        rooms, user_id = services.rooms, customer.user_id
+        if data.operation == "regenerate_password":
+            room, password = await rooms.regenerate_password(db, user_id, room_id)
+            view = await rooms.view(db, room, user_id)
+            return schemas.RoomAnswer(
+                success=True, message="Contraseña regenerada con éxito", data=view, password=password
+            )
+        if data.operation == "leave":
+            left = await rooms.leave(db, user_id, room_id, data.peer)
+            message = "Peer retirado de la sala."
+        elif data.operation == "remove_peer":
+            left = await rooms.remove_peer(db, user_id, room_id, data.peer)
+            message = "Peer eliminado de la sala."
+        else:
+            raise _unknown_operation()
+        if left is None:
+            return schemas.RoomAnswer(success=True, message=message + " La sala quedó vacía y se eliminó.")
+        # A guest that took out its last peer no longer sees the room: the answer then carries none.
+        try:
+            still = await rooms.visible(db, user_id, left.id)
+        except RoomNotFound:  # the caller is out of the room now
+            return schemas.RoomAnswer(success=True, message=message)
+        return schemas.RoomAnswer(success=True, message=message, data=await rooms.view(db, still, user_id))
+
+    @delete("/{room_id:str}", status_code=200, operation_id="deleteRoom")
+    async def delete_room(
+        self, services: ServicesDep, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
+    ) -> schemas.RoomAnswer:
+        _require_rooms(switches)
+        await services.rooms.delete(db, customer.user_id, room_id)
+        return schemas.RoomAnswer(success=True, message="Party eliminada")
