@@ -16,7 +16,7 @@ WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/
 help:
 	@echo "make run    - install and serve the demo on http://127.0.0.1:8000 (fake gateways, a demo node)"
 	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, multiprocess, adversarial, netns, kernel VM, web, browser)"
-	@echo "make lint   - ruff and mypy on the project, typecheck on the web client"
+	@echo "make lint   - ruff and mypy on the project, typecheck and ESLint on the web client"
 	@echo "make proto  - regenerate the agent protocol modules from protos/agent.proto"
 	@echo "make bench  - performance targets of DESIGN.md, printed as figures beside their targets"
 
@@ -91,10 +91,10 @@ test: install
 	$(MAKE) --no-print-directory test-netns
 	$(MAKE) --no-print-directory test-kernel
 
-lint: .venv/.installed
+lint: .venv/.installed webui/node_modules/.installed
 	$(UV) run --frozen ruff check controlplane node_agent tests bench
 	$(UV) run --frozen mypy controlplane node_agent
-	cd webui && $(NPM) run typecheck --silent
+	cd webui && $(NPM) run typecheck --silent && $(NPM) run lint --silent
 
 proto: .venv/.installed
 	$(PY) -m grpc_tools.protoc -I. --python_out=. --grpc_python_out=. --pyi_out=. protos/agent.proto

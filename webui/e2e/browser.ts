@@ -299,7 +299,7 @@ export async function latestMailTo(to: string, containing = ''): Promise<string>
   const { outbox } = harness();
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(outbox).sort().reverse();
     } catch {

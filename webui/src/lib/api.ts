@@ -90,7 +90,7 @@ function headers(withToken: boolean): Headers {
 
 async function toApiError(response: Response): Promise<ApiError> {
   if (response.status === 503) onMaintenance();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = await response.json();
   } catch {
