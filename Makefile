@@ -9,7 +9,7 @@ PYTEST := $(UV) run --frozen pytest
 NPM := UV=$(UV) $(CURDIR)/webui/scripts/npm
 WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/vite.config.* -type f 2>/dev/null)
 
-.PHONY: help install run test lint proto bench web \
+.PHONY: help install run test lint types proto bench web \
         test-unit test-api-sqlite test-api-postgres test-multiprocess test-adversarial test-netns test-kernel test-web test-browser \
         test-fast
 
@@ -17,6 +17,7 @@ help:
 	@echo "make run    - install and serve the demo on http://127.0.0.1:8000 (fake gateways, a demo node)"
 	@echo "make test   - every test layer (unit, api on SQLite and PostgreSQL, multiprocess, adversarial, netns, kernel VM, web, browser)"
 	@echo "make lint   - ruff and mypy on the project, typecheck and ESLint on the web client"
+	@echo "make types  - regenerate the web client's API types from the control plane's OpenAPI document"
 	@echo "make proto  - regenerate the agent protocol modules from protos/agent.proto"
 	@echo "make bench  - performance targets of DESIGN.md, printed as figures beside their targets"
 
@@ -95,6 +96,12 @@ lint: .venv/.installed webui/node_modules/.installed
 	$(UV) run --frozen ruff check controlplane node_agent tests bench
 	$(UV) run --frozen mypy controlplane node_agent
 	cd webui && $(NPM) run typecheck --silent && $(NPM) run lint --silent
+	PY="$(PY)" UV=$(UV) webui/scripts/api-types --check
+
+# webui/src/api: the OpenAPI document the control plane serves, and openapi-typescript's types of it (schema.d.ts);
+# the client's names for them are in webui/src/api/types.ts. `make lint` fails while the committed ones are stale.
+types: .venv/.installed webui/node_modules/.installed
+	PY="$(PY)" UV=$(UV) webui/scripts/api-types
 
 proto: .venv/.installed
 	$(PY) -m grpc_tools.protoc -I. --python_out=. --grpc_python_out=. --pyi_out=. protos/agent.proto
