@@ -10,7 +10,7 @@ import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
 import * as roomsApi from '../api/rooms';
 import type { OwnPeer, RoomLists } from '../api/rooms';
 import { ownPeer, roomPeer, testRoom } from '../testing/room-factory';
-import { PartysPage } from './PartysPage';
+import { RoomsPage } from './RoomsPage';
 
 vi.mock('../api/rooms', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../api/rooms')>()),
@@ -55,7 +55,7 @@ async function renderRooms({ rooms = {}, peers = [ownPeer()], user = testUser() 
   api.fetchOwnPeers.mockResolvedValue(peers);
   renderWithProviders(
     <RealtimeProvider>
-      <PartysPage />
+      <RoomsPage />
     </RealtimeProvider>,
     { route: '/dashboard/partys', user },
   );
@@ -108,7 +108,7 @@ describe('before any room', () => {
     api.fetchOwnPeers.mockResolvedValue([]);
     renderWithProviders(
       <RealtimeProvider>
-        <PartysPage />
+        <RoomsPage />
       </RealtimeProvider>,
       { route: '/dashboard/partys', user: testUser() },
     );

@@ -17,7 +17,7 @@ import { RoomTable } from './RoomTable';
 
 type Dialog = { kind: 'create' } | { kind: 'join' } | (RoomAction & { roomId: string });
 
-export function PartysPage() {
+export function RoomsPage() {
   const { user } = useCurrentUser();
   const alias = user.alias?.trim() ? user.alias : null;
 
