@@ -19,7 +19,7 @@ help:
 	@echo "make lint   - ruff and mypy on the project, typecheck and ESLint on the web client"
 	@echo "make types  - regenerate the web client's API types from the control plane's OpenAPI document"
 	@echo "make proto  - regenerate the agent protocol modules from protos/agent.proto"
-	@echo "make bench  - performance targets of DESIGN.md, printed as figures beside their targets"
+	@echo "make bench  - performance targets (docs/benchmarks.md), printed as figures beside their targets"
 
 # --- installing ------------------------------------------------------------------------------------------
 # uv into the user's ~/.local/bin with pip. Debian 12's Python is "externally managed" (PEP 668) and refuses a plain
@@ -95,6 +95,7 @@ test: install
 lint: .venv/.installed webui/node_modules/.installed
 	$(UV) run --frozen ruff check controlplane node_agent tests bench
 	$(UV) run --frozen mypy controlplane node_agent
+	$(UV) run --frozen lint-imports --no-cache
 	cd webui && $(NPM) run typecheck --silent && $(NPM) run lint --silent
 	PY="$(PY)" UV=$(UV) webui/scripts/api-types --check
 

@@ -1,4 +1,4 @@
-"""Benchmark: agent sync on wireguard-go with 10 000 (or 50 000) peers, printed beside the design's targets.
+"""Benchmark: agent sync on wireguard-go with 10 000 (or 50 000) peers, printed beside its targets (docs/benchmarks.md).
 
 Run as root: `uv run python bench/agent_sync.py [--peers 10000] [--rounds 3]`. Everything happens in a network
 namespace made (and removed) here. Not a test: it prints figures, it does not fail on them. The agent runs in

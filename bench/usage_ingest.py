@@ -19,11 +19,10 @@ from seed import customers_with_tokens, servers_with_peers
 from sqlalchemy import func, select
 
 from controlplane import db as cp_db
-from controlplane.agents.registry import AgentLink
-from controlplane.agents.servicer import NodeControlServicer
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.usage.meter import UsageMeter
 from controlplane.domain.usage.models import PeerUsageHour
+from controlplane.nodes.agent_sessions import AgentSessions
 from protos import agent_pb2
 from tests.clock import ManualClock
 
@@ -41,19 +40,17 @@ async def main() -> None:
             async with services.sessionmaker() as session:
                 keys = list((await session.execute(select(Peer.public_key))).scalars())
 
-            def servicer(meter: UsageMeter | None) -> NodeControlServicer:
-                return NodeControlServicer(
+            def servicer(meter: UsageMeter | None) -> AgentSessions:
+                return AgentSessions(
                     services.sessionmaker,
                     services.box,
                     services.servers,
                     services.operations,
-                    services.agents,
                     services.hub,
                     usage=meter,
                 )
 
             plain, metered = servicer(None), servicer(UsageMeter())
-            link = AgentLink(server_id)
             clock = ManualClock(cp_db.system_time())
             previous, cp_db.clock = cp_db.clock, clock
             cpu = {"plain": 0.0, "metered": 0.0}
@@ -68,7 +65,7 @@ async def main() -> None:
                     )
                     for name, node in (("plain", plain), ("metered", metered)):
                         started = time.process_time()
-                        await node._on_stats(link, report)
+                        await node.stats(server_id, report)
                         cpu[name] += time.process_time() - started
             finally:
                 cp_db.clock = previous

@@ -13,7 +13,6 @@ from litestar.config.app import AppConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
-from controlplane.agents.servicer import NodeControlServicer, start_grpc_server
 from controlplane.allow_header import allow_header_hook
 from controlplane.dependencies import COMMON_DEPENDENCIES
 from controlplane.domain.accounts.controllers import (
@@ -30,9 +29,9 @@ from controlplane.domain.plans.controllers import PlanController
 from controlplane.domain.rooms.controllers import RoomController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.domain.usage.controllers import UsageController
-from controlplane.domain.usage.meter import UsageMeter
 from controlplane.errors import EXCEPTION_HANDLERS
 from controlplane.jobs.scheduler import Jobs
+from controlplane.nodes.servicer import NodeControlServicer, start_grpc_server
 from controlplane.observability.health import healthz, readyz
 from controlplane.observability.metrics import http_observer, metrics_endpoint
 from controlplane.openapi_errors import document_errors
@@ -81,17 +80,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         await running.start()
         grpc_server = servicer = None
         if settings.run_grpc:
-            servicer = NodeControlServicer(
-                running.sessionmaker,
-                running.box,
-                running.servers,
-                running.operations,
-                running.agents,
-                running.hub,
-                presence=running.rooms.record_presence,
-                endpoints=running.devices.record,
-                usage=UsageMeter(),
-            )
+            servicer = NodeControlServicer(running.agent_sessions, running.agents)
             grpc_server = await start_grpc_server(
                 servicer, settings.grpc_bind, settings.grpc_tls_cert, settings.grpc_tls_key
             )

@@ -5,13 +5,14 @@ from controlplane.domain.accounts.models import LoginSession, OneTimeLink, Refre
 from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.models import AuditEntry
 from controlplane.domain.invoices.models import Invoice
-from controlplane.domain.peers.models import ExpiryReminder, NodeOperation, Peer, PlanHistory
+from controlplane.domain.peers.models import ExpiryReminder, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.domain.switches.models import Switch
 from controlplane.domain.usage.models import PeerUsageDay, PeerUsageHour, ServerUsageDay, ServerUsageHour, UsageCounter
 from controlplane.jobs.models import JobLease
+from controlplane.nodes.models import NodeOperation
 
 __all__ = [
     "Announcement",

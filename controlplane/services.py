@@ -8,7 +8,6 @@ import httpx
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from controlplane.agents.registry import AgentRegistry
 from controlplane.captcha import CaptchaVerifier
 from controlplane.crypto import SecretBox
 from controlplane.db import create_engine, create_read_sessionmaker, create_sessionmaker, session_class_of
@@ -20,13 +19,16 @@ from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.manager.users import StaffUsers
 from controlplane.domain.peers.devices import SharedConfigWatch
 from controlplane.domain.peers.lists import watch_peer_lists
-from controlplane.domain.peers.operations import OperationService
 from controlplane.domain.peers.reminders import ExpiryReminders
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.rooms.service import RoomService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
+from controlplane.domain.usage.meter import UsageMeter
 from controlplane.mail import Mailer
+from controlplane.nodes.agent_sessions import AgentSessions
+from controlplane.nodes.operations import NodeOperations
+from controlplane.nodes.registry import AgentRegistry
 from controlplane.observability.metrics import ControlPlaneMetrics
 from controlplane.passwords import Passwords
 from controlplane.payments import build_gateways
@@ -36,6 +38,7 @@ from controlplane.realtime.handshakes import HandshakeChecks
 from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.realtime.slots import MemorySocketSlots, RedisSocketSlots, SocketSlots
+from controlplane.realtime.topics import NODE_CHANGED
 from controlplane.settings import Settings
 
 
@@ -61,7 +64,9 @@ class Services:
     socket_slots: SocketSlots
     handshakes: HandshakeChecks
     agents: AgentRegistry
-    operations: OperationService
+    operations: NodeOperations
+    # What agents' streams read and write (nodes/servicer.py carries their messages).
+    agent_sessions: AgentSessions
     servers: ServerService
     peers: PeerService
     # Two devices on one peer, from the endpoints agents report (domain/peers/devices.py).
@@ -102,18 +107,24 @@ def build_services(settings: Settings) -> Services:
     sessions = SessionService(settings, box, invalidation, hub)
     captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     agents = AgentRegistry()
-    bus.subscribe("node", agents.on_node_event)
-    operations = OperationService(bus, settings.operation_timeout_seconds)
     metrics = ControlPlaneMetrics()
-    operations.count_outcome = metrics.record_operation_outcome
-    peers = PeerService(box, operations, hub, settings.client_url, invalidation)
+    operations = NodeOperations(bus, settings.operation_timeout_seconds, metrics.record_operation_outcome)
+    rooms = RoomService(box, operations, hub, limiter)
+    peers = PeerService(box, operations, hub, settings.client_url, invalidation, rooms)
+    servers = ServerService(box)
+    devices = SharedConfigWatch(hub, peers.view)
+    # Who reacts to what, in one place (docs/architecture.md): a node's news wakes the stream that carries it;
+    # an ended operation is told to the peer's owner and to the room's users.
+    bus.subscribe(NODE_CHANGED, agents.on_node_changed)
+    operations.on_outcome(peers.operation_ended)
+    operations.on_outcome(rooms.operation_ended)
     watch_peer_lists(invalidation, session_class_of(sessionmaker))
-    invoices = InvoiceService(sessionmaker, build_gateways(settings, http, box), peers, hub, settings)
-    invoices.count_payment = metrics.record_payment
+    invoices = InvoiceService(
+        sessionmaker, build_gateways(settings, http, box), peers, hub, settings, metrics.record_payment
+    )
     accounts = AccountService(settings, box, passwords, sessions, limiter, captcha, sessionmaker, read_sessionmaker)
     mailer = Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox")
     switches = SwitchService(read_sessionmaker)
-    rooms = RoomService(box, operations, hub, peers, limiter)
     deletion = AccountDeletion(accounts, sessions, peers, rooms)
     return Services(
         settings=settings,
@@ -136,9 +147,19 @@ def build_services(settings: Settings) -> Services:
         handshakes=HandshakeChecks(sessions, read_sessionmaker),
         agents=agents,
         operations=operations,
-        servers=ServerService(box),
+        agent_sessions=AgentSessions(
+            sessionmaker,
+            box,
+            servers,
+            operations,
+            hub,
+            presence=rooms.record_presence,
+            endpoints=devices.record,
+            usage=UsageMeter(),
+        ),
+        servers=servers,
         peers=peers,
-        devices=SharedConfigWatch(hub, peers.view),
+        devices=devices,
         metrics=metrics,
         invoices=invoices,
         rooms=rooms,

@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 
 from controlplane.db import transaction
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
-from controlplane.domain.peers.models import NodeOperation
 from controlplane.errors import NotFound, Unauthorized
+from controlplane.nodes.models import NodeOperation
 from controlplane.observability.logs import UNMATCHED, log_request, request_id_scope
 
 if TYPE_CHECKING:

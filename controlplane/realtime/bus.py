@@ -13,9 +13,11 @@ from typing import Any
 import msgspec
 from redis.asyncio import Redis
 
+from controlplane.realtime.topics import P, Topic
+
 log = logging.getLogger(__name__)
 
-Handler = Callable[[dict[str, Any]], Awaitable[None]]
+Handler = Callable[[Any], Awaitable[None]]
 ACK_TOPIC = "ack"
 ACK_FIELD = "_ack"  # set on events published by publish_everywhere: each process answers on ACK_TOPIC
 ACK_TIMEOUT = 2.0
@@ -35,13 +37,15 @@ class _Acks:
 
 
 class EventBus:
-    """Topics: "user" (a push for one user's browsers), "staff", "node" (a node's desired state changed) and
-    "invalidate" (cached rows changed); "ack" carries the answers to publish_everywhere."""
+    """Typed topics (realtime/topics.py) carried in this process, or between processes through Redis, where each
+    event is its payload's JSON object on the channel named after the topic; "ack" carries the answers to
+    publish_everywhere. In this process a handler receives the very struct that was published."""
 
     def __init__(self, redis: Redis | None = None, prefix: str = "vpn:") -> None:
         self._redis = redis
         self._channel_prefix = f"{prefix}events:"
         self._handlers: dict[str, list[Handler]] = defaultdict(list)
+        self._topics: dict[str, Topic[Any]] = {}
         self._reader: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._acks: dict[str, _Acks] = {}
@@ -60,50 +64,52 @@ class EventBus:
         for callback in self._on_gap:
             callback()
 
-    def subscribe(self, topic: str, handler: Handler) -> None:
-        self._handlers[topic].append(handler)
+    def subscribe(self, topic: Topic[P], handler: Callable[[P], Awaitable[None]]) -> None:
+        self._topics[topic.name] = topic
+        self._handlers[topic.name].append(handler)
 
-    async def publish(self, topic: str, payload: dict[str, Any]) -> None:
+    async def publish(self, topic: Topic[P], payload: P) -> None:
         if self._redis is None:
-            await self._dispatch(topic, payload)
+            await self._dispatch(topic.name, payload)
             return
         try:
-            await self._redis.publish(self._channel_prefix + topic, msgspec.json.encode(payload))
+            await self._redis.publish(self._channel_prefix + topic.name, msgspec.json.encode(payload))
         except Exception as exc:
             log.warning("redis publish failed (%s); delivering in this process only", exc)
-            await self._dispatch(topic, payload)
+            await self._dispatch(topic.name, payload)
             return
         if not self._ready.is_set():
             # Our own subscription is down (Redis just came back, the reader is re-subscribing): Redis carried
             # the event to the other processes but not to this one, so deliver it here directly.
-            await self._dispatch(topic, payload)
+            await self._dispatch(topic.name, payload)
 
-    async def publish_everywhere(self, topic: str, payload: dict[str, Any]) -> None:
+    async def publish_everywhere(self, topic: Topic[P], payload: P) -> None:
         """Publish, and return once every process has handled the event (or `timeout` passed): for changes that
         must have taken effect on all processes before the caller answers (a logout, a blocked account). A process
         that does not answer within ACK_TIMEOUT seconds is not waited for longer."""
         if self._redis is None:
-            await self._dispatch(topic, payload)
+            await self._dispatch(topic.name, payload)
             return
         ack_id = uuid.uuid4().hex
         acks = self._acks[ack_id] = _Acks()
         try:
             try:
                 receivers = await self._redis.publish(
-                    self._channel_prefix + topic, msgspec.json.encode({**payload, ACK_FIELD: ack_id})
+                    self._channel_prefix + topic.name,
+                    msgspec.json.encode({**msgspec.to_builtins(payload), ACK_FIELD: ack_id}),
                 )
             except Exception as exc:
                 log.warning("redis publish failed (%s); delivering in this process only", exc)
-                await self._dispatch(topic, payload)
+                await self._dispatch(topic.name, payload)
                 return
             if not self._ready.is_set():
-                await self._dispatch(topic, payload)  # as in publish(): Redis cannot bring it back to us
+                await self._dispatch(topic.name, payload)  # as in publish(): Redis cannot bring it back to us
             acks.expected = int(receivers)
             acks.check()
             try:
                 await asyncio.wait_for(acks.done.wait(), ACK_TIMEOUT)
             except TimeoutError:
-                log.warning("%s event: %d of %d processes confirmed in time", topic, acks.received, receivers)
+                log.warning("%s event: %d of %d processes confirmed in time", topic.name, acks.received, receivers)
         finally:
             del self._acks[ack_id]
 
@@ -120,7 +126,7 @@ class EventBus:
             acks.received += 1
             acks.check()
 
-    async def _dispatch(self, topic: str, payload: dict[str, Any]) -> None:
+    async def _dispatch(self, topic: str, payload: Any) -> None:
         for handler in self._handlers.get(topic, ()):
             try:
                 await handler(payload)
@@ -162,7 +168,14 @@ class EventBus:
                             self._acknowledged(event)
                             continue
                         ack_id = event.pop(ACK_FIELD, None)
-                        await self._dispatch(topic, event)
+                        known = self._topics.get(topic)
+                        try:
+                            payload = None if known is None else msgspec.convert(event, known.payload)
+                        except msgspec.ValidationError as exc:  # a process of another version: skip, stay subscribed
+                            log.warning("%s event not understood (%s)", topic, exc)
+                            payload = None
+                        if payload is not None:
+                            await self._dispatch(topic, payload)
                         if ack_id is not None:
                             await self._acknowledge(ack_id)
             except asyncio.CancelledError:

@@ -11,6 +11,14 @@ from typing import Any, Protocol
 import msgspec
 
 from controlplane.realtime.bus import EventBus
+from controlplane.realtime.topics import (
+    SESSIONS_ENDED,
+    STAFF_PUSH,
+    USER_PUSH,
+    SessionsEnded,
+    StaffPush,
+    UserPush,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +73,9 @@ class PushHub:
         self._session_of: dict[Socket, str] = {}  # the login session each socket was opened with
         # Manager pages: every staff socket hears node status, operation outcomes and audit entries.
         self._staff: set[Socket] = set()
-        bus.subscribe("user", self._deliver)
-        bus.subscribe("staff", self._deliver_staff)
-        bus.subscribe("sessions_ended", self._close_user_sockets)
+        bus.subscribe(USER_PUSH, self._deliver)
+        bus.subscribe(STAFF_PUSH, self._deliver_staff)
+        bus.subscribe(SESSIONS_ENDED, self._close_user_sockets)
 
     @property
     def open_sockets(self) -> int:
@@ -98,11 +106,11 @@ class PushHub:
         message = msgspec.to_builtins(push)
         if push.type in VERSIONED_TYPES and isinstance(message.get("data"), dict):
             message["data"]["version"] = view_version()
-        await self._bus.publish("user", {"user_id": user_id, "push": message})
+        await self._bus.publish(USER_PUSH, UserPush(user_id, message))
 
     async def push_staff(self, push: Push) -> None:
         """Reaches every open manager page on every process."""
-        await self._bus.publish("staff", {"push": msgspec.to_builtins(push)})
+        await self._bus.publish(STAFF_PUSH, StaffPush(msgspec.to_builtins(push)))
 
     async def end_sessions(
         self, user_id: str, session_id: str | None = None, keep: str | None = None, message: str = SESSION_INVALID
@@ -110,11 +118,10 @@ class PushHub:
         """Sessions of `user_id` ended (one, `session_id`, or all but `keep`): close their open sockets on every
         process now, rather than when they next reconnect (docs/security.md, sessions). Call it after the commit,
         so a reconnect meets the ended sessions."""
-        event = {"user_id": user_id, "session_id": session_id, "keep": keep, "message": message}
-        await self._bus.publish("sessions_ended", event)
+        await self._bus.publish(SESSIONS_ENDED, SessionsEnded(user_id, session_id, keep, message))
 
-    async def _close_user_sockets(self, event: dict[str, Any]) -> None:
-        user_id, session_id, keep = event["user_id"], event.get("session_id"), event.get("keep")
+    async def _close_user_sockets(self, event: SessionsEnded) -> None:
+        user_id, session_id, keep = event.user_id, event.session_id, event.keep
         targets = [
             socket
             for socket in self._sockets.get(user_id, ())
@@ -123,7 +130,7 @@ class PushHub:
         ]
         for socket in targets:
             self.detach(user_id, socket)
-        await self.close(targets, event.get("message") or SESSION_INVALID)
+        await self.close(targets, event.message or SESSION_INVALID)
 
     async def close(self, sockets: list[Socket], message: str) -> None:
         """Tell each socket why (`{"type": "auth", "message"}`), then close it with 4401."""
@@ -138,23 +145,23 @@ class PushHub:
         await socket.send_text(text)
         await socket.close(code=UNAUTHORIZED_CLOSE, reason="session ended")
 
-    async def _deliver_staff(self, event: dict[str, Any]) -> None:
+    async def _deliver_staff(self, event: StaffPush) -> None:
         if not self._staff:
             return
-        text = msgspec.json.encode(event["push"]).decode()
+        text = msgspec.json.encode(event.push).decode()
         targets = list(self._staff)
         results = await asyncio.gather(*(s.send_text(text) for s in targets), return_exceptions=True)
         for socket, result in zip(targets, results, strict=True):
             if isinstance(result, Exception):
                 self._staff.discard(socket)
 
-    async def _deliver(self, event: dict[str, Any]) -> None:
-        sockets = self._sockets.get(event["user_id"])
+    async def _deliver(self, event: UserPush) -> None:
+        sockets = self._sockets.get(event.user_id)
         if not sockets:
             return
-        text = msgspec.json.encode(event["push"]).decode()
+        text = msgspec.json.encode(event.push).decode()
         targets = list(sockets)
         results = await asyncio.gather(*(s.send_text(text) for s in targets), return_exceptions=True)
         for socket, result in zip(targets, results, strict=True):
             if isinstance(result, Exception):
-                self.detach(event["user_id"], socket)
+                self.detach(event.user_id, socket)

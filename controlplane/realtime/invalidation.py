@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from controlplane.realtime.bus import EventBus
+from controlplane.realtime.topics import CACHES_STALE, CachesStale
 
 V = TypeVar("V")
-TOPIC = "invalidate"
 EVERYTHING = "*"  # a tag that stands for every entry of a cache
 _PENDING = "stale_cache_tags"  # session.info: cache name -> tags changed in the open transaction
 _COMMITTED = "stale_cache_tags_committed"  # ... changed by a committed transaction, not yet told to other processes
@@ -96,7 +96,7 @@ class CacheInvalidation:
     def __init__(self, bus: EventBus, session_class: type[Session]) -> None:
         self._bus = bus
         self._caches: dict[str, LocalCache[Any]] = {}
-        bus.subscribe(TOPIC, self._on_event)
+        bus.subscribe(CACHES_STALE, self._on_event)
         bus.on_gap(self.clear)
         event.listen(session_class, "after_begin", self._after_begin)
         event.listen(session_class, "after_commit", self._after_commit)
@@ -136,7 +136,9 @@ class CacheInvalidation:
         info.pop(_ANNOUNCER, None)
         committed: dict[str, set[str]] | None = info.pop(_COMMITTED, None)
         if committed:
-            await self._bus.publish_everywhere(TOPIC, {name: sorted(tags) for name, tags in committed.items()})
+            await self._bus.publish_everywhere(
+                CACHES_STALE, CachesStale({name: sorted(tags) for name, tags in committed.items()})
+            )
 
     def clear(self) -> None:
         for cache in self._caches.values():
@@ -170,5 +172,5 @@ class CacheInvalidation:
         session.info.pop(_GENERATIONS, None)
         session.info.pop(_PENDING, None)
 
-    async def _on_event(self, payload: dict[str, Any]) -> None:
-        self._drop(payload)
+    async def _on_event(self, event: CachesStale) -> None:
+        self._drop(event.tags)

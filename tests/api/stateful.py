@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 from sqlalchemy import select, update
 
-from controlplane.agents.desired_state import delta_message, full_state
 from controlplane.db import transaction, utcnow
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput
+from controlplane.nodes.desired_state import delta_message, full_state
 from controlplane.services import Services, build_services
 from node_agent.reconcile import reconcile
 from node_agent.state import (

@@ -17,8 +17,9 @@ from sqlalchemy import func, select
 from controlplane.app import create_app
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
-from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.service import add_plan
+from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.services import Services
 from tests.api.factories import PASSWORD, add_plan_invoice, bearer, login, make_peer, make_server, make_user
 from tests.api.test_rooms import ROOMS, create, join, node_answers, person
@@ -117,7 +118,7 @@ async def test_peers_leave_their_nodes_and_invoices_stay(services: Services, cli
         removal = (
             await db.execute(select(NodeOperation).where(NodeOperation.kind == OperationKind.REMOVE))
         ).scalar_one()
-        assert removal.server_id == server.id and removal.delta["remove_peers"] == [peer.public_key]
+        assert removal.server_id == server.id and removal.delta.remove_peers == (peer.public_key,)
         assert removal.status is OperationStatus.PENDING  # the node drops the key when it receives the delta
         kept = await db.get(Invoice, invoice.id)
         assert kept is not None and kept.user_id == ana.id and kept.status is InvoiceStatus.FULFILLED

@@ -7,18 +7,16 @@ from typing import Any
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from controlplane.agents.registry import AgentLink
-from controlplane.agents.servicer import NodeControlServicer
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
+from controlplane.nodes.agent_sessions import AgentSessions
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from protos import agent_pb2
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
 
 
-def servicer(services: Services) -> NodeControlServicer:
-    return NodeControlServicer(
-        services.sessionmaker, services.box, services.servers, services.operations, services.agents, services.hub
-    )
+def servicer(services: Services) -> AgentSessions:
+    return services.agent_sessions
 
 
 async def test_an_agent_cannot_end_another_nodes_operation(services: Services, client: AsyncTestClient[Any]) -> None:
@@ -34,13 +32,13 @@ async def test_an_agent_cannot_end_another_nodes_operation(services: Services, c
     # Madrid's agent names Miami's operation: as if it were applied (or failed) there.
     for ok in (True, False):
         result = agent_pb2.OperationResult(operation_id=operation.id, serial=operation.serial, ok=ok, error="x")
-        await node._on_result(AgentLink(madrid.id), result)
+        await node.result(madrid.id, result)
     async with services.sessionmaker() as db:
         assert (await db.get(NodeOperation, operation.id)).status is OperationStatus.PENDING  # type: ignore[union-attr]
         assert (await db.get(Peer, peer.id)).pending_operation_id == operation.id  # type: ignore[union-attr]
     listed = (await client.get("/api/client/accounts/peers", headers=bearer(await login(client, "ana")))).json()
     assert listed[0]["processing"] is True
     # Miami's own answer ends it.
-    await node._on_result(AgentLink(miami.id), agent_pb2.OperationResult(operation_id=operation.id, ok=True))
+    await node.result(miami.id, agent_pb2.OperationResult(operation_id=operation.id, ok=True))
     async with services.sessionmaker() as db:
         assert (await db.get(NodeOperation, operation.id)).status is OperationStatus.OK  # type: ignore[union-attr]

@@ -14,11 +14,12 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from controlplane.agents.servicer import NodeControlServicer, start_grpc_server
 from controlplane.db import transaction
 from controlplane.domain.accounts.models import User
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.models import NodeOperation, OperationStatus
+from controlplane.nodes.servicer import NodeControlServicer, start_grpc_server
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
 from tests.multiprocess.scripted_agent import ScriptedAgent
@@ -27,9 +28,7 @@ from tests.multiprocess.scripted_agent import ScriptedAgent
 @asynccontextmanager
 async def agents_endpoint(services: Services, target: str) -> AsyncIterator[grpc.aio.Server]:
     """The agents' gRPC server as `serve` runs it: a new servicer each time, as a new process would have."""
-    servicer = NodeControlServicer(
-        services.sessionmaker, services.box, services.servers, services.operations, services.agents, services.hub
-    )
+    servicer = NodeControlServicer(services.agent_sessions, services.agents)
     server = await start_grpc_server(servicer, target)
     try:
         yield server

@@ -14,11 +14,12 @@ import pytest
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
 
-from controlplane.agents.registry import AgentLink
 from controlplane.app import create_app
 from controlplane.db import transaction
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.peers.models import OperationKind
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.models import OperationKind
+from controlplane.nodes.registry import AgentLink
 from controlplane.realtime.hub import Push
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
@@ -85,7 +86,7 @@ async def test_a_change_through_one_instance_wakes_the_agent_stream_on_the_other
     link = AgentLink(server.id)
     first.agents.add(link)
     async with transaction(second.sessionmaker) as db:
-        await second.operations.enqueue(db, server.id, OperationKind.REMOVE, {"remove_peers": []}, notify=False)
+        await second.operations.change(db, server.id, OperationKind.REMOVE, NodeChange(), notify=False)
     await eventually(link.wake.is_set)
 
 

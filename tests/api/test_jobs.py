@@ -10,8 +10,10 @@ from typing import Any
 from sqlalchemy import select, update
 
 from controlplane.db import utcnow
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.jobs.scheduler import Jobs
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from tests.api.factories import make_peer, make_server, make_user
 from tests.api.test_fanout_redis import RecordingSocket
@@ -36,7 +38,7 @@ async def test_expired_peers_are_disabled_and_removed_from_their_node(services: 
             )
         ).scalar_one()
     assert peers["viejo"].active is False and peers["nuevo"].active is True
-    assert removal.delta == {"upsert_peers": [], "remove_peers": [expired.public_key]}
+    assert removal.delta == NodeChange(remove_peers=(expired.public_key,))
 
 
 async def test_an_operation_nobody_answers_ends_with_an_error_push(services: Services) -> None:

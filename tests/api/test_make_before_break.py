@@ -17,12 +17,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from controlplane.agents.desired_state import full_state
 from controlplane.db import transaction
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.desired_state import full_state
+from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
 from tests.api.factories import bearer, login, make_peer, make_user

@@ -162,7 +162,7 @@ async def test_an_operation_that_times_out_counts_as_failed(services: Services, 
     from sqlalchemy import update
 
     from controlplane.db import transaction, utcnow
-    from controlplane.domain.peers.models import NodeOperation
+    from controlplane.nodes.models import NodeOperation
 
     user = await make_user(services)
     await make_peer(services, user, server=await make_server(services))

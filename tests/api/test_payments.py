@@ -19,10 +19,11 @@ from sqlalchemy import func, select, update
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
-from controlplane.domain.peers.models import NodeOperation, Peer, PlanHistory
+from controlplane.domain.peers.models import Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.plans.service import add_plan
 from controlplane.jobs.scheduler import Jobs
+from controlplane.nodes.models import NodeOperation
 from controlplane.services import Services
 from controlplane.settings import RateLimit, RateLimits
 from tests.api.factories import bearer, login, make_peer, make_server, make_user

@@ -11,13 +11,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from controlplane.agents.registry import AgentLink
-from controlplane.agents.servicer import NodeControlServicer
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.devices import SharedConfigWatch
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.agent_sessions import AgentSessions
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from protos import agent_pb2
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
@@ -36,29 +36,28 @@ class Clock:
         return self.now
 
 
-def node_with_watch(services: Services, clock: Clock) -> tuple[NodeControlServicer, SharedConfigWatch]:
+def node_with_watch(services: Services, clock: Clock) -> tuple[AgentSessions, SharedConfigWatch]:
     """The agents' servicer of a control-plane process, with its endpoint watch on a clock the test moves."""
     watch = SharedConfigWatch(services.hub, services.peers.view, clock)
-    node = NodeControlServicer(
+    node = AgentSessions(
         services.sessionmaker,
         services.box,
         services.servers,
         services.operations,
-        services.agents,
         services.hub,
         endpoints=watch.record,
     )
     return node, watch
 
 
-async def report(node: NodeControlServicer, clock: Clock, server: Server, peer: Peer, *endpoints: str) -> None:
+async def report(node: AgentSessions, clock: Clock, server: Server, peer: Peer, *endpoints: str) -> None:
     """The node's stats reports, 5 s apart, with the peer at each endpoint in turn."""
     for endpoint in endpoints:
         clock.now += 5
         stats = agent_pb2.PeerStats(
             public_key=peer.public_key, latest_handshake=int(clock.now), rx_bytes=1, tx_bytes=1, endpoint=endpoint
         )
-        await node._on_stats(AgentLink(server.id), agent_pb2.StatsReport(serial=1, peers=[stats]))
+        await node.stats(server.id, agent_pb2.StatsReport(serial=1, peers=[stats]))
 
 
 async def listed(client: AsyncTestClient[Any], headers: dict[str, str]) -> dict[str, Any]:
@@ -132,7 +131,7 @@ async def test_another_customers_peer_is_not_warned_by_one_report(
             agent_pb2.PeerStats(public_key=p.public_key, latest_handshake=int(clock.now), endpoint=e)
             for p, e in zip(peers, (HOME, FRIEND), strict=True)
         ]
-        await node._on_stats(AgentLink(server.id), agent_pb2.StatsReport(serial=1, peers=stats))
+        await node.stats(server.id, agent_pb2.StatsReport(serial=1, peers=stats))
     assert (await listed(client, ana.headers))["shared_config_warning"] is False
     assert (await listed(client, beto.headers))["shared_config_warning"] is False
 
@@ -160,7 +159,7 @@ async def test_regenerating_the_keys_clears_the_warning(services: Services, clie
             )
         ).scalar_one()
     ana.inbox.clear()
-    await node._on_result(AgentLink(server.id), agent_pb2.OperationResult(operation_id=operation.id, ok=True))
+    await node.result(server.id, agent_pb2.OperationResult(operation_id=operation.id, ok=True))
     assert (await listed(client, ana.headers))["shared_config_warning"] is False
     [push] = ana.inbox.of("updated_peer")
     assert push["data"]["shared_config_warning"] is False

@@ -12,8 +12,10 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, update
 
 from controlplane.db import utcnow
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
@@ -136,7 +138,7 @@ async def test_regenerate_is_asynchronous_and_refuses_a_second_one_while_busy(
     pending = [op for op in ops if op.status is OperationStatus.PENDING]
     assert [op.kind.value for op in pending] == ["regenerate"]
     # One delta swaps the keys on the node: the old one out, the pending new one in.
-    assert pending[0].delta == {"upsert_peers": [], "remove_peers": [peer.public_key], "pending_peers": [peer.id]}
+    assert pending[0].delta == NodeChange(remove_peers=(peer.public_key,), pending_peers=(peer.id,))
     # Until the node confirms, the customer keeps (and downloads) the old keys; the new ones wait beside them.
     assert stored.public_key == peer.public_key
     assert stored.pending_public_key not in (None, peer.public_key)

@@ -1,4 +1,4 @@
-"""Rooms (salas, "partys" on the wire): every rule and Spanish message of spec sections 4-7, the pushes each
+"""Rooms (salas, "partys" on the wire): every rule and Spanish message of docs/contract.md#rooms, the pushes each
 user hears, the busy flag, the node operations each change queues, and the races that must end with one winner."""
 
 from __future__ import annotations
@@ -13,12 +13,14 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from controlplane.agents.desired_state import delta_message, full_state
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role, User
-from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import Room
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.desired_state import delta_message, full_state
+from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.realtime.hub import VERSIONED_TYPES
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
@@ -84,11 +86,7 @@ async def room_ops(services: Services, room_id: str) -> list[NodeOperation]:
             .where(NodeOperation.kind == OperationKind.ROOM, NodeOperation.delta.is_not(None))
             .order_by(NodeOperation.created, NodeOperation.serial)
         )
-        return [
-            op
-            for op in rows.scalars()
-            if room_id in op.delta.get("upsert_rooms", []) + op.delta.get("remove_rooms", [])
-        ]
+        return [op for op in rows.scalars() if room_id in op.delta.upsert_rooms + op.delta.remove_rooms]
 
 
 @pytest.fixture
@@ -361,7 +359,7 @@ async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room
     assert (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"] == []
     # Every node that enforced the room drops it.
     last = (await room_ops(services, room["id"]))[-1]
-    assert last.delta["remove_rooms"] == [room["id"]] and last.server_id == world["s1"].id
+    assert last.delta.remove_rooms == (room["id"],) and last.server_id == world["s1"].id
 
 
 async def test_the_owner_may_leave_and_a_room_left_empty_is_deleted(
@@ -459,8 +457,8 @@ async def test_moving_a_peer_keeps_memberships_right(
     pending = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
     by_node = {op.server_id: op.delta for op in pending}
     assert by_node == {
-        world["s1"].id: {"upsert_peers": [], "remove_peers": [], "upsert_rooms": [room["id"]]},
-        world["s2"].id: {"upsert_peers": [], "remove_peers": [], "remove_rooms": [room["id"]]},
+        world["s1"].id: NodeChange(upsert_rooms=(room["id"],)),
+        world["s2"].id: NodeChange(remove_rooms=(room["id"],)),
     }
     async with services.sessionmaker() as db:
         state = await full_state(db, services.box, await db.get(Server, world["s1"].id))  # type: ignore[arg-type]
@@ -587,15 +585,15 @@ async def test_a_deleted_peer_leaves_its_room_and_its_node(
     await asyncio.sleep(0.05)
     assert beto.inbox.types() == ["deleted_guest_party"]
     pending = [op for op in await room_ops(services, room["id"]) if op.status is OperationStatus.PENDING]
-    assert {op.server_id: op.delta.get("remove_rooms") for op in pending} == {
-        world["s1"].id: None,  # server 1 keeps the room (Ana's peer), with the new member list
+    assert {op.server_id: list(op.delta.remove_rooms) for op in pending} == {
+        world["s1"].id: [],  # server 1 keeps the room (Ana's peer), with the new member list
         world["s2"].id: [room["id"]],  # server 2 has no member left: it drops the room
     }
     async with services.sessionmaker() as db:  # and the peer's node drops its key; Beto hears once it did
         removal = (
             await db.execute(select(NodeOperation).where(NodeOperation.kind == OperationKind.REMOVE))
         ).scalar_one()
-        assert (removal.server_id, removal.delta["remove_peers"]) == (world["s2"].id, [public_key])
+        assert (removal.server_id, removal.delta.remove_peers) == (world["s2"].id, (public_key,))
         node = await db.get(Server, world["s2"].id)
         assert node is not None
         assert public_key not in {p.public_key for p in (await full_state(db, services.box, node)).peers}

@@ -20,8 +20,8 @@ from sqlalchemy import select
 
 from controlplane.crypto import KeyFileError, SecretBox
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.peers.models import NodeOperation, OperationStatus
 from controlplane.models import Base
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from tests.api.factories import PASSWORD, login, make_server, make_user
 from tests.fakes.captcha import GOOD_TOKEN

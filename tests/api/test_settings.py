@@ -1,4 +1,5 @@
-"""The customer's own settings: alias, email and password, with the spec's Spanish messages."""
+"""The customer's own settings: alias, email and password, with the contract's Spanish messages
+(docs/contract.md#validation)."""
 
 from __future__ import annotations
 

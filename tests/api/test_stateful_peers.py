@@ -26,10 +26,11 @@ from sqlalchemy import select
 
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive
 from controlplane.domain.servers.models import Server
 from controlplane.errors import DomainError
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from controlplane.wgkeys import generate_keypair, public_key_of
 from tests.api.conftest import _empty_database

@@ -38,11 +38,12 @@ from sqlalchemy import func, select
 
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import Room as StoredRoom
 from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.rooms.service import MAX_OWNED, NAME_MAX, RoomNotFound
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services
 from controlplane.wgkeys import generate_keypair
 from node_agent.state import normalize_address

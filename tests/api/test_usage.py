@@ -10,14 +10,13 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select
 
-from controlplane.agents.registry import AgentLink
-from controlplane.agents.servicer import NodeControlServicer
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.usage.meter import Reading, UsageMeter, hour_of
 from controlplane.domain.usage.models import PeerUsageDay, PeerUsageHour, ServerUsageDay
 from controlplane.domain.usage.store import add_hours, roll_up
+from controlplane.nodes.agent_sessions import AgentSessions
 from controlplane.services import Services
 from protos import agent_pb2
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
@@ -27,23 +26,22 @@ MB = 1_000_000
 START = datetime(2026, 11, 10, 12, 0, 5, tzinfo=UTC)
 
 
-def node_process(services: Services, meter: UsageMeter | None = None) -> NodeControlServicer:
+def node_process(services: Services, meter: UsageMeter | None = None) -> AgentSessions:
     """The stats side of one control-plane process; a new meter stands for a restarted (or another) process."""
-    return NodeControlServicer(
+    return AgentSessions(
         services.sessionmaker,
         services.box,
         services.servers,
         services.operations,
-        services.agents,
         services.hub,
         usage=meter or UsageMeter(),
     )
 
 
-async def report(node: NodeControlServicer, server_id: str, *peers: tuple[Peer, int, int]) -> None:
+async def report(node: AgentSessions, server_id: str, *peers: tuple[Peer, int, int]) -> None:
     """One stats report: (peer, cumulative bytes the node received from it, bytes it sent to it)."""
     lines = [agent_pb2.PeerStats(public_key=p.public_key, rx_bytes=rx, tx_bytes=tx) for p, rx, tx in peers]
-    await node._on_stats(AgentLink(server_id), agent_pb2.StatsReport(serial=1, peers=lines))
+    await node.stats(server_id, agent_pb2.StatsReport(serial=1, peers=lines))
 
 
 async def usage(client: AsyncTestClient[Any], headers: dict[str, str], peer: Peer, range_: str = "30d") -> Any:

@@ -20,10 +20,11 @@ from typing import Any
 from litestar.testing import AsyncTestClient
 from sqlalchemy import update
 
-from controlplane.agents.desired_state import delta_message, full_state
 from controlplane.db import transaction, utcnow
-from controlplane.domain.peers.models import NodeOperation, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.desired_state import delta_message, full_state
+from controlplane.nodes.models import NodeOperation
 from controlplane.services import Services
 from controlplane.wgkeys import public_key_of
 from tests.api.factories import bearer, login, make_peer, make_server, make_user

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import msgspec
 
-# Caps stop oversized input at decoding; the spec's own messages for blank fields come from the service.
+# Caps stop oversized input at decoding; the contract's messages for blank fields come from the service
+# (docs/contract.md#validation).
 Username = Annotated[str, msgspec.Meta(max_length=64)]
 Password = Annotated[str, msgspec.Meta(max_length=256)]
 Email = Annotated[str, msgspec.Meta(max_length=254)]

@@ -1,4 +1,4 @@
-"""What customers send and see of invoices (spec sections 3 and 7; decisions in docs/api.md)."""
+"""What customers send and see of invoices (docs/contract.md#invoice-calls; decisions in docs/api.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ ShortText = Annotated[str, msgspec.Meta(max_length=64)]
 
 
 class InvoiceRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """`PUT /api/client/invoices`. `operation` is accepted as another name for `mode` (the spec uses both)."""
+    """`PUT /api/client/invoices`. `operation` is accepted as another name for `mode`
+    (the contract uses both: docs/contract.md#invoice-calls)."""
 
     plan: ShortText | int
     mode: ShortText | None = None

@@ -98,14 +98,15 @@ class InvoiceService:
         peers: PeerService,
         hub: PushHub,
         settings: Settings,
+        count_payment: Callable[[str, str], None],
     ) -> None:
         self._sessionmaker = sessionmaker
         self.gateways = gateways
         self._peers = peers
         self._hub = hub
         self._settings = settings
-        # Each payment event, by gateway and outcome (the metrics count them); set by build_services.
-        self.count_payment: Callable[[str, str], None] = lambda gateway, outcome: None
+        # Each payment event, by gateway and outcome (the metrics count them).
+        self.count_payment = count_payment
 
     # --- purchase -------------------------------------------------------------------------------------------
 

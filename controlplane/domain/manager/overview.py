@@ -10,10 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.manager import schemas
-from controlplane.domain.peers.models import NodeOperation, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import ONLINE_WITHIN
 from controlplane.domain.usage.service import overview_usage
+from controlplane.nodes.models import NodeOperation, OperationStatus
 
 
 async def _count(db: AsyncSession, model: type, *where: object) -> int:

@@ -12,18 +12,19 @@ from sqlalchemy import case, func, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.agents.desired_state import delta_payload
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, utcnow
 from controlplane.domain.peers import schemas
 from controlplane.domain.peers.config_file import ClientConfig, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
-from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer, PlanHistory
-from controlplane.domain.peers.operations import OperationService, failure_reason
+from controlplane.domain.peers.models import Peer, PlanHistory
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
 from controlplane.errors import Conflict, Invalid, NotFound
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
+from controlplane.nodes.operations import NodeOperations, failure_reason
 from controlplane.realtime.hub import Push, PushHub, view_version
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
@@ -52,8 +53,7 @@ class PeerInactive(Conflict):
 
 
 class RoomHooks(Protocol):
-    """What the room service does when a peer changes server or is deleted (set by RoomService; None without
-    rooms)."""
+    """What the room service does when a peer changes server or is deleted (RoomService)."""
 
     async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None: ...
 
@@ -84,24 +84,33 @@ def _room_ref(peer: Peer) -> schemas.RoomRef | None:
     return schemas.RoomRef(id=peer.membership.room.id, name=peer.membership.room.name)
 
 
+async def owned_peer(db: AsyncSession, user_id: str, peer_id: str, *, lock: bool = False) -> Peer:
+    """The user's own peer; anyone else's answers exactly like a missing one."""
+    query = select(Peer).where(Peer.id == peer_id, Peer.user_id == user_id)
+    peer = (await db.execute(query.with_for_update(of=Peer) if lock else query)).scalar_one_or_none()
+    if peer is None:
+        raise PeerNotFound()
+    return peer
+
+
 class PeerService:
     def __init__(
         self,
         box: SecretBox,
-        operations: OperationService,
+        nodes: NodeOperations,
         hub: PushHub,
         client_url: str,
         invalidation: CacheInvalidation,
+        rooms: RoomHooks,
     ) -> None:
         self._box = box
-        self._operations = operations
+        self._nodes = nodes
         self._hub = hub
         self._client_url = client_url
         # Customers' lists, by user id; emptied by whatever changes them (domain/peers/lists.py).
         self._invalidation = invalidation
         self._lists = invalidation.cache(PEER_LISTS, PEER_LIST_SECONDS)
-        self.rooms: RoomHooks | None = None
-        operations.on_outcome(self._tell_owner)
+        self._rooms = rooms
 
     # --- reading --------------------------------------------------------------------------------------------
 
@@ -157,12 +166,7 @@ class PeerService:
         return views
 
     async def owned(self, db: AsyncSession, user_id: str, peer_id: str, *, lock: bool = False) -> Peer:
-        """The user's own peer; anyone else's answers exactly like a missing one."""
-        query = select(Peer).where(Peer.id == peer_id, Peer.user_id == user_id)
-        peer = (await db.execute(query.with_for_update(of=Peer) if lock else query)).scalar_one_or_none()
-        if peer is None:
-            raise PeerNotFound()
-        return peer
+        return await owned_peer(db, user_id, peer_id, lock=lock)
 
     async def by_id(self, db: AsyncSession, peer_id: str) -> Peer:
         """Any user's peer: for staff and jobs only."""
@@ -265,11 +269,11 @@ class PeerService:
         peer.pending_public_key = public
         peer.pending_private_key_enc = self._box.encrypt(private)
         peer.pending_preshared_key_enc = self._box.encrypt(generate_preshared_key())
-        await self._operations.enqueue(
+        await self._nodes.change(
             db,
             peer.server_id,
             OperationKind.REGENERATE,
-            delta_payload(remove_public_keys=[peer.public_key], pending_peer_ids=[peer.id]),
+            NodeChange(remove_peers=(peer.public_key,), pending_peers=(peer.id,)),
             user_id=user_id,
             peer=peer,
         )
@@ -292,11 +296,11 @@ class PeerService:
             # Queued, it would wait for nobody and time out; refused, the peer simply stays where it works.
             raise Conflict(SERVER_OFFLINE, code="server_offline")
         await self._place(db, peer, target, pending=True)
-        await self._operations.enqueue(
+        await self._nodes.change(
             db,
             target.id,
             OperationKind.CHANGE_SERVER,
-            delta_payload(pending_peer_ids=[peer.id]),
+            NodeChange(pending_peers=(peer.id,)),
             user_id=user_id,
             peer=peer,
         )
@@ -339,8 +343,8 @@ class PeerService:
             plan_id, plan_name, price = plan
             peer.plans_history.append(PlanHistory(plan_id=plan_id, plan_name=plan_name, plan_price=price))
             await db.flush()
-        await self._operations.enqueue(
-            db, server.id, OperationKind.CREATE, delta_payload([peer.id]), user_id=user_id, peer=peer
+        await self._nodes.change(
+            db, server.id, OperationKind.CREATE, NodeChange(upsert_peers=(peer.id,)), user_id=user_id, peer=peer
         )
         return peer
 
@@ -378,9 +382,9 @@ class PeerService:
             return
         await self.cancel_pending(db, peer, "cancelled: the peer was disabled or enabled meanwhile")
         peer.active = active
-        delta = delta_payload([peer.id]) if active else delta_payload([], [peer.public_key])
+        delta = NodeChange(upsert_peers=(peer.id,)) if active else NodeChange(remove_peers=(peer.public_key,))
         kind = OperationKind.ENABLE if active else OperationKind.DISABLE
-        await self._operations.enqueue(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
+        await self._nodes.change(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
         if message:
             self._push_after_commit(db, peer.user_id, Push("info", message, {"peer_id": peer.id}))
 
@@ -388,12 +392,9 @@ class PeerService:
         """Delete a peer: it leaves its room first (nodes and users hear of it), its node drops its key, and the
         owner hears `deleted_peer` once the node confirms. Its tunnel address is free from this commit on."""
         await self.cancel_pending(db, peer, "cancelled: the peer was deleted meanwhile")
-        if self.rooms is not None:
-            await self.rooms.peer_deleting(db, peer)
-        removal = delta_payload([], [peer.public_key])
-        await self._operations.enqueue(
-            db, peer.server_id, OperationKind.REMOVE, removal, user_id=peer.user_id, peer=peer
-        )
+        await self._rooms.peer_deleting(db, peer)
+        removal = NodeChange(remove_peers=(peer.public_key,))
+        await self._nodes.change(db, peer.server_id, OperationKind.REMOVE, removal, user_id=peer.user_id, peer=peer)
         await db.delete(peer)
         await db.flush()
 
@@ -483,7 +484,7 @@ class PeerService:
         """End the peer's pending move or key rotation as failed (its owner is told; the node is set back), before
         something else changes the peer: the pending state must never outlive its operation."""
         if peer.pending_server_id is not None and peer.pending_operation_id is not None:
-            await self._operations.finish(db, peer.pending_operation_id, reason)
+            await self._nodes.finish(db, peer.pending_operation_id, reason)
 
     async def cancel_moves_to(self, db: AsyncSession, server_id: str) -> None:
         """The server was disabled: moves still waiting for it end as cancelled, so no peer lands on a server out of
@@ -525,18 +526,19 @@ class PeerService:
         await db.flush()
         if moved:
             # Break after make: the new node holds the peer; now the old one lets it go.
-            await self._operations.enqueue(
-                db, old_server_id, OperationKind.REMOVE, delta_payload([], [peer.public_key]), notify=False
+            await self._nodes.change(
+                db, old_server_id, OperationKind.REMOVE, NodeChange(remove_peers=(peer.public_key,)), notify=False
             )
-            if self.rooms is not None:
-                await self.rooms.peer_moved(db, peer, old_server_id)
+            await self._rooms.peer_moved(db, peer, old_server_id)
             return old_server_id
         if not ok:
             # Serials keep order: a node that applied the change late (or comes back now) undoes it with this.
             correction = (
-                delta_payload([peer.id], [new_key]) if new_key is not None else delta_payload([], [peer.public_key])
+                NodeChange(upsert_peers=(peer.id,), remove_peers=(new_key,))
+                if new_key is not None
+                else NodeChange(remove_peers=(peer.public_key,))
             )
-            await self._operations.enqueue(db, target_id, OperationKind.REMOVE, correction, notify=False)
+            await self._nodes.change(db, target_id, OperationKind.REMOVE, correction, notify=False)
         return None
 
     @staticmethod
@@ -547,7 +549,7 @@ class PeerService:
     def _push_after_commit(self, db: AsyncSession, user_id: str, push: Push) -> None:
         after_commit(db, lambda: self._hub.push(user_id, push))
 
-    async def _tell_owner(self, db: AsyncSession, operation: NodeOperation, peer: Peer | None) -> None:
+    async def operation_ended(self, db: AsyncSession, operation: NodeOperation, peer: Peer | None) -> None:
         """The outcome of an operation: its pending change settled, then pushed to the owner's browsers once it is
         committed."""
         pending_target = peer.pending_server_id if peer is not None else None

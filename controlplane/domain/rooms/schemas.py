@@ -1,4 +1,4 @@
-"""What customers see of rooms, and the bodies of the room calls (spec sections 3 and 7)."""
+"""What customers see of rooms, and the bodies of the room calls (docs/contract.md#room-fields, #room-calls)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Annotated
 
 import msgspec
 
-# Loose limits on the wire: the service checks the real rules and answers with the spec's Spanish messages.
+# Loose limits on the wire: the service checks the real rules and answers with the contract's Spanish messages
+# (docs/contract.md#validation).
 Text = Annotated[str, msgspec.Meta(max_length=128)]
 
 

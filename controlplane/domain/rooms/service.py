@@ -1,4 +1,4 @@
-"""Room rules (spec sections 4-6): create, join, leave, remove, delete; who is told; which nodes apply what.
+"""Room rules (docs/contract.md#rooms): create, join, leave, remove, delete; who is told; which nodes apply what.
 
 Every membership change ends the same way (`_settle`): the nodes the room touched before or touches now get a
 ROOM operation (the room's current members, or its removal), the room is busy while those operations are pending,
@@ -17,19 +17,21 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.agents.desired_state import delta_payload, on_backbone
 from controlplane.crypto import SecretBox
 from controlplane.db import after_commit
 from controlplane.domain.accounts.models import User
-from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
-from controlplane.domain.peers.operations import OperationService, failure_reason
-from controlplane.domain.peers.service import PeerInactive, PeerNotFound, PeerService
+from controlplane.domain.peers.models import Peer
+from controlplane.domain.peers.service import PeerInactive, PeerNotFound, owned_peer
 from controlplane.domain.rooms import schemas
 from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync
 from controlplane.domain.servers.status import is_online as server_is_online
 from controlplane.errors import Conflict, Forbidden, Invalid, NotFound
+from controlplane.nodes.backbone import refresh_backbone
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
+from controlplane.nodes.operations import NodeOperations, failure_reason
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime.hub import Push, PushHub, view_version
 from controlplane.settings import RateLimit
@@ -92,17 +94,11 @@ def _blank(value: str | None) -> bool:
 
 
 class RoomService:
-    def __init__(
-        self, box: SecretBox, operations: OperationService, hub: PushHub, peers: PeerService, limiter: RateLimiter
-    ) -> None:
+    def __init__(self, box: SecretBox, nodes: NodeOperations, hub: PushHub, limiter: RateLimiter) -> None:
         self._box = box
-        self._operations = operations
+        self._nodes = nodes
         self._hub = hub
-        self._peers = peers
         self._limiter = limiter
-        operations.on_outcome(self._operation_ended)
-        # Peer moves must keep memberships right (see peer_moved); the peer service calls back through this.
-        peers.rooms = self
 
     # --- reading --------------------------------------------------------------------------------------------
 
@@ -253,7 +249,8 @@ class RoomService:
         return await self._remove(db, room, [peer_id])
 
     async def remove_peer(self, db: AsyncSession, user_id: str, room_id: str, peer_id: str | None) -> Room | None:
-        """The owner removes any peer; a guest may only remove their own peers, which is leaving (spec 6)."""
+        """The owner removes any peer; a guest may only remove their own peers, which is leaving
+        (docs/contract.md#room-roles)."""
         peer_id = self._peer_field(peer_id)
         room = await self.visible(db, user_id, room_id, lock=True)
         member = await self._member(db, room.id, peer_id)
@@ -318,7 +315,7 @@ class RoomService:
             for room_id, peer_ids in sorted(by_room.items()):
                 room = (await db.execute(select(Room).where(Room.id == room_id).with_for_update(of=Room))).scalar_one()
                 await self._remove(db, room, peer_ids)
-        await refresh_backbone(db, self._operations, include={server.id})
+        await refresh_backbone(db, self._nodes, include={server.id})
 
     # --- membership changes -----------------------------------------------------------------------------------
 
@@ -350,8 +347,8 @@ class RoomService:
         await db.delete(room)
         await db.flush()
         for server_id in sorted(nodes):
-            await self._operations.enqueue(
-                db, server_id, OperationKind.ROOM, delta_payload(remove_rooms=[room_id]), notify=False
+            await self._nodes.change(
+                db, server_id, OperationKind.ROOM, NodeChange(remove_rooms=(room_id,)), notify=False
             )
         for user_id in users | {owner_id}:
             kind = "deleted_owner_party" if user_id == owner_id else "deleted_guest_party"
@@ -371,11 +368,9 @@ class RoomService:
         nodes_after = await self._nodes_of(db, room.id)
         for server_id in sorted(nodes_before | nodes_after):
             payload = (
-                delta_payload(upsert_rooms=[room.id])
-                if server_id in nodes_after
-                else delta_payload(remove_rooms=[room.id])
+                NodeChange(upsert_rooms=(room.id,)) if server_id in nodes_after else NodeChange(remove_rooms=(room.id,))
             )
-            await self._operations.enqueue(db, server_id, OperationKind.ROOM, payload, room_id=room.id)
+            await self._nodes.change(db, server_id, OperationKind.ROOM, payload, room_id=room.id)
         users_after = await self._users_of(db, room.id, room.owner_id)
         for user_id in users_before - users_after:
             self._push(db, user_id, Push("deleted_guest_party", data={"id": room.id}))
@@ -389,7 +384,7 @@ class RoomService:
             kind = "updated_owner_party" if user_id == room.owner_id else "updated_guest_party"
             self._push(db, user_id, Push(kind, data=view))
 
-    async def _operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
+    async def operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
         """A node answered (or timed out) for a room: once none of the room's operations is pending, its users
         hear that the work stopped, with the room as it now is."""
         if operation.room_id is None:
@@ -443,7 +438,7 @@ class RoomService:
 
     async def _free_peer(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
         """The user's own peer, active, outside any room, on a server that allows rooms."""
-        peer = await self._peers.owned(db, user_id, peer_id.strip(), lock=True)
+        peer = await owned_peer(db, user_id, peer_id.strip(), lock=True)
         if not peer.active:
             raise PeerInactive()
         if not peer.server.hosts_rooms:
@@ -548,13 +543,3 @@ class RoomService:
 
     def _push(self, db: AsyncSession, user_id: str, push: Push) -> None:
         after_commit(db, lambda: self._hub.push(user_id, push))
-
-
-async def refresh_backbone(db: AsyncSession, operations: OperationService, include: Iterable[str] = ()) -> None:
-    """The set of room-enabled nodes (or one's key, endpoint or port) changed: every room-enabled node, and the
-    nodes in `include` (one that just stopped allowing rooms drops its backbone), gets its backbone anew."""
-    rows = await db.execute(select(Server))
-    extra = set(include)
-    for server in sorted(rows.scalars(), key=lambda s: s.id):
-        if on_backbone(server) or server.id in extra:
-            await operations.enqueue(db, server.id, OperationKind.BACKBONE, delta_payload(backbone=True), notify=False)

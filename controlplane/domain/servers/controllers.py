@@ -7,7 +7,6 @@ from litestar.params import FromPath, JSONBody
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.db import after_commit
 from controlplane.dependencies import DB, STAFF, ClientIP, ServicesDep, Staff
 from controlplane.domain.manager.access import SUPPORT
 from controlplane.domain.peers.models import Peer
@@ -94,7 +93,7 @@ class AdminServerController(Controller):
         await services.audit.record(
             db, staff, ip, "server.credential_reissue", "server", server.id, f"Nueva credencial para {server.name}"
         )
-        after_commit(db, lambda: services.bus.publish("node", {"server_id": server_id, "revoked": "1"}))
+        services.operations.credential_revoked(db, server_id)
         return _created(services, server, await _status(services, db, server), credential)
 
     @delete("/{server_id:str}/credential", status_code=200, operation_id="adminRevokeCredential")
@@ -105,5 +104,5 @@ class AdminServerController(Controller):
         await services.audit.record(
             db, staff, ip, "server.credential_revoke", "server", server.id, f"Credencial revocada: {server.name}"
         )
-        after_commit(db, lambda: services.bus.publish("node", {"server_id": server_id, "revoked": "1"}))
+        services.operations.credential_revoked(db, server_id)
         return await _status(services, db, server)

@@ -12,7 +12,8 @@ from sqlalchemy import func, select
 
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.peers.models import NodeOperation, OperationKind, Peer
+from controlplane.domain.peers.models import Peer
+from controlplane.nodes.models import NodeOperation, OperationKind
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_user
 from tests.api.manager.world import audit_count, build_world, last_audit

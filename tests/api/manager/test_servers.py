@@ -139,7 +139,7 @@ async def test_live_status_reads_last_seen_and_stats(services: Services, client:
 async def test_a_node_connected_here_counts_online_even_before_it_reports(
     services: Services, client: AsyncTestClient[Any]
 ) -> None:
-    from controlplane.agents.registry import AgentLink
+    from controlplane.nodes.registry import AgentLink
 
     world = await build_world(services, client)
     async with services.sessionmaker.begin() as db:  # neither agent has reported yet

@@ -1,19 +1,20 @@
-"""Builds a node's desired state (full snapshot) and the deltas of its operations, from the database."""
+"""A node's desired state (the full state) and the delta messages of its operations, read from the database."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
-from controlplane.domain.peers.models import NodeOperation, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import RoomMember
-from controlplane.domain.servers.addresses import backbone_interface_address, node_address
+from controlplane.domain.servers.addresses import node_address
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.backbone import allowed_ips, backbone_spec
+from controlplane.nodes.models import NodeOperation
 from protos import agent_pb2
 
 # What a PeerSpec is built from (see _peer_spec).
@@ -24,17 +25,11 @@ PENDING_SPEC_COLUMNS = (
     func.coalesce(Peer.pending_preshared_key_enc, Peer.preshared_key_enc),
     func.coalesce(Peer.pending_address, Peer.address),
 )
-# The backbone interface's default name (an agent may override it locally, VPN_NODE_BACKBONE_INTERFACE).
-BACKBONE_INTERFACE = "wgb0"
-
-
-def _allowed_ips(address: str) -> list[str]:
-    return [f"{address}/128" if ":" in address else f"{address}/32"]
 
 
 def _peer_spec(box: SecretBox, public_key: str, preshared_key_enc: str, address: str) -> agent_pb2.PeerSpec:
     return agent_pb2.PeerSpec(
-        public_key=public_key, preshared_key=box.decrypt(preshared_key_enc), allowed_ips=_allowed_ips(address)
+        public_key=public_key, preshared_key=box.decrypt(preshared_key_enc), allowed_ips=allowed_ips(address)
     )
 
 
@@ -54,7 +49,7 @@ class UnsealedFullState:
         add = self.message.peers.add  # adding in place: half the cost of PeerSpec(...) then a list copy
         decrypt = box.decrypt
         for public_key, preshared_key_enc, address in self.peer_rows:
-            add(public_key=public_key, preshared_key=decrypt(preshared_key_enc), allowed_ips=_allowed_ips(address))
+            add(public_key=public_key, preshared_key=decrypt(preshared_key_enc), allowed_ips=allowed_ips(address))
         self.peer_rows = []
         return self.message
 
@@ -127,75 +122,11 @@ async def room_specs(db: AsyncSession, room_ids: Iterable[str]) -> dict[str, age
     return {pid: agent_pb2.RoomSpec(id=pid, members=addresses) for pid, addresses in members.items()}
 
 
-def on_backbone(server: Server) -> bool:
-    return server.hosts_rooms and bool(server.backbone_address)
-
-
-async def backbone_spec(db: AsyncSession, server: Server) -> agent_pb2.BackboneSpec:
-    """The node's side of the backbone: empty (no backbone) unless it allows rooms; its peers are the other
-    room-enabled nodes whose key is known, each routing its client subnet and backbone address."""
-    if not on_backbone(server):
-        return agent_pb2.BackboneSpec(name="")
-    assert server.backbone_address is not None
-    others = await db.execute(
-        select(Server)
-        .where(
-            Server.id != server.id,
-            Server.allow_partys.is_(True),
-            Server.active.is_(True),
-            Server.public_key.is_not(None),
-            Server.backbone_address.is_not(None),
-        )
-        .order_by(Server.id)
-    )
-    return agent_pb2.BackboneSpec(
-        name=BACKBONE_INTERFACE,
-        listen_port=server.backbone_port,
-        addresses=[backbone_interface_address(server.backbone_address)],
-        peers=[
-            agent_pb2.BackbonePeer(
-                node_id=other.id,
-                public_key=other.public_key or "",
-                endpoint=_endpoint(other.backbone_endpoint or other.address, other.backbone_port),
-                allowed_ips=[other.tunnel_subnet, *_allowed_ips(other.backbone_address or "")],
-            )
-            for other in others.scalars()
-        ],
-    )
-
-
-def _endpoint(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-def delta_payload(
-    upsert_peer_ids: Iterable[str] = (),
-    remove_public_keys: Iterable[str] = (),
-    *,
-    upsert_rooms: Iterable[str] = (),
-    remove_rooms: Iterable[str] = (),
-    backbone: bool = False,
-    pending_peer_ids: Iterable[str] = (),
-) -> dict[str, Any]:
-    """What an operation stores: references to the desired state, never key material (secrets stay encrypted).
-    Rooms and the backbone are read when the delta is sent, so a delta always carries their current state.
-    `pending_peer_ids`: peers upserted in their pending form (a move or key rotation waiting for this node)."""
-    payload: dict[str, Any] = {"upsert_peers": list(upsert_peer_ids), "remove_peers": list(remove_public_keys)}
-    if pending_peer_ids:
-        payload["pending_peers"] = list(pending_peer_ids)
-    if upsert_rooms:
-        payload["upsert_rooms"] = list(upsert_rooms)
-    if remove_rooms:
-        payload["remove_rooms"] = list(remove_rooms)
-    if backbone:
-        payload["backbone"] = True
-    return payload
-
-
 async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperation) -> agent_pb2.Delta:
     """Turn an operation into a Delta, reading the peers' current keys; peers gone or off the node are skipped
     (a later operation on them says what to do)."""
-    upsert_ids = operation.delta.get("upsert_peers", [])
+    change = operation.delta
+    upsert_ids = list(change.upsert_peers)
     peers = []
     if upsert_ids:
         rows = await db.execute(
@@ -204,7 +135,7 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
             )
         )
         peers = [_peer_spec(box, *row) for row in rows]
-    pending_ids = operation.delta.get("pending_peers", [])
+    pending_ids = list(change.pending_peers)
     if pending_ids:
         # Only while this very operation holds the pending change: once settled, the correction says the rest.
         rows = await db.execute(
@@ -218,18 +149,18 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
             )
         )
         peers += [_peer_spec(box, *row) for row in rows]
-    rooms = await room_specs(db, operation.delta.get("upsert_rooms", []))
+    rooms = await room_specs(db, change.upsert_rooms)
     # A room deleted since the operation was queued has no members left: the node drops it.
-    gone = [pid for pid in operation.delta.get("upsert_rooms", []) if pid not in rooms]
+    gone = [pid for pid in change.upsert_rooms if pid not in rooms]
     delta = agent_pb2.Delta(
         operation_id=operation.id,
         serial=operation.serial,
         upsert_peers=peers,
-        remove_peers=operation.delta.get("remove_peers", []),
+        remove_peers=change.remove_peers,
         upsert_rooms=list(rooms.values()),
-        remove_rooms=sorted({*operation.delta.get("remove_rooms", []), *gone}),
+        remove_rooms=sorted({*change.remove_rooms, *gone}),
     )
-    if operation.delta.get("backbone"):
+    if change.backbone:
         server = await db.get(Server, operation.server_id)
         if server is not None:
             delta.backbone.CopyFrom(await backbone_spec(db, server))

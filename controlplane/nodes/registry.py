@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from controlplane.realtime.topics import NodeChanged
+
 log = logging.getLogger(__name__)
 
 
@@ -52,12 +54,12 @@ class AgentRegistry:
         if self._links.get(link.server_id) is link:
             del self._links[link.server_id]
 
-    async def on_node_event(self, event: dict[str, str]) -> None:
+    async def on_node_changed(self, event: NodeChanged) -> None:
         """News for a node: wake its stream, or end it when its credential was revoked (whichever process has it)."""
-        link = self._links.get(event.get("server_id", ""))
+        link = self._links.get(event.server_id)
         if link is None:
             return
-        if event.get("revoked"):
+        if event.revoked:
             link.close()
         else:
             link.wake.set()

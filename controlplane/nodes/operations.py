@@ -1,18 +1,22 @@
-"""Node operations: queued with the node's next serial, delivered to its agent, ended by its answer or a timeout."""
+"""Node operations: queued with the node's next serial, delivered to its agent, ended by its answer or a timeout.
+
+The one door through which the rest of the control plane changes what a node holds (docs/architecture.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import after_commit, utcnow
-from controlplane.domain.peers.models import NodeOperation, OperationKind, OperationStatus, Peer
+from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
+from controlplane.nodes.changes import NodeChange
+from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.realtime.bus import EventBus
+from controlplane.realtime.topics import NODE_CHANGED, NodeChanged
 
 # How a timed-out operation's error begins (the owner is told the node did not answer in time).
 TIMEOUT_PREFIX = "timeout"
@@ -28,27 +32,27 @@ def failure_reason(operation: NodeOperation) -> str:
     return "el servidor no pudo aplicar el cambio"
 
 
-# Called with (db, operation, peer or None) when an operation ends, to tell the owner (see PeerService).
-OutcomeListener = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[None]]
+# Called with (db, operation, peer or None) when a notifying operation ends; registered in one place,
+# controlplane/services.py (the peers' and the rooms' outcome handlers).
+OutcomeHandler = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[None]]
 
 
-class OperationService:
-    def __init__(self, bus: EventBus, timeout_seconds: float) -> None:
+class NodeOperations:
+    def __init__(self, bus: EventBus, timeout_seconds: float, count_outcome: Callable[[bool], None]) -> None:
         self._bus = bus
         self._timeout = timedelta(seconds=timeout_seconds)
-        self._listeners: list[OutcomeListener] = []
-        # Every ended operation, notified or not (the metrics count them); set by build_services.
-        self.count_outcome: Callable[[bool], None] = lambda ok: None
+        self._handlers: list[OutcomeHandler] = []
+        self._count_outcome = count_outcome  # every ended operation, notified or not (the metrics count them)
 
-    def on_outcome(self, listener: OutcomeListener) -> None:
-        self._listeners.append(listener)
+    def on_outcome(self, handler: OutcomeHandler) -> None:
+        self._handlers.append(handler)
 
-    async def enqueue(
+    async def change(
         self,
         db: AsyncSession,
         server_id: str,
         kind: OperationKind,
-        delta: dict[str, Any],
+        delta: NodeChange,
         *,
         user_id: str | None = None,
         peer: Peer | None = None,
@@ -75,8 +79,12 @@ class OperationService:
         await db.flush()
         if peer is not None and notify:
             peer.pending_operation_id = operation.id
-        after_commit(db, lambda: self._bus.publish("node", {"server_id": server_id}))
+        after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id)))
         return operation
+
+    def credential_revoked(self, db: AsyncSession, server_id: str) -> None:
+        """The node's credential changed: once committed, its agent's open stream ends, on whichever process."""
+        after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id, revoked=True)))
 
     async def pending_after(self, db: AsyncSession, server_id: str, serial: int) -> list[NodeOperation]:
         rows = await db.execute(
@@ -109,7 +117,7 @@ class OperationService:
         )
         if operation is None:
             return None
-        self.count_outcome(error is None)
+        self._count_outcome(error is None)
         await self._ended(db, operation)
         return operation
 
@@ -153,5 +161,5 @@ class OperationService:
                 .values(applied_serial=operation.serial)
             )
         if operation.notify:
-            for listener in self._listeners:
-                await listener(db, operation, peer)
+            for handler in self._handlers:
+                await handler(db, operation, peer)

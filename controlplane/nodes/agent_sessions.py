@@ -1,0 +1,185 @@
+"""What an agent's stream reads and writes in the database: admission, the state it is sent, its answers, its
+liveness and its stats. The gRPC servicer (servicer.py) only carries messages; every write is here, each in its
+own short transaction."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from controlplane.crypto import SecretBox
+from controlplane.db import transaction, utcnow
+from controlplane.domain.peers.models import Peer
+from controlplane.domain.servers.models import Server
+from controlplane.domain.servers.service import ServerService
+from controlplane.domain.usage.meter import Reading, UsageMeter
+from controlplane.nodes import desired_state
+from controlplane.nodes.backbone import refresh_backbone
+from controlplane.nodes.operations import NodeOperations
+from controlplane.realtime.hub import Push, PushHub
+from protos import agent_pb2
+
+log = logging.getLogger(__name__)
+
+# The operation id of a full state (`full:<serial>`): its answer covers every operation up to that serial.
+FULL_PREFIX = "full:"
+# A handshake this recent counts as connected (the manager's "peers connected").
+CONNECTED_SECONDS = 180
+
+# (db, server id, public key -> latest handshake): called in the transaction that stores a stats report.
+PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
+# (db, server id, public key -> endpoint): likewise; two devices on one peer (domain/peers/devices.py).
+EndpointHook = Callable[[AsyncSession, str, dict[str, str]], Awaitable[None]]
+
+
+class AgentSessions:
+    def __init__(
+        self,
+        sessionmaker: Any,
+        box: SecretBox,
+        servers: ServerService,
+        nodes: NodeOperations,
+        hub: PushHub,
+        presence: PresenceHook | None = None,
+        endpoints: EndpointHook | None = None,
+        usage: UsageMeter | None = None,
+    ) -> None:
+        self._sessionmaker = sessionmaker
+        self._box = box
+        self._servers = servers
+        self._nodes = nodes
+        self._hub = hub
+        self._presence = presence  # room members' online state (RoomService.record_presence)
+        self._endpoints = endpoints  # shared configurations (SharedConfigWatch.record)
+        self._usage = usage  # usage history (docs/usage.md)
+
+    async def admit(self, hello: agent_pb2.Hello) -> tuple[str, int | None] | None:
+        """(server id, its serial when the agent already applied it, else None), or None for a refused node.
+
+        An agent that reports the node's current serial (`resume`, docs/agent-protocol.md "Reconnecting") gets
+        InSync instead of a FullState: after a control-plane restart, every node that missed nothing costs one
+        small transaction here instead of reading, decrypting and sending all its peers."""
+        async with transaction(self._sessionmaker) as db:
+            server = await self._servers.authenticate_node(db, hello.node_id, hello.credential, hello.public_key)
+            if server is None:
+                log.warning("refused agent claiming node %r", hello.node_id[:64])
+                return None
+            key_changed = bool(hello.public_key) and server.public_key != hello.public_key
+            if key_changed:
+                # Customers' configuration files name this key: a new node key means they must download again.
+                log.info("node %s reports a new public key", server.id)
+                server.public_key = hello.public_key
+                if server.hosts_rooms:
+                    # The other room-enabled nodes must know the new key to keep the backbone up.
+                    await db.flush()
+                    await refresh_backbone(db, self._nodes)
+            server.agent_version = hello.agent_version[:32]
+            server.backend = hello.backend[:16]
+            server.last_seen = utcnow()
+            if hello.resume and not key_changed and 0 < hello.applied_serial == server.serial:
+                # Operations whose results were lost with the old process are applied: the serial says so.
+                await self._nodes.covered_by_snapshot(db, server.id, server.serial)
+                return server.id, server.serial
+            return server.id, None
+
+    async def connected(self, server_id: str) -> None:
+        await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": True}))
+
+    async def full_state(self, server_id: str) -> agent_pb2.FullState:
+        async with transaction(self._sessionmaker) as db:
+            server = await db.get(Server, server_id)
+            assert server is not None
+            unsealed = await desired_state.read_full_state(db, server)
+        return unsealed.build(self._box)  # decrypting after the transaction: others need not wait for it
+
+    async def pending_deltas(self, server_id: str, after_serial: int) -> list[agent_pb2.Delta]:
+        async with transaction(self._sessionmaker) as db:
+            operations = await self._nodes.pending_after(db, server_id, after_serial)
+            return [await desired_state.delta_message(db, self._box, op) for op in operations]
+
+    async def result(self, server_id: str, result: agent_pb2.OperationResult) -> None:
+        error = None if result.ok else (result.error or "el agente no pudo aplicar el cambio")
+        async with transaction(self._sessionmaker) as db:
+            if result.operation_id.startswith(FULL_PREFIX):
+                if result.ok:
+                    await self._nodes.covered_by_snapshot(db, server_id, result.serial)
+                else:
+                    log.error("node %s failed to apply its full state: %s", server_id, error)
+                return
+            if await self._nodes.finish(db, result.operation_id, error, server_id) is None:
+                log.info("node %s answered an operation not its own or no longer pending", server_id)
+
+    async def seen(self, server_id: str) -> None:
+        async with transaction(self._sessionmaker) as db:
+            await db.execute(update(Server).where(Server.id == server_id).values(last_seen=utcnow()))
+
+    async def ended(self, server_id: str, *, still_connected: bool) -> None:
+        """The agent's stream ended. Unless a newer stream to this process replaced it, the node is offline from
+        now on, not 45 s later: nobody should be offered a server whose agent just left (docs/operations.md,
+        "Server status")."""
+        if not still_connected:
+            now = utcnow()
+            async with transaction(self._sessionmaker) as db:
+                await db.execute(
+                    update(Server).where(Server.id == server_id).values(last_seen=now, disconnected_at=now)
+                )
+            if self._usage is not None:
+                await self._usage.node_closed(self._sessionmaker, server_id)
+        log.info("node %s disconnected", server_id)
+        await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": False}))
+
+    async def stats(self, server_id: str, report: agent_pb2.StatsReport) -> None:
+        """Live handshake and traffic figures: stored, then pushed to staff and to each owner in one message."""
+        by_key = {s.public_key: s for s in report.peers}
+        if not by_key:
+            # A node without peers still reports: it is alive (the manager's "online" reads last_seen).
+            await self.seen(server_id)
+            return
+        async with transaction(self._sessionmaker) as db:
+            rows = (
+                await db.execute(
+                    select(Peer.id, Peer.user_id, Peer.public_key).where(
+                        Peer.server_id == server_id, Peer.public_key.in_(list(by_key))
+                    )
+                )
+            ).all()
+            now = utcnow()
+            totals = {
+                "stats_at": now,
+                "stats_peers_connected": sum(
+                    1
+                    for p in report.peers
+                    if p.latest_handshake and now.timestamp() - p.latest_handshake < CONNECTED_SECONDS
+                ),
+                "stats_rx_bytes": sum(p.rx_bytes for p in report.peers),
+                "stats_tx_bytes": sum(p.tx_bytes for p in report.peers),
+            }
+            await db.execute(update(Server).where(Server.id == server_id).values(last_seen=now, **totals))
+            if self._presence is not None:
+                await self._presence(db, server_id, {k: s.latest_handshake for k, s in by_key.items()})
+            if self._endpoints is not None:
+                await self._endpoints(db, server_id, {k: s.endpoint for k, s in by_key.items()})
+            if self._usage is not None:
+                readings = {pid: Reading(key, by_key[key].rx_bytes, by_key[key].tx_bytes) for pid, _u, key in rows}
+                await self._usage.record(db, server_id, readings, now)
+        await self._hub.push_staff(
+            Push("node_stats", data={"id": server_id, **totals, "stats_at": totals["stats_at"].isoformat()})
+        )
+        per_user: dict[str, list[dict[str, int | str]]] = defaultdict(list)
+        for peer_id, user_id, public_key in rows:
+            stats = by_key[public_key]
+            per_user[user_id].append(
+                {
+                    "id": peer_id,
+                    "latest_handshake": stats.latest_handshake,
+                    "rx_bytes": stats.rx_bytes,
+                    "tx_bytes": stats.tx_bytes,
+                }
+            )
+        for user_id, peers in per_user.items():
+            await self._hub.push(user_id, Push("peer_stats", data={"peers": peers}))

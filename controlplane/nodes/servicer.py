@@ -1,0 +1,160 @@
+"""The agents' gRPC endpoint: hello and authentication, full state, deltas, results and stats on one stream
+(protos/agent.proto, docs/agent-protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import anyio
+import grpc
+
+from controlplane.nodes.agent_sessions import AgentSessions
+from controlplane.nodes.registry import AgentLink, AgentRegistry
+from protos import agent_pb2, agent_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT = 10.0
+# Shutdown: how long gRPC waits for streams to end, then how long the streams' last writes may take.
+STOP_GRACE_SECONDS = 2.0
+ENDINGS_TIMEOUT_SECONDS = 10.0
+KEEPALIVE_SECONDS = 15.0
+
+
+def _refused(code: str, message: str) -> agent_pb2.ControlMessage:
+    return agent_pb2.ControlMessage(refused=agent_pb2.Refused(code=code, message=message))
+
+
+class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
+    """Carries messages between agents and AgentSessions (agent_sessions.py), which does every read and write."""
+
+    def __init__(self, sessions: AgentSessions, registry: AgentRegistry) -> None:
+        self._sessions = sessions
+        self._registry = registry
+        self._endings: set[asyncio.Future[None]] = set()  # streams' end bookkeeping in flight (kept referenced)
+
+    async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            first = await asyncio.wait_for(context.read(), timeout=HELLO_TIMEOUT)
+        except TimeoutError:
+            return
+        if first is grpc.aio.EOF or not first.HasField("hello"):
+            await context.write(_refused("hello_required", "the first message must be a Hello"))
+            return
+        admitted = await self._sessions.admit(first.hello)
+        if admitted is None:
+            await context.write(_refused("unauthenticated", "unknown node or wrong credential"))
+            return
+        server_id, in_sync_serial = admitted
+        link = AgentLink(server_id)
+        self._registry.add(link)
+        await self._sessions.connected(server_id)
+        log.info(
+            "node %s connected (agent %s, %s)%s",
+            server_id,
+            first.hello.agent_version,
+            first.hello.backend,
+            "" if in_sync_serial is None else f", in sync at serial {in_sync_serial}: no full state",
+        )
+        reader = asyncio.create_task(self._read(context, link), name=f"agent-reader-{server_id}")
+        try:
+            if in_sync_serial is None:
+                await self._send_full_state(context, link)
+            else:
+                await context.write(agent_pb2.ControlMessage(in_sync=agent_pb2.InSync(serial=in_sync_serial)))
+                link.sent_serial = in_sync_serial
+                link.wake.set()  # operations committed since the Hello was checked
+            while not link.closed.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(link.wake.wait(), timeout=KEEPALIVE_SECONDS)
+                if link.closed.is_set():
+                    break
+                if not link.wake.is_set():
+                    await context.write(
+                        agent_pb2.ControlMessage(keepalive=agent_pb2.Keepalive(sent_at_ms=int(time.time() * 1000)))
+                    )
+                    continue
+                link.wake.clear()
+                await self._send_pending(context, link)
+        finally:
+            reader.cancel()
+            self._registry.remove(link)
+            # Shielded: when an agent goes away, the reader may see the end of its stream first and bring us here,
+            # and gRPC then cancels this handler while the offline mark is being written. Unshielded, that write
+            # and everything after it were lost: the server stayed "online" with its agent gone.
+            ended = asyncio.ensure_future(self._stream_ended(server_id))
+            self._endings.add(ended)
+            ended.add_done_callback(self._endings.discard)
+            await asyncio.shield(ended)
+
+    async def stop(self, server: grpc.aio.Server) -> None:
+        """Stop serving agents before the database closes (docs/deployment.md, "Stopping a control plane").
+
+        Every stream ends the way it does when its agent leaves: the node is marked offline, its unwritten usage
+        is written and staff are told; the agents reconnect at once, to another process when there is one. Left to
+        `server.stop` alone, the handlers were cancelled after the grace period and their last writes ran into a
+        closed database, or not at all, so the process hung or left nodes looking online."""
+        self._registry.close_all()
+        await server.stop(grace=STOP_GRACE_SECONDS)
+        if self._endings:  # streams cancelled by the grace period still finish their bookkeeping (shielded)
+            _, late = await asyncio.wait(set(self._endings), timeout=ENDINGS_TIMEOUT_SECONDS)
+            if late:
+                log.warning("%d agent streams had not finished their last writes at shutdown", len(late))
+
+    async def _stream_ended(self, server_id: str) -> None:
+        await self._sessions.ended(server_id, still_connected=self._registry.connected(server_id))
+
+    async def _send_full_state(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
+        state = await self._sessions.full_state(link.server_id)
+        await context.write(agent_pb2.ControlMessage(full_state=state))
+        link.sent_serial = state.serial
+        link.wake.set()  # operations committed while the snapshot was in flight
+
+    async def _send_pending(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
+        for delta in await self._sessions.pending_deltas(link.server_id, link.sent_serial):
+            await context.write(agent_pb2.ControlMessage(delta=delta))
+            link.sent_serial = max(link.sent_serial, delta.serial)
+
+    async def _read(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
+        try:
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    break
+                kind = message.WhichOneof("payload")
+                if kind == "result":
+                    await self._sessions.result(link.server_id, message.result)
+                elif kind == "stats":
+                    await self._sessions.stats(link.server_id, message.stats)
+                elif kind == "keepalive":
+                    await self._sessions.seen(link.server_id)
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        except Exception:
+            log.exception("reading from node %s failed", link.server_id)
+        finally:
+            link.close()
+
+
+async def start_grpc_server(servicer: NodeControlServicer, bind: str, cert: str = "", key: str = "") -> grpc.aio.Server:
+    server = grpc.aio.server(
+        options=[
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.max_receive_message_length", 64 << 20),
+            ("grpc.max_send_message_length", 64 << 20),
+        ]
+    )
+    agent_pb2_grpc.add_NodeControlServicer_to_server(servicer, server)
+    if cert and key:
+        pair = (await anyio.Path(key).read_bytes(), await anyio.Path(cert).read_bytes())
+        credentials = grpc.ssl_server_credentials([pair])
+        port = server.add_secure_port(bind, credentials)
+    else:
+        port = server.add_insecure_port(bind)
+    await server.start()
+    log.info("agent gRPC server listening on %s (port %d, %s)", bind, port, "TLS" if cert else "plaintext")
+    return server
