@@ -931,7 +931,7 @@ export interface components {
             name: string;
             message: string;
             /** @default true */
-            visible: boolean;
+            visible?: boolean;
         };
         /** AnnouncementPatch */
         AnnouncementPatch: {
@@ -980,9 +980,9 @@ export interface components {
             email: string | null;
             web_settings: components["schemas"]["WebSettings"];
             /** @default false */
-            email_verified: boolean;
+            email_verified?: boolean;
             /** @default customer */
-            role: string;
+            role?: string;
         };
         /** DeleteAccountRequest */
         DeleteAccountRequest: {
@@ -1032,9 +1032,9 @@ export interface components {
             username: string;
             password: string;
             /** @default false */
-            remember: boolean;
+            remember?: boolean;
             /** @default  */
-            captcha_token: string;
+            captcha_token?: string;
         };
         /** LoginResponse */
         LoginResponse: {
@@ -1042,7 +1042,7 @@ export interface components {
             refresh: string;
             message: string;
             /** @default true */
-            success: boolean;
+            success?: boolean;
         };
         /** LogoutRequest */
         LogoutRequest: {
@@ -1051,7 +1051,7 @@ export interface components {
         /** ManualPayment */
         ManualPayment: {
             /** @default  */
-            note: string;
+            note?: string;
         };
         /** OperationRow */
         OperationRow: {
@@ -1081,7 +1081,7 @@ export interface components {
             recent_operations: components["schemas"]["OperationRow"][];
             revenue: components["schemas"]["RevenueRow"][] | null;
             /** @default 0 */
-            peers_shared_config: number;
+            peers_shared_config?: number;
             usage?: components["schemas"]["UsageOverview"] | null;
         };
         /** PasswordResetRequest */
@@ -1137,9 +1137,9 @@ export interface components {
             ubication: string;
             allow_partys: boolean;
             /** @default false */
-            online: boolean;
+            online?: boolean;
             /** @default false */
-            in_sync: boolean;
+            in_sync?: boolean;
         };
         /** PeerView */
         PeerView: {
@@ -1160,11 +1160,11 @@ export interface components {
             /** @enum {null|string} */
             disabled_reason?: "admin" | "expired" | null;
             /** @default false */
-            shared_config_warning: boolean;
+            shared_config_warning?: boolean;
             /** @default false */
-            mirror_binding: boolean;
+            mirror_binding?: boolean;
             /** @default false */
-            mirror_bound: boolean;
+            mirror_bound?: boolean;
         };
         /** PlanHistoryItem */
         PlanHistoryItem: {
@@ -1186,11 +1186,11 @@ export interface components {
             validity_hours: number;
             price: string;
             /** @default  */
-            description: string;
+            description?: string;
             /** @default true */
-            visible: boolean;
+            visible?: boolean;
             /** @default 0 */
-            sort_order: number;
+            sort_order?: number;
         };
         /** PlanPatch */
         PlanPatch: {
@@ -1237,7 +1237,7 @@ export interface components {
             username: string;
             password: string;
             /** @default  */
-            captcha_token: string;
+            captcha_token?: string;
             email?: string | null;
         };
         /** ReleaseInput */
@@ -1322,23 +1322,23 @@ export interface components {
             address: string;
             tunnel_subnet: string;
             /** @default 51820 */
-            port: number;
+            port?: number;
             /** @default  */
-            ubication: string;
+            ubication?: string;
             /** @default true */
-            active: boolean;
+            active?: boolean;
             /** @default false */
-            allow_partys: boolean;
+            allow_partys?: boolean;
             /** @default 1.1.1.1 */
-            dns: string;
+            dns?: string;
             /** @default 250 */
-            capacity: number;
+            capacity?: number;
             /** @default wg0 */
-            interface_name: string;
+            interface_name?: string;
             /** @default  */
-            backbone_endpoint: string;
+            backbone_endpoint?: string;
             /** @default 51821 */
-            backbone_port: number;
+            backbone_port?: number;
         };
         /** ServerMonthUsage */
         ServerMonthUsage: {
@@ -1356,15 +1356,15 @@ export interface components {
             ubication: string;
             allow_partys: boolean;
             /** @default false */
-            online: boolean;
+            online?: boolean;
             /** @default false */
-            in_sync: boolean;
+            in_sync?: boolean;
             /** @default 0 */
-            peers: number;
+            peers?: number;
             /** @default 0 */
-            connected_peers: number;
+            connected_peers?: number;
             /** @default false */
-            recommended: boolean;
+            recommended?: boolean;
         };
         /** ServerPatch */
         ServerPatch: {
@@ -1426,11 +1426,11 @@ export interface components {
             email: string | null;
             web_settings: components["schemas"]["WebSettings"];
             /** @default false */
-            email_verified: boolean;
+            email_verified?: boolean;
             /** @default customer */
-            role: string;
+            role?: string;
             /** @default  */
-            message: string;
+            message?: string;
         };
         /** StaffAnnouncement */
         StaffAnnouncement: {
@@ -1548,21 +1548,21 @@ export interface components {
         /** Switches */
         Switches: {
             /** @default false */
-            maintenance: boolean;
+            maintenance?: boolean;
             /** @default true */
-            allow_registration: boolean;
+            allow_registration?: boolean;
             /** @default true */
-            allow_password_recovery: boolean;
+            allow_password_recovery?: boolean;
             /** @default true */
-            show_landing: boolean;
+            show_landing?: boolean;
             /** @default true */
-            allow_email: boolean;
+            allow_email?: boolean;
             /** @default true */
-            allow_partys: boolean;
+            allow_partys?: boolean;
             /** @default false */
-            allow_payments_qvapay: boolean;
+            allow_payments_qvapay?: boolean;
             /** @default false */
-            allow_payments_remesita: boolean;
+            allow_payments_remesita?: boolean;
         };
         /** SwitchesPatch */
         SwitchesPatch: {

@@ -1,4 +1,5 @@
 /** The one HTTP client of the web UI: JSON, CSRF header, bearer token and the refresh-and-retry-once rule. */
+import type { TokenPair } from '../api/types';
 import {
   clearTokens,
   getAccessToken,
@@ -124,7 +125,7 @@ async function exchangeRefreshToken(): Promise<Renewal> {
       body: JSON.stringify({ refresh }),
     });
     if (!response.ok) return { reason: (await toApiError(response)).message };
-    const data = (await response.json()) as { access?: string; refresh?: string };
+    const data = (await response.json()) as Partial<TokenPair>;
     if (!data.access || !data.refresh) return { reason: '' };
     storeRefreshedTokens(data.access, data.refresh);
     return true;

@@ -1,20 +1,9 @@
 /** The signed-in customer (`GET /api/client/verify-token`), shared by the dashboard shell and its sections. */
 import { createContext, useContext, type ReactNode } from 'react';
+import type { CurrentUser } from '../api/types';
 import { api } from './api';
 
-export interface WebSettings {
-  allow_partys: boolean;
-  allow_email: boolean;
-}
-
-export interface CurrentUser {
-  username: string;
-  alias: string | null;
-  email: string | null;
-  /** The address was confirmed through the emailed link (beyond the spec; docs/api.md). */
-  email_verified?: boolean;
-  web_settings: WebSettings;
-}
+export type { CurrentUser, WebSettings } from '../api/types';
 
 export function verifySession(signal?: AbortSignal): Promise<CurrentUser> {
   return api.get<CurrentUser>('/api/client/verify-token', { signal });

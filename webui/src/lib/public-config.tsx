@@ -1,23 +1,12 @@
 /** The public configuration (`GET /api/client`): switches, product name, support URL and captcha settings. */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { PublicConfig } from '../api/types';
 import { ApiError, api } from './api';
 
-export type CaptchaProvider = 'hcaptcha' | 'turnstile' | 'recaptcha';
+export type { PublicConfig } from '../api/types';
 
-export interface PublicConfig {
-  maintenance: boolean;
-  allow_registration: boolean;
-  allow_password_recovery: boolean;
-  show_landing: boolean;
-  allow_payments_qvapay: boolean;
-  allow_payments_remesita: boolean;
-  allow_email: boolean;
-  allow_partys: boolean;
-  product_name: string;
-  support_url: string;
-  client_url: string;
-  captcha: { provider: CaptchaProvider; site_key: string } | null;
-}
+/** The captcha services the client knows (`captcha.provider`; the document says only that it is a string). */
+export type CaptchaProvider = 'hcaptcha' | 'turnstile' | 'recaptcha';
 
 export const FALLBACK_PRODUCT_NAME = 'VPN Service';
 

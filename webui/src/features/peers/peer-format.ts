@@ -12,7 +12,7 @@ export function formatExpiration(value: string | null): string {
   return value === null ? 'Indeterminado' : formatDateTime(value);
 }
 
-export function formatPrice(value: string | number): string {
+export function formatPrice(value: string): string {
   return `$${value} USD`;
 }
 

@@ -23,6 +23,11 @@ const PROVIDERS: Record<CaptchaProvider, { global: string; script: (onload: stri
 
 type CaptchaWindow = Window & Record<string, unknown>;
 
+/** The configuration names its provider with any string (the OpenAPI document says no more); others fail to load. */
+function isKnownProvider(provider: string): provider is CaptchaProvider {
+  return Object.hasOwn(PROVIDERS, provider);
+}
+
 function providerApi(provider: CaptchaProvider): CaptchaApi | null {
   const candidate = (window as unknown as CaptchaWindow)[PROVIDERS[provider].global] as CaptchaApi | undefined;
   return candidate && typeof candidate.render === 'function' ? candidate : null;
@@ -59,7 +64,7 @@ function loadProvider(provider: CaptchaProvider): Promise<CaptchaApi> {
 }
 
 interface Props {
-  provider: CaptchaProvider;
+  provider: string;
   siteKey: string;
   onToken: (token: string | null) => void;
   /** Incremented by the form after each attempt: the challenge is reset (tokens are single use). */
@@ -75,7 +80,7 @@ export function CaptchaWidget({ provider, siteKey, onToken, resetCount }: Props)
 
   useEffect(() => {
     let cancelled = false;
-    loadProvider(provider)
+    (isKnownProvider(provider) ? loadProvider(provider) : Promise.reject(new Error(`unknown captcha provider ${provider}`)))
       .then((api) => {
         if (cancelled || !container.current) return;
         container.current.innerHTML = '';

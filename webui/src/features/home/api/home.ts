@@ -1,26 +1,11 @@
 /** Home data: announcements (`GET /api/client/advertisements`) and the latest client (`GET /api/client/agent`). */
+import type { Announcement, ClientRelease, Peer } from '../../../api/types';
 import { api } from '../../../lib/api';
 
+export type { Announcement, ClientRelease } from '../../../api/types';
+
 /** What Home needs of a peer to warn that it expires soon. */
-export interface HomePeer {
-  id: string;
-  name: string;
-  active: boolean;
-  expiration_date: string | null;
-  manual_payment: boolean;
-}
-
-export interface Announcement {
-  id: string | number;
-  name: string;
-  created: string;
-  message: string;
-}
-
-export interface ClientRelease {
-  version: string;
-  url: string;
-}
+export type HomePeer = Pick<Peer, 'id' | 'name' | 'active' | 'expiration_date' | 'manual_payment'>;
 
 export function fetchAnnouncements(signal?: AbortSignal): Promise<Announcement[]> {
   return api.get<Announcement[]>('/api/client/advertisements', { signal });

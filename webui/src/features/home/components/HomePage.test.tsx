@@ -41,7 +41,7 @@ describe('dashboard home', () => {
 
   it('lists announcements with Spanish long dates beside the support card', async () => {
     fetchHomeData.mockResolvedValue({
-      announcements: [{ id: 1, name: 'Nuevo servidor', created: '2026-03-05T12:00:00Z', message: 'Madrid ya está activo.' }],
+      announcements: [{ id: 'a1', name: 'Nuevo servidor', created: '2026-03-05T12:00:00Z', message: 'Madrid ya está activo.' }],
       release: current,
       peers: [],
     });

@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
 import * as manager from '../api/manager';
-import type { StaffInvoice, StaffUser } from '../api/manager';
+import type { StaffInvoice, StaffInvoiceDetail, StaffUser } from '../api/manager';
 import { renderManagerPage, SUPPORT } from '../testing/manager-factory';
 import { InvoicesPage } from './InvoicesPage';
 
@@ -16,7 +16,7 @@ const api = vi.mocked(manager.managerApi);
 
 const PROBLEM = 'importe pagado 0.50 USD distinto del de la factura 5.00 USD';
 
-function testInvoice(overrides: Partial<StaffInvoice> = {}): StaffInvoice {
+function testInvoice(overrides: Partial<StaffInvoiceDetail> = {}): StaffInvoiceDetail {
   return {
     id: 'i1',
     remote_id: 'r1',

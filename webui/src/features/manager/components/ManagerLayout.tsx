@@ -40,7 +40,7 @@ function StaffIdentity({ staff }: { staff: StaffUser }) {
       <Text size="sm" fw={700}>
         {staff.username}
       </Text>
-      <Badge variant="light">{ROLE_LABEL[staff.role] ?? staff.role}</Badge>
+      <Badge variant="light">{(staff.role && ROLE_LABEL[staff.role]) ?? staff.role}</Badge>
     </>
   );
 }

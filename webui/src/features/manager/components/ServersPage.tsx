@@ -31,7 +31,10 @@ import { useAction } from '../hooks/use-action';
 import { useStaffEvents } from '../hooks/use-staff-events';
 import { useStaff } from '../staff';
 
-const EMPTY: ServerInput = {
+/** What the server form edits: every field of a new server but the interface name, which keeps its default. */
+type ServerFormValues = Required<Omit<ServerInput, 'interface_name'>>;
+
+const EMPTY: ServerFormValues = {
   name: '',
   address: '',
   tunnel_subnet: '',
@@ -45,7 +48,7 @@ const EMPTY: ServerInput = {
   backbone_port: 51821,
 };
 
-function toInput(server: ServerStatus): ServerInput {
+function toInput(server: ServerStatus): ServerFormValues {
   const { name, address, tunnel_subnet, port, ubication, active, allow_partys, dns, capacity, backbone_endpoint, backbone_port } = server;
   return { name, address, tunnel_subnet, port, ubication, active, allow_partys, dns, capacity, backbone_endpoint, backbone_port };
 }
@@ -59,8 +62,8 @@ function isPort(value: number): boolean {
 }
 
 /** Field errors the form can tell before asking the server; the server checks the same and more. */
-export function serverFormErrors(values: ServerInput): Partial<Record<keyof ServerInput, string>> {
-  const errors: Partial<Record<keyof ServerInput, string>> = {};
+export function serverFormErrors(values: ServerFormValues): Partial<Record<keyof ServerFormValues, string>> {
+  const errors: Partial<Record<keyof ServerFormValues, string>> = {};
   if (!isPort(values.port)) errors.port = 'Indique un puerto entre 1 y 65535.';
   const endpoint = values.backbone_endpoint.trim();
   if (endpoint && !HOST_NAME.test(endpoint) && !(endpoint.includes(':') && IPV6.test(endpoint))) {
@@ -129,15 +132,15 @@ function ServerForm({
   onSubmit,
   onCancel,
 }: {
-  initial: ServerInput;
+  initial: ServerFormValues;
   creating: boolean;
   busy: boolean;
-  onSubmit: (values: ServerInput) => void;
+  onSubmit: (values: ServerFormValues) => void;
   onCancel: () => void;
 }) {
   const [values, setValues] = useState(initial);
   const [checked, setChecked] = useState(false);
-  const set = <K extends keyof ServerInput>(key: K, value: ServerInput[K]) => setValues((v) => ({ ...v, [key]: value }));
+  const set = <K extends keyof ServerFormValues>(key: K, value: ServerFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
   const errors = checked ? serverFormErrors(values) : {};
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -335,7 +338,7 @@ export function ServersPage() {
     setData(servers.map((s) => (s.id === data.id ? { ...s, ...data, online: true, last_seen: new Date().toISOString() } : s)));
   });
 
-  const save = async (values: ServerInput) => {
+  const save = async (values: ServerFormValues) => {
     if (editing === 'new') {
       const answer = await act(() => managerApi.createServer(values), 'Servidor creado.');
       if (answer) {

@@ -5,8 +5,9 @@ import { RealtimeProvider } from '../../realtime';
 import type { ServerStatus, StaffUser } from '../api/manager';
 import { StaffContext } from '../staff';
 
-export const ADMIN: StaffUser = { username: 'jefa', email: null, role: 'admin' };
-export const SUPPORT: StaffUser = { username: 'ayuda', email: null, role: 'support' };
+const STAFF_SETTINGS = { allow_partys: true, allow_email: true };
+export const ADMIN: StaffUser = { username: 'jefa', email: null, alias: null, web_settings: STAFF_SETTINGS, role: 'admin' };
+export const SUPPORT: StaffUser = { username: 'ayuda', email: null, alias: null, web_settings: STAFF_SETTINGS, role: 'support' };
 
 export function testServerStatus(overrides: Partial<ServerStatus> = {}): ServerStatus {
   return {
@@ -39,6 +40,7 @@ export function testServerStatus(overrides: Partial<ServerStatus> = {}): ServerS
     stats_peers_connected: 0,
     stats_rx_bytes: 0,
     stats_tx_bytes: 0,
+    backbone_address: null,
     ...overrides,
   };
 }

@@ -4,10 +4,25 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../lib/api';
 import { renderWithProviders, testUser } from '../../../testing/render';
 import * as invoice from '../api/invoice';
+import type { InvoiceDetails } from '../api/invoice';
 import { PaymentResultPage } from './PaymentResultPage';
 
 vi.mock('../api/invoice', () => ({ fetchInvoice: vi.fn() }));
 const fetchInvoice = vi.mocked(invoice.fetchInvoice);
+
+function testInvoice(overrides: Partial<InvoiceDetails> = {}): InvoiceDetails {
+  return {
+    remote_id: '42',
+    plan_name: 'Anual',
+    peer_name: 'movil',
+    amount: '50',
+    transaction_uuid: null,
+    status: 'fulfilled',
+    gateway: 'qvapay',
+    created: '2026-11-21T12:00:00Z',
+    ...overrides,
+  };
+}
 
 function renderPayment(query: string) {
   renderWithProviders(<PaymentResultPage />, { route: `/dashboard/payment${query}`, user: testUser() });
@@ -15,7 +30,7 @@ function renderPayment(query: string) {
 
 describe('payment result page', () => {
   it('shows a successful payment with the invoice details', async () => {
-    fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: 50 });
+    fetchInvoice.mockResolvedValue(testInvoice());
     renderPayment('?status=success&transaction_uuid=tx-9&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago Exitoso' })).toBeInTheDocument();
     expect(await screen.findByText('Anual')).toBeInTheDocument();
@@ -27,20 +42,16 @@ describe('payment result page', () => {
   });
 
   it('shows a canceled payment and No disponible without a transaction id', async () => {
-    fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: 50 });
+    fetchInvoice.mockResolvedValue(testInvoice({ status: 'canceled' }));
     renderPayment('?status=canceled&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
     expect(await screen.findByText('No disponible')).toBeInTheDocument();
   });
 
   it('takes the transaction id from the invoice when the return URL has none', async () => {
-    fetchInvoice.mockResolvedValue({
-      plan_name: 'Mensual',
-      peer_name: 'tablet',
-      amount: '5.00',
-      transaction_uuid: 'RP12AB',
-      status: 'fulfilled',
-    });
+    fetchInvoice.mockResolvedValue(
+      testInvoice({ remote_id: 'abc', plan_name: 'Mensual', peer_name: 'tablet', amount: '5.00', transaction_uuid: 'RP12AB' }),
+    );
     renderPayment('?status=success&remote_id=abc');
     expect(await screen.findByText('RP12AB')).toBeInTheDocument();
     expect(await screen.findByText('5.00 USD')).toBeInTheDocument();
@@ -77,8 +88,8 @@ describe('payment result page', () => {
 
   it('believes the invoice over the return URL: a pending invoice is in process, with a way to check again', async () => {
     fetchInvoice
-      .mockResolvedValueOnce({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'pending' })
-      .mockResolvedValueOnce({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'fulfilled' });
+      .mockResolvedValueOnce(testInvoice({ amount: '50.00', status: 'pending' }))
+      .mockResolvedValueOnce(testInvoice({ amount: '50.00', status: 'fulfilled' }));
     renderPayment('?status=success&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago en Proceso' })).toBeInTheDocument();
     expect(await screen.findByText(/aún no ha confirmado el pago/)).toBeInTheDocument();
@@ -87,7 +98,7 @@ describe('payment result page', () => {
   });
 
   it('shows an expired or failed invoice as not paid even when the URL says success', async () => {
-    fetchInvoice.mockResolvedValue({ plan_name: 'Anual', peer_name: 'movil', amount: '50.00', status: 'expired' });
+    fetchInvoice.mockResolvedValue(testInvoice({ amount: '50.00', status: 'expired' }));
     renderPayment('?status=success&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
     expect(await screen.findByText(/venció sin que se recibiera el pago/)).toBeInTheDocument();

@@ -1,64 +1,8 @@
 /** The peer calls of spec section 7 (`/api/client/accounts/peers`, `/api/client/network/{peer id}`) and their shapes. */
+import type { Peer, PeerOperation, ServerOption } from '../../../api/types';
 import { api } from '../../../lib/api';
 
-export interface PeerServer {
-  id?: string;
-  name?: string;
-  address: string;
-  active: boolean;
-  ubication: string;
-  allow_partys: boolean;
-  /** Live status (docs/operations.md): its node's agent is connected; it applied every queued change. */
-  online?: boolean;
-  in_sync?: boolean;
-}
-
-export interface PlanHistoryEntry {
-  plan_name: string;
-  plan_price: string | number;
-  created: string;
-}
-
-export interface Peer {
-  id: string;
-  name: string;
-  active: boolean;
-  created: string;
-  expiration_date: string | null;
-  manual_payment: boolean;
-  plans_history: PlanHistoryEntry[];
-  server: PeerServer | null;
-  mirror_link: string;
-  party: { id: string; name: string } | null;
-  address?: string;
-  /** An asynchronous operation (regenerate, change server) is running on the node. */
-  processing?: boolean;
-  /** Why an inactive peer is so: 'admin' (only staff enable it again; it cannot be renewed) or 'expired'. */
-  disabled_reason?: 'admin' | 'expired' | null;
-  /** When the server read this state; the larger is newer (docs/api.md, versions). */
-  version?: number;
-  /** Its node saw two devices take turns with this configuration; false again after regenerating the keys. */
-  shared_config_warning?: boolean;
-  /** The mirror link is bound to one device (docs/api.md, "Mirror links"), and whether a device holds it. */
-  mirror_binding?: boolean;
-  mirror_bound?: boolean;
-}
-
-/** A server the peer may move to; an offline one is listed but cannot be chosen (409 `server_offline`). */
-export interface ServerOption {
-  id: string;
-  address: string;
-  name: string;
-  active: boolean;
-  ubication: string;
-  allow_partys?: boolean;
-  online?: boolean;
-  in_sync?: boolean;
-  /** Load: its peers, those connected in the last 3 minutes, and the one server suggested for this peer. */
-  peers?: number;
-  connected_peers?: number;
-  recommended?: boolean;
-}
+export type { Peer, PeerServer, PlanHistoryEntry, ServerOption } from '../../../api/types';
 
 /** One peer's live counters from a `peer_stats` push (docs/api.md): handshake in unix seconds, 0 = never. */
 export interface PeerStats {
@@ -68,7 +12,10 @@ export interface PeerStats {
   tx_bytes: number;
 }
 
-/** Answer of the asynchronous operations: 202 with the peer now `processing`. */
+/**
+ * Answer of the asynchronous operations: 202 with the peer now `processing`. The OpenAPI document gives the peer
+ * operation's answer no schema, so its shape is written here.
+ */
 interface AcceptedOperation {
   success?: boolean;
   message?: string;
@@ -85,32 +32,30 @@ export function fetchPeers(signal?: AbortSignal): Promise<Peer[]> {
 
 /** Synchronous: answers with the peer and its new mirror link (either bare or wrapped in `data`). */
 export async function regenerateMirrorLink(id: string): Promise<{ peer: Peer | null; message?: string }> {
-  const answer = await api.patch<(Peer & { message?: string }) | AcceptedOperation>(peerPath(id), {
-    operation: 'regenerate_token',
-  });
+  const answer = await api.patch<(Peer & { message?: string }) | AcceptedOperation>(peerPath(id), { operation: 'regenerate_token' } satisfies PeerOperation);
   return { peer: peerIn(answer), message: answer?.message };
 }
 
 /** Synchronous: turns the mirror link's device binding on or off (no device bound afterwards). */
 export async function setMirrorBinding(id: string, enabled: boolean): Promise<{ peer: Peer | null; message?: string }> {
-  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'mirror_binding', enabled });
+  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'mirror_binding', enabled } satisfies PeerOperation);
   return { peer: peerIn(answer), message: answer?.message };
 }
 
 /** Synchronous: frees the bound device; the next device that fetches the link is kept. */
 export async function releaseMirrorDevice(id: string): Promise<{ peer: Peer | null; message?: string }> {
-  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'release_mirror_device' });
+  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'release_mirror_device' } satisfies PeerOperation);
   return { peer: peerIn(answer), message: answer?.message };
 }
 
 /** Asynchronous: the outcome arrives later as `updated_peer` or `error`. */
 export function regeneratePeer(id: string): Promise<AcceptedOperation> {
-  return api.patch<AcceptedOperation>(peerPath(id), { operation: 'regenerate' });
+  return api.patch<AcceptedOperation>(peerPath(id), { operation: 'regenerate' } satisfies PeerOperation);
 }
 
 /** Asynchronous, like `regeneratePeer`. */
 export function changeServer(id: string, server: string): Promise<AcceptedOperation> {
-  return api.patch<AcceptedOperation>(peerPath(id), { operation: 'change_server', server });
+  return api.patch<AcceptedOperation>(peerPath(id), { operation: 'change_server', server } satisfies PeerOperation);
 }
 
 /** The wg-quick file, under the API client's refresh-and-retry rule. */

@@ -323,7 +323,7 @@ describe('push messages on the peer list', () => {
         id: 'p2',
         name: 'tablet',
         active: false,
-        server: { address: 'vpn3.example.org', active: false, ubication: 'Lima', allow_partys: false },
+        server: { id: 's3', name: 'Lima 1', address: 'vpn3.example.org', active: false, ubication: 'Lima', allow_partys: false },
       }),
     });
     expect(rows()).toHaveLength(2);
@@ -372,7 +372,7 @@ describe('details', () => {
         expiration_date: null,
         plans_history: [
           { plan_name: 'Mensual', plan_price: '5.00', created: '2026-10-01T12:00:00Z' },
-          { plan_name: 'Anual', plan_price: 40, created: '2026-11-01T12:00:00Z' },
+          { plan_name: 'Anual', plan_price: '40', created: '2026-11-01T12:00:00Z' },
         ],
       }),
     ]);
@@ -416,7 +416,7 @@ describe('change server', () => {
 
     push({
       type: 'updated_peer',
-      data: testPeer({ server: { address: 'vpn2.example.org', active: true, ubication: 'Madrid', allow_partys: false } }),
+      data: testPeer({ server: { id: 's2', name: 'Madrid 1', address: 'vpn2.example.org', active: true, ubication: 'Madrid', allow_partys: false } }),
     });
     expect(within(row('movil')).getByText('vpn2.example.org')).toBeInTheDocument();
     expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).toBeEnabled();

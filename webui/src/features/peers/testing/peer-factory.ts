@@ -16,6 +16,7 @@ export function testPeer(overrides: Partial<Peer> = {}): Peer {
     party: null,
     address: '10.8.0.2',
     processing: false,
+    version: 0,
     ...overrides,
   };
 }

@@ -14,13 +14,13 @@ const fetchPlans = vi.mocked(plans.fetchPlans);
 const fetchEligiblePeers = vi.mocked(purchase.fetchEligiblePeers);
 const createInvoice = vi.mocked(purchase.createInvoice);
 
-const yearly = { id: 7, name: 'Anual', description: 'Ahorro', validity: '365 days 00:00:00', price: 50 };
+const yearly = { id: '7', name: 'Anual', description: 'Ahorro', validity: '365 days 00:00:00', price: '50' };
 
 function renderPlans(config = testConfig(), route = '/dashboard/plans') {
   return renderWithProviders(<DashboardPlansPage />, { route, path: '/dashboard/plans', user: testUser(), config });
 }
 
-const monthly = { id: 3, name: 'Mensual', description: 'Un mes', validity: '30 days 00:00:00', price: 5 };
+const monthly = { id: '3', name: 'Mensual', description: 'Un mes', validity: '30 days 00:00:00', price: '5' };
 const tablet = { id: 'p9', name: 'tablet', manual_payment: false, plans_history: [{ plan_name: 'Mensual' }] };
 const movil = { id: 'p1', name: 'movil', manual_payment: false, plans_history: [] };
 
@@ -28,7 +28,7 @@ describe('dashboard plans', () => {
   it('names the gateway and buys a plan for a new peer when the user has no eligible peer', async () => {
     fetchPlans.mockResolvedValue([yearly]);
     fetchEligiblePeers.mockResolvedValue([]);
-    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/123' });
+    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/123', message: '', remote_id: 'inv-1', gateway: 'qvapay' });
     const paymentWindow = { location: { href: '' }, close: vi.fn() };
     const open = vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
     renderPlans();
@@ -47,14 +47,14 @@ describe('dashboard plans', () => {
 
     await user.type(await screen.findByLabelText('Nombre del nuevo peer'), 'portatil');
     await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
-    expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'portatil' });
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: '7', peer: 'portatil' });
     expect(open).toHaveBeenCalledWith('', '_blank');
     await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://pago.example/123'), { timeout: 10_000 });
   });
 
   it('adds the plan to an existing peer chosen in the selector', async () => {
     fetchPlans.mockResolvedValue([yearly]);
-    fetchEligiblePeers.mockResolvedValue([{ id: '3f2c-movil', name: 'movil', manual_payment: false }]);
+    fetchEligiblePeers.mockResolvedValue([{ id: '3f2c-movil', name: 'movil', manual_payment: false, plans_history: [] }]);
     createInvoice.mockRejectedValue(new ApiError(409, 'El peer tiene una factura pendiente.'));
     const paymentWindow = { location: { href: '' }, close: vi.fn() };
     vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
@@ -67,7 +67,7 @@ describe('dashboard plans', () => {
     await user.click(await screen.findByRole('option', { name: 'movil' }));
     await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
 
-    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 7, peer: '3f2c-movil' });
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: '7', peer: '3f2c-movil' });
     expect(await screen.findByText('El peer tiene una factura pendiente.')).toBeInTheDocument();
     expect(paymentWindow.close).toHaveBeenCalled();
   });
@@ -75,7 +75,7 @@ describe('dashboard plans', () => {
   it('lets the customer pick the gateway when both are enabled', async () => {
     fetchPlans.mockResolvedValue([yearly]);
     fetchEligiblePeers.mockResolvedValue([]);
-    createInvoice.mockResolvedValue({ payment_url: 'https://remesita.example/pay/1' });
+    createInvoice.mockResolvedValue({ payment_url: 'https://remesita.example/pay/1', message: '', remote_id: 'inv-1', gateway: 'qvapay' });
     const paymentWindow = { location: { href: '' }, close: vi.fn() };
     vi.spyOn(window, 'open').mockReturnValue(paymentWindow as unknown as Window);
     renderPlans(testConfig({ allow_payments_qvapay: true, allow_payments_remesita: true }));
@@ -87,7 +87,7 @@ describe('dashboard plans', () => {
     await user.click(await screen.findByRole('radio', { name: 'Remesita' }));
     await user.type(await screen.findByLabelText('Nombre del nuevo peer'), 'tablet');
     await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
-    expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: 7, peer: 'tablet', gateway: 'remesita' });
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'new_peer', plan: '7', peer: 'tablet', gateway: 'remesita' });
     await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://remesita.example/pay/1'), {
       timeout: 10_000,
     });
@@ -121,7 +121,7 @@ describe('dashboard plans', () => {
   it('renew shortcut: opens the purchase dialog on the peer with the plan it last bought', async () => {
     fetchPlans.mockResolvedValue([yearly, monthly]);
     fetchEligiblePeers.mockResolvedValue([movil, tablet]);
-    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/9' });
+    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/9', message: '', remote_id: 'inv-1', gateway: 'qvapay' });
     vi.spyOn(window, 'open').mockReturnValue({ location: { href: '' }, close: vi.fn() } as unknown as Window);
     renderPlans(testConfig(), '/dashboard/plans?renew=p9');
     const dialog = await screen.findByRole('dialog', { name: 'Adquirir plan' });
@@ -129,7 +129,7 @@ describe('dashboard plans', () => {
     expect(within(dialog).getByLabelText('Peer', { selector: 'input' })).toHaveValue('tablet');
     expect(await screen.findByText('Renovar el peer tablet')).toBeInTheDocument();
     await userEvent.setup().click(within(dialog).getByRole('button', { name: 'Proceder al Pago' }));
-    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: 3, peer: 'p9' });
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: '3', peer: 'p9' });
   });
 
   it('renew shortcut without a known plan: asks for one, then the dialog has the peer chosen', async () => {

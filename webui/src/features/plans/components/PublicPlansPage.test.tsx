@@ -9,7 +9,7 @@ import { PublicPlansPage } from './PublicPlansPage';
 vi.mock('../api/plans', () => ({ fetchPlans: vi.fn() }));
 const fetchPlans = vi.mocked(plans.fetchPlans);
 
-const monthly = { id: 1, name: 'Mensual', description: 'Un dispositivo. Todos los servidores', validity: '30 days 00:00:00', price: 5 };
+const monthly = { id: '1', name: 'Mensual', description: 'Un dispositivo. Todos los servidores', validity: '30 days 00:00:00', price: '5' };
 
 describe('public plans page', () => {
   it('loads the plans without a session and links each purchase to registration', async () => {

@@ -150,7 +150,7 @@ describe('create a room', () => {
   });
 
   it('requires a name, then creates the room with its initial peer', async () => {
-    api.createRoom.mockResolvedValue({ success: true, data: testRoom({ id: 'r9', name: 'Nueva' }) });
+    api.createRoom.mockResolvedValue({ success: true, message: '', data: testRoom({ id: 'r9', name: 'Nueva' }) });
     const { actor } = await renderRooms({ peers: [ownPeer(), ownPeer({ id: 'p2', name: 'portatil' })] });
     await actor.click(await screen.findByRole('button', { name: 'Crear Nueva Sala' }));
     const dialog = await screen.findByRole('dialog', { name: 'Crear Nueva Sala' });
@@ -186,7 +186,7 @@ describe('peers a room accepts', () => {
     api.joinRoom.mockResolvedValue({ success: true, message: 'Peer añadido a la sala.' });
     const { actor } = await renderRooms({
       peers: [
-        ownPeer({ id: 'p1', name: 'movil', server: { allow_partys: false } }),
+        ownPeer({ id: 'p1', name: 'movil', server: { allow_partys: false, name: 'Miami 1' } }),
         ownPeer({ id: 'p2', name: 'portatil' }),
         ownPeer({ id: 'p3', name: 'viejo', active: false }),
       ],
@@ -203,7 +203,7 @@ describe('peers a room accepts', () => {
   });
 
   it('explains why no peer can enter a room when every free peer is on a server without rooms', async () => {
-    const { actor } = await renderRooms({ peers: [ownPeer({ server: { allow_partys: false } })] });
+    const { actor } = await renderRooms({ peers: [ownPeer({ server: { allow_partys: false, name: 'Miami 1' } })] });
     await actor.click(await screen.findByRole('button', { name: 'Crear Nueva Sala' }));
     const dialog = await screen.findByRole('dialog', { name: 'Crear Nueva Sala' });
     expect(within(dialog).getByRole('alert')).toHaveTextContent('en un servidor que permita salas');
@@ -339,7 +339,7 @@ describe('room detail', () => {
   });
 
   it('regenerates the password after the generic confirmation', async () => {
-    api.regenerateRoomPassword.mockResolvedValue({ success: true, password: 'nueva456' });
+    api.regenerateRoomPassword.mockResolvedValue({ success: true, message: '', password: 'nueva456' });
     await openRoom({ rooms: { owned_partys: [twoPeerRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
     await actor.click(await screen.findByRole('button', { name: 'Regenerar contraseña' }));
@@ -353,7 +353,7 @@ describe('room detail', () => {
   });
 
   it('adds a free peer by joining the own room with its name and password', async () => {
-    api.joinRoom.mockResolvedValue({ success: true });
+    api.joinRoom.mockResolvedValue({ success: true, message: '' });
     await openRoom(
       {
         rooms: { owned_partys: [twoPeerRoom] },
@@ -380,7 +380,7 @@ describe('room detail', () => {
 
   it('leaves with an own peer and removes another user\'s peer', async () => {
     api.leaveRoom.mockResolvedValue({ success: true, message: 'Peer retirado de la sala.' });
-    api.removeRoomPeer.mockResolvedValue({ success: true, data: testRoom({ peers: [roomPeer()] }) });
+    api.removeRoomPeer.mockResolvedValue({ success: true, message: '', data: testRoom({ peers: [roomPeer()] }) });
     await openRoom({ rooms: { owned_partys: [twoPeerRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
 
@@ -409,7 +409,7 @@ describe('room detail', () => {
     push({ type: 'updated_owner_party', data: { ...after, processing: true } });
     push({ type: 'stop_party_operation', data: { id: 'r1' } });
     push({ type: 'updated_owner_party', data: after });
-    await act(async () => answer({ success: true, data: { ...after, processing: true } }));
+    await act(async () => answer({ success: true, message: '', data: { ...after, processing: true } }));
     await waitFor(() => expect(screen.queryByText('pc-luis')).not.toBeInTheDocument());
     expect(screen.queryByText('Operación en curso')).not.toBeInTheDocument();
     expect(await screen.findByRole('button', { name: 'Eliminar Sala' })).toBeEnabled();
@@ -428,7 +428,7 @@ describe('room detail', () => {
   });
 
   it('deletes the room: Party eliminada once, the view closes and the room is gone', async () => {
-    api.deleteRoom.mockResolvedValue({ success: true });
+    api.deleteRoom.mockResolvedValue({ success: true, message: '' });
     const { push } = await openRoom({ rooms: { owned_partys: [twoPeerRoom], guest_partys: [guestRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
     await actor.click(await screen.findByRole('button', { name: 'Eliminar Sala' }));
