@@ -1,0 +1,47 @@
+/** What the rooms screen does with push messages: room operations starting and ending, rooms changed or removed. */
+import { toast } from '../../../lib/toasts';
+import { usePushMessage, type NoticeData } from '../../realtime';
+import * as roomsApi from '../api/rooms';
+import type { Room } from '../api/rooms';
+import { hasRoom, markProcessing, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
+import type { RoomState } from './room-state';
+
+export const ROOM_DELETED = 'Party eliminada';
+const LEFT_ROOM = 'Haz salido de una sala';
+
+/** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (spec section 4). */
+export function useRoomPushes(
+  { currentLists, update, ledger, pushedAbout }: RoomState,
+  refreshPeers: () => void,
+  onReset: () => void,
+): void {
+  usePushMessage<{ id?: string; version?: number }>(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
+    pushedAbout(data?.id);
+    if (!data?.id || !ledger.note(data.id, data.version)) return;
+    update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
+  });
+
+  usePushMessage<Room>(['updated_owner_party', 'updated_guest_party'], ({ type, data }) => {
+    const room = roomsApi.roomIn(data);
+    if (!room || !ledger.note(room.id, room.version)) return;
+    const role: RoomRole = type === 'updated_owner_party' ? 'owner' : 'guest';
+    pushedAbout(room.id);
+    update((current) => upsertRoom(current, role, room));
+    refreshPeers();
+  });
+
+  usePushMessage<{ id?: string; version?: number }>(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
+    if (!data?.id || !ledger.note(data.id, data.version, true)) return;
+    pushedAbout(data.id);
+    // The page may have removed the room already when its own DELETE answered; toast each deletion once.
+    if (hasRoom(currentLists(), data.id)) toast.success(type === 'deleted_owner_party' ? ROOM_DELETED : LEFT_ROOM);
+    update((current) => removeRoom(current, data.id as string));
+    refreshPeers();
+  });
+
+  usePushMessage<NoticeData>(['error', 'info'], ({ data }) => {
+    pushedAbout(data?.party_id);
+    if (data?.party_id) update((current) => markProcessing(current, data.party_id, false));
+    onReset();
+  });
+}
