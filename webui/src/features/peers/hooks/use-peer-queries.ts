@@ -1,0 +1,86 @@
+/**
+ * Loading the peers screen: the first load (with its error and retry), and quiet refetches that keep what is shown
+ * and end this page's operations whose outcome the list tells.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { errorMessage } from '../../../lib/api';
+import { toast } from '../../../lib/toasts';
+import { reconcileList } from '../../../lib/versions';
+import { useSocketOpened } from '../../realtime';
+import { useBusyPolling } from '../../realtime/use-busy-polling';
+import * as peersApi from '../api/peers';
+import type { Peer } from '../api/peers';
+import { DONE_TEXT, ERROR_TEXT, type PeerState } from './peer-state';
+
+export type LoadState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready' };
+
+/** Pushes that show the socket delivers this page's news; while they come, a busy page does not poll. */
+const PEER_PUSH_TYPES = ['created_peer', 'updated_peer', 'deleted_peer', 'peer_stats', 'error', 'info'] as const;
+
+/**
+ * A regeneration seen finished by a poll (its push was lost): the list does not tell success from failure, so the
+ * text says what is true either way (docs/webui.md, live socket).
+ */
+const REGENERATE_ENDED = (name: string) =>
+  `La operación sobre el peer ${name} terminó. Descargue de nuevo la configuración para usar la más reciente.`;
+
+export function usePeerQueries({ peers, setPeers, peersRef, ledger, pending, finish }: PeerState) {
+  const [load, setLoad] = useState<LoadState>({ status: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  const ready = useRef(false);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoad({ status: 'loading' });
+    ready.current = false;
+    peersApi
+      .fetchPeers(controller.signal)
+      .then((list) => {
+        setPeers((shown) => reconcileList(shown, list, ledger));
+        setLoad({ status: 'ready' });
+        ready.current = true;
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) {
+          setLoad({ status: 'error', message: errorMessage(error, 'Hubo un error al cargar los datos de los peers') });
+        }
+      });
+    return () => controller.abort();
+  }, [attempt, ledger, setPeers]);
+
+  /**
+   * A quiet refetch (the list stays on screen; a failure keeps it): on every socket (re)open, and while an operation
+   * runs without pushes. An operation of this page whose peer the list shows finished ends here, with the
+   * outcome the list can tell.
+   */
+  const refetch = useCallback(async () => {
+    if (!ready.current) return;
+    let list: Peer[];
+    try {
+      list = await peersApi.fetchPeers();
+    } catch {
+      return;
+    }
+    const merged = reconcileList(peersRef.current, list, ledger);
+    peersRef.current = merged;
+    setPeers(merged);
+    for (const [id, operation] of [...pending]) {
+      if (operation.toastId === null) continue; // its call has not answered yet
+      const peer = merged.find((p) => p.id === id);
+      // Only a read newer than the call's answer can say the operation ended (docs/api.md, versions).
+      if (peer && (peer.processing || peer.version === undefined || peer.version <= operation.acceptedVersion)) continue;
+      finish(id);
+      if (!peer) continue;
+      if (operation.operation === 'regenerate') toast.info(REGENERATE_ENDED(operation.peerName));
+      else if ((peer.server?.id ?? null) !== operation.serverId) toast.success(DONE_TEXT.change_server(operation.peerName));
+      else toast.error(ERROR_TEXT.change_server(operation.peerName));
+    }
+  }, [finish, ledger, peersRef, pending, setPeers]);
+
+  useSocketOpened(() => void refetch());
+  const anyBusy = pending.size > 0 || peers.some((peer) => peer.processing);
+  useBusyPolling(anyBusy, PEER_PUSH_TYPES, refetch);
+
+  const reload = useCallback(() => setAttempt((n) => n + 1), []);
+  return { load, reload };
+}
