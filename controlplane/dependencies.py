@@ -1,26 +1,46 @@
-"""Request-scoped dependencies and guards shared by every controller."""
+"""Request-scoped dependencies and guards shared by every controller.
+
+Handlers name the parts of the app they use: `peers: Peers`, `audit: Audit`, `settings: SettingsDep`... one
+dependency per field of `Services` (services.py, the composition root; its product is kept on `app.state.services`
+and read here, the one way in). No handler receives the whole container and no controller imports services.py
+(tests/unit/test_controller_imports.py).
+"""
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from dataclasses import fields
+from typing import Annotated, Any, TypeAlias, TypeVar
 
 from litestar import Request
 from litestar.connection import ASGIConnection
-from litestar.di import NamedDependency, Provide
+from litestar.di import Dependency, NamedDependency, Provide
 from litestar.handlers import BaseRouteHandler
-from sqlalchemy.ext.asyncio import AsyncSession
+from litestar.params import SkipValidationMarker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from controlplane.crypto import SecretBox
 from controlplane.db import provide_db
-from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal
+from controlplane.domain.accounts.deletion import AccountDeletion
+from controlplane.domain.accounts.service import AccountService
+from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal, SessionService
+from controlplane.domain.audit.service import AuditLog
+from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.manager.access import check_role
-from controlplane.domain.switches.service import Switches
+from controlplane.domain.peers.service import PeerService
+from controlplane.domain.rooms.service import RoomService
+from controlplane.domain.switches.service import Switches, SwitchService
 from controlplane.errors import Maintenance, Unauthorized
+from controlplane.mail import Mailer
+from controlplane.ratelimit import RateLimiter
+from controlplane.realtime.hub import PushHub
 from controlplane.services import Services
+from controlplane.settings import Settings
 
 
 def services_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Services:
+    """The built services, for what is not a handler (guards, the socket, the web UI's files)."""
     services: Services = connection.app.state.services
     return services
 
@@ -29,16 +49,39 @@ async def provide_services(request: Request[Any, Any, Any]) -> Services:
     return services_of(request)
 
 
+# The dependency name of each field of `Services`: the field's own, except the switches' service (`switches` are
+# the switches' current values: provide_switches).
+PARTS: dict[str, str] = {("switch_service" if f.name == "switches" else f.name): f.name for f in fields(Services)}
+
+
+def _part(field: str) -> Provide:
+    """One field of the built services: an attribute read, nothing awaited, no thread."""
+
+    async def provide(request: Request[Any, Any, Any]) -> Any:
+        return getattr(request.app.state.services, field)
+
+    return Provide(provide)
+
+
+def _part_after_customer(field: str) -> Provide:
+    """The same, resolved after the customer (see CUSTOMER)."""
+
+    async def provide(request: Request[Any, Any, Any], customer: NamedDependency[Any]) -> Any:
+        return getattr(request.app.state.services, field)
+
+    return Provide(provide)
+
+
 READING_METHODS = frozenset({"GET", "HEAD"})
 
 
-async def provide_session(
-    request: Request[Any, Any, Any], services: NamedDependency[Services]
-) -> AsyncGenerator[AsyncSession, None]:
+async def provide_session(request: Request[Any, Any, Any]) -> AsyncGenerator[AsyncSession, None]:
     """GET handlers read only (a handler that must write on GET says so with `opt={"writes": True}`).
 
-    It takes `services` only to come after it: dependencies that do not depend on each other are resolved in a
-    task group per request, which costs more than the rest of a peer list served from the caches."""
+    It depends on nothing, and what depends on it (the customer, and in the customer area the parts of the app)
+    comes after it: dependencies that do not depend on each other are resolved in a task group per request, which
+    costs more than the rest of a peer list served from the caches."""
+    services = services_of(request)
     reads = request.method in READING_METHODS and not request.route_handler.opt.get("writes")
     async for session in provide_db(services.read_sessionmaker if reads else services.sessionmaker):
         yield session
@@ -95,18 +138,43 @@ async def not_in_maintenance(connection: ASGIConnection[Any, Any, Any, Any], han
 
 
 COMMON_DEPENDENCIES: dict[str, Provide | Callable[..., Any]] = {
+    **{name: _part(field) for name, field in PARTS.items()},
     "services": Provide(provide_services),
     "db": Provide(provide_session),
     "switches": Provide(provide_switches),
     "ip": Provide(provide_client_ip),
 }
-CUSTOMER = {"customer": Provide(provide_customer)}
+# The customer area's controllers take these: the caller, and every part of the app resolved after it (so after
+# `db`): a handler that takes one part, `db` and `customer` (the peer list) resolves them one at a time.
+CUSTOMER: dict[str, Provide | Callable[..., Any]] = {
+    "customer": Provide(provide_customer),
+    **{name: _part_after_customer(field) for name, field in PARTS.items()},
+}
 STAFF = {"staff": Provide(provide_staff)}
 
-# What handlers declare, by parameter name: `db: DB`, `services: ServicesDep`, `customer: Customer`...
+# What handlers declare, by parameter name: `db: DB`, `customer: Customer`, `peers: Peers`...
 DB = NamedDependency[AsyncSession]
 ServicesDep = NamedDependency[Services]
 SwitchesDep = NamedDependency[Switches]
 ClientIP = NamedDependency[str]
 Customer = NamedDependency[Principal]
 Staff = NamedDependency[Principal]
+
+T = TypeVar("T")
+# A part of the app, taken by its name in Services; not checked against its type on every call (it is built once,
+# by services.py; some types, like RateLimiter, are protocols that cannot be checked at all).
+Part: TypeAlias = Annotated[T, Dependency(kind="named"), SkipValidationMarker()]
+Accounts = Part[AccountService]
+Audit = Part[AuditLog]
+Box = Part[SecretBox]
+Deletion = Part[AccountDeletion]
+Hub = Part[PushHub]
+Invoices = Part[InvoiceService]
+Limiter = Part[RateLimiter]
+MailerDep = Part[Mailer]
+Peers = Part[PeerService]
+Rooms = Part[RoomService]
+Sessionmaker = Part[async_sessionmaker[AsyncSession]]
+Sessions = Part[SessionService]
+SettingsDep = Part[Settings]
+SwitchServiceDep = Part[SwitchService]

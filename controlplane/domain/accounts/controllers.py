@@ -10,9 +10,14 @@ from controlplane.dependencies import (
     CUSTOMER,
     DB,
     STAFF,
+    Accounts,
     ClientIP,
     Customer,
-    ServicesDep,
+    Deletion,
+    Limiter,
+    MailerDep,
+    Sessions,
+    SettingsDep,
     Staff,
     SwitchesDep,
     bearer_token,
@@ -23,16 +28,19 @@ from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
 from controlplane.domain.manager.access import SUPPORT
 from controlplane.errors import Unauthorized
+from controlplane.mail import Mailer
+from controlplane.ratelimit import RateLimiter
+from controlplane.settings import Settings
 
 
-def _mail_task(services: ServicesDep, mail: Email | None) -> BackgroundTask | None:
+def _mail_task(mailer: Mailer, mail: Email | None) -> BackgroundTask | None:
     """Mail goes out after the response (and so after the commit): a slow SMTP server never holds a request."""
-    return BackgroundTask(services.mailer.send, mail.to, mail.subject, mail.body) if mail else None
+    return BackgroundTask(mailer.send, mail.to, mail.subject, mail.body) if mail else None
 
 
-async def _count_token_attempt(services: ServicesDep, ip: str) -> None:
+async def _count_token_attempt(limiter: RateLimiter, settings: Settings, ip: str) -> None:
     """Secret tokens (reset and verification links, refresh tokens) presented from one address are counted."""
-    await services.limiter.hit(f"tokens:ip:{ip}", services.settings.rate_limits.tokens_per_address)
+    await limiter.hit(f"tokens:ip:{ip}", settings.rate_limits.tokens_per_address)
 
 
 class ClientAuthController(Controller):
@@ -42,66 +50,80 @@ class ClientAuthController(Controller):
 
     @post("/login", status_code=200, operation_id="clientLogin", opt={"errors": (401, 403, 429)})
     async def login(
-        self, services: ServicesDep, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+        self, accounts: Accounts, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
         # No request transaction (no `db`): the service opens short ones around the password check.
-        access, refresh = await services.accounts.login(data, CLIENT, ip)
+        access, refresh = await accounts.login(data, CLIENT, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
     @put("/register", status_code=201, operation_id="clientRegister", opt={"errors": (403, 409, 429)})
     async def register(
         self,
-        services: ServicesDep,
+        accounts: Accounts,
+        mailer: MailerDep,
         db: DB,
         switches: SwitchesDep,
         ip: ClientIP,
         data: JSONBody[schemas.RegisterRequest],
     ) -> Response[schemas.SuccessResponse]:
-        _, mail = await services.accounts.register(db, data, switches, ip)
+        _, mail = await accounts.register(db, data, switches, ip)
         message = "Registro Completado."
         if mail:
             message += " Le enviamos un email de verificación."
         return Response(
             schemas.SuccessResponse(success=True, message=message),
             status_code=201,
-            background=_mail_task(services, mail),
+            background=_mail_task(mailer, mail),
         )
 
     @get("/verify-token", operation_id="clientVerifyToken", dependencies=CUSTOMER)
     async def verify_token(
-        self, services: ServicesDep, db: DB, switches: SwitchesDep, customer: Customer
+        self, accounts: Accounts, db: DB, switches: SwitchesDep, customer: Customer
     ) -> schemas.CurrentUser:
-        return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
+        return current_user_view(await accounts.get_user(db, customer.user_id), switches)
 
     @post("/password-recovery", status_code=200, operation_id="clientPasswordRecovery", opt={"errors": (403, 429)})
     async def password_recovery(
         self,
-        services: ServicesDep,
+        accounts: Accounts,
+        mailer: MailerDep,
         db: DB,
         switches: SwitchesDep,
         ip: ClientIP,
         data: JSONBody[schemas.RecoveryRequest],
     ) -> Response[schemas.SuccessResponse]:
-        mail = await services.accounts.request_recovery(db, data.username, switches, ip)
+        mail = await accounts.request_recovery(db, data.username, switches, ip)
         return Response(
             schemas.SuccessResponse(success=True, message=RECOVERY_ANSWER),
-            background=_mail_task(services, mail),
+            background=_mail_task(mailer, mail),
         )
 
     @post("/password-reset", status_code=200, operation_id="clientPasswordReset", opt={"errors": (400, 429)})
     async def password_reset(
-        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.PasswordResetRequest]
+        self,
+        accounts: Accounts,
+        limiter: Limiter,
+        settings: SettingsDep,
+        db: DB,
+        ip: ClientIP,
+        data: JSONBody[schemas.PasswordResetRequest],
     ) -> schemas.SuccessResponse:
-        await _count_token_attempt(services, ip)
-        await services.accounts.reset_password(db, data.token, data.password)
+        await _count_token_attempt(limiter, settings, ip)
+        await accounts.reset_password(db, data.token, data.password)
         return schemas.SuccessResponse(success=True, message="Contraseña restablecida. Ya puede iniciar sesión.")
 
     @post("/verify-email", status_code=200, operation_id="clientVerifyEmail", opt={"errors": (400, 429)})
     async def verify_email(
-        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.VerifyEmailRequest]
+        self,
+        accounts: Accounts,
+        limiter: Limiter,
+        settings: SettingsDep,
+        db: DB,
+        ip: ClientIP,
+        data: JSONBody[schemas.VerifyEmailRequest],
     ) -> schemas.SuccessResponse:
-        await _count_token_attempt(services, ip)
-        await services.accounts.verify_email(db, data.token)
+        await _count_token_attempt(limiter, settings, ip)
+        await accounts.verify_email(db, data.token)
         return schemas.SuccessResponse(success=True, message="Email verificado correctamente.")
 
 
@@ -113,22 +135,28 @@ class SessionController(Controller):
 
     @post("/refresh-token", status_code=200, operation_id="refreshToken", opt={"errors": (401, 403, 429)})
     async def refresh(
-        self, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[schemas.RefreshRequest]
+        self,
+        sessions: Sessions,
+        limiter: Limiter,
+        settings: SettingsDep,
+        db: DB,
+        ip: ClientIP,
+        data: JSONBody[schemas.RefreshRequest],
     ) -> schemas.TokenPair:
-        await _count_token_attempt(services, ip)
-        access, refresh = await services.sessions.refresh(db, data.refresh)
+        await _count_token_attempt(limiter, settings, ip)
+        access, refresh = await sessions.refresh(db, data.refresh)
         return schemas.TokenPair(access=access, refresh=refresh)
 
     @post("/logout", status_code=200, operation_id="logout")
     async def logout(
-        self, services: ServicesDep, db: DB, request: Request, data: JSONBody[schemas.LogoutRequest | None] = None
+        self, sessions: Sessions, db: DB, request: Request, data: JSONBody[schemas.LogoutRequest | None] = None
     ) -> schemas.SuccessResponse:
         """Ends the session named by the refresh token in the body or, without one, by the bearer access token."""
         try:
             access: str | None = bearer_token(request)
         except Unauthorized:
             access = None
-        await services.sessions.end(db, data.refresh if data else None, access)
+        await sessions.end(db, data.refresh if data else None, access)
         return schemas.SuccessResponse(success=True, message="Sesión cerrada.")
 
 
@@ -139,42 +167,41 @@ class SettingsController(Controller):
     dependencies = CUSTOMER
 
     @get("/", operation_id="getSettings")
-    async def read(
-        self, services: ServicesDep, db: DB, switches: SwitchesDep, customer: Customer
-    ) -> schemas.CurrentUser:
-        return current_user_view(await services.accounts.get_user(db, customer.user_id), switches)
+    async def read(self, accounts: Accounts, db: DB, switches: SwitchesDep, customer: Customer) -> schemas.CurrentUser:
+        return current_user_view(await accounts.get_user(db, customer.user_id), switches)
 
     # 429: verification emails and wrong current passwords are throttled per account, and a password change
     # waits for a hashing turn (docs/security.md, "Settings", "Password hashing").
     @patch("/", operation_id="updateSettings", opt={"errors": (400, 409, 429)})
     async def update(
         self,
-        services: ServicesDep,
+        accounts: Accounts,
+        mailer: MailerDep,
         db: DB,
         switches: SwitchesDep,
         customer: Customer,
         data: JSONBody[schemas.SettingsPatch],
     ) -> Response[schemas.SettingsResult]:
-        user, message, mail = await services.accounts.update_settings(db, customer, data, switches)
+        user, message, mail = await accounts.update_settings(db, customer, data, switches)
         return Response(
             schemas.settings_result(current_user_view(user, switches), message),
-            background=_mail_task(services, mail),
+            background=_mail_task(mailer, mail),
         )
 
     @delete("/", status_code=200, operation_id="removeEmail")
     async def remove_email(
-        self, services: ServicesDep, db: DB, switches: SwitchesDep, customer: Customer
+        self, accounts: Accounts, db: DB, switches: SwitchesDep, customer: Customer
     ) -> schemas.SettingsResult:
-        user = await services.accounts.remove_email(db, customer.user_id, switches)
+        user = await accounts.remove_email(db, customer.user_id, switches)
         return schemas.settings_result(current_user_view(user, switches), "Email eliminado correctamente")
 
     @post("/delete-account", status_code=200, operation_id="deleteAccount", opt={"errors": (429,)})
     async def delete_account(
-        self, services: ServicesDep, db: DB, customer: Customer, data: JSONBody[schemas.DeleteAccountRequest]
+        self, deletion: Deletion, db: DB, customer: Customer, data: JSONBody[schemas.DeleteAccountRequest]
     ) -> schemas.SuccessResponse:
         """Deletes the caller's own account (docs/security.md, "Deleting an account"): peers, owned rooms and every
         session go; invoices stay for accounting."""
-        await services.deletion.delete_own(db, customer, data.password)
+        await deletion.delete_own(db, customer, data.password)
         return schemas.SuccessResponse(success=True, message="Cuenta eliminada. Gracias por usar el servicio.")
 
 
@@ -184,13 +211,13 @@ class AdminAuthController(Controller):
 
     @post("/login", status_code=200, operation_id="adminLogin", opt={"errors": (401, 403, 429)})
     async def login(
-        self, services: ServicesDep, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+        self, accounts: Accounts, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
-        access, refresh = await services.accounts.login(data, ADMIN, ip)
+        access, refresh = await accounts.login(data, ADMIN, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
     @get("/verify-token", operation_id="adminVerifyToken", dependencies=STAFF, opt=SUPPORT)
     async def verify_token(
-        self, services: ServicesDep, db: DB, switches: SwitchesDep, staff: Staff
+        self, accounts: Accounts, db: DB, switches: SwitchesDep, staff: Staff
     ) -> schemas.CurrentUser:
-        return current_user_view(await services.accounts.get_user(db, staff.user_id), switches)
+        return current_user_view(await accounts.get_user(db, staff.user_id), switches)

@@ -1,4 +1,5 @@
-"""Invoice endpoints: the customer's purchase (spec section 7), gateway notifications and the return from a gateway."""
+"""Invoice endpoints: the customer's purchase (docs/contract.md#invoice-calls), gateway notifications and the
+return from a gateway."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from litestar import Controller, Request, Response, get, post, put
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import Redirect
 
-from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, SwitchesDep, not_in_maintenance
+from controlplane.dependencies import (
+    CUSTOMER,
+    DB,
+    Customer,
+    Invoices,
+    Limiter,
+    SettingsDep,
+    SwitchesDep,
+    not_in_maintenance,
+)
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices.service import Outcome
 from controlplane.payments.base import GatewayError, GatewayUnavailable
@@ -25,16 +35,17 @@ class InvoiceController(Controller):
     @put("/", operation_id="createInvoice", opt={"errors": (404, 409, 429, 502)})
     async def create(
         self,
-        services: ServicesDep,
+        invoices: Invoices,
+        limiter: Limiter,
+        settings: SettingsDep,
         db: DB,
         customer: Customer,
         switches: SwitchesDep,
         data: JSONBody[schemas.InvoiceRequest],
     ) -> schemas.InvoiceCreated:
-        invoices = services.invoices
         invoice = await invoices.open(db, customer.user_id, data, switches)
         # Each invoice opens a payment at a gateway: a customer (or a stolen session) must not flood them.
-        await services.limiter.hit(f"invoices:user:{customer.user_id}", services.settings.rate_limits.invoices_per_user)
+        await limiter.hit(f"invoices:user:{customer.user_id}", settings.rate_limits.invoices_per_user)
         invoice = await invoices.start_payment(db, invoice)
         label = invoices.gateways[invoice.gateway].label
         return schemas.InvoiceCreated(
@@ -46,10 +57,10 @@ class InvoiceController(Controller):
 
     @get("/{remote_id:str}", operation_id="getInvoice")
     async def read(
-        self, services: ServicesDep, db: DB, customer: Customer, remote_id: FromPath[str]
+        self, invoices: Invoices, db: DB, customer: Customer, remote_id: FromPath[str]
     ) -> schemas.InvoiceDetails:
-        invoice = await services.invoices.owned(db, customer.user_id, remote_id)
-        return services.invoices.details(invoice)
+        invoice = await invoices.owned(db, customer.user_id, remote_id)
+        return invoices.details(invoice)
 
 
 def _answer(outcome: Outcome) -> Response[dict[str, Any]]:
@@ -75,10 +86,10 @@ class PaymentGatewayController(Controller):
         status_code=200,
         opt={"errors": (401, 404, 502), **LOOSE_QUERY},
     )
-    async def qvapay(self, request: Request[Any, Any, Any], services: ServicesDep) -> Response[dict[str, Any]]:
+    async def qvapay(self, request: Request[Any, Any, Any], invoices: Invoices) -> Response[dict[str, Any]]:
         body = await request.body()
         try:
-            outcome = await services.invoices.notified("qvapay", body, dict(request.headers), {})
+            outcome = await invoices.notified("qvapay", body, dict(request.headers), {})
         except (GatewayUnavailable, GatewayError):
             return _gateway_down()
         return _answer(outcome)
@@ -90,12 +101,12 @@ class PaymentGatewayController(Controller):
         opt={"errors": (401, 502), **LOOSE_QUERY},
     )
     async def remesita(
-        self, request: Request[Any, Any, Any], services: ServicesDep, remote_id: FromPath[str], key: FromQuery[str] = ""
+        self, request: Request[Any, Any, Any], invoices: Invoices, remote_id: FromPath[str], key: FromQuery[str] = ""
     ) -> Response[dict[str, Any]]:
         body = await request.body()
         path = {"remote_id": remote_id, "secret": key}
         try:
-            outcome = await services.invoices.notified("remesita", body, dict(request.headers), path)
+            outcome = await invoices.notified("remesita", body, dict(request.headers), path)
         except (GatewayUnavailable, GatewayError):
             return _gateway_down()
         return _answer(outcome)
@@ -103,6 +114,6 @@ class PaymentGatewayController(Controller):
     # The gateway sends the customer back with query parameters of its own beside `status`.
     @get("/return/{remote_id:str}", operation_id="paymentReturn", opt=LOOSE_QUERY)
     async def back_from_gateway(
-        self, services: ServicesDep, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
+        self, invoices: Invoices, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
     ) -> Redirect:
-        return Redirect(await services.invoices.return_target(db, remote_id, status), status_code=302)
+        return Redirect(await invoices.return_target(db, remote_id, status), status_code=302)

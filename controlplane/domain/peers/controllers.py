@@ -1,4 +1,4 @@
-"""Customer peer endpoints (spec section 7) and the public mirror links."""
+"""Customer peer endpoints (docs/contract.md#peer-calls) and the public mirror links."""
 
 from __future__ import annotations
 
@@ -10,7 +10,19 @@ from litestar import Controller, MediaType, Request, Response, get, patch
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import CUSTOMER, DB, ClientIP, Customer, ServicesDep, not_in_maintenance
+from controlplane.dependencies import (
+    CUSTOMER,
+    DB,
+    Box,
+    ClientIP,
+    Customer,
+    Hub,
+    Limiter,
+    Peers,
+    Sessionmaker,
+    SettingsDep,
+    not_in_maintenance,
+)
 from controlplane.domain.peers import mirror_binding, schemas
 from controlplane.errors import Invalid, NotFound
 from controlplane.query_params import LOOSE_QUERY
@@ -23,8 +35,8 @@ class PeerController(Controller):
     dependencies = CUSTOMER
 
     @get("/accounts/peers", operation_id="listPeers")
-    async def list_peers(self, services: ServicesDep, db: DB, customer: Customer) -> list[schemas.PeerView]:
-        return await services.peers.list_for(db, customer.user_id)
+    async def list_peers(self, peers: Peers, db: DB, customer: Customer) -> list[schemas.PeerView]:
+        return await peers.list_for(db, customer.user_id)
 
     @get(
         "/accounts/peers/{peer_id:str}",
@@ -32,11 +44,9 @@ class PeerController(Controller):
         media_type=MediaType.TEXT,
         opt={"errors": (409,)},
     )
-    async def download(
-        self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str]
-    ) -> Response[str]:
-        peer = await services.peers.owned(db, customer.user_id, peer_id)
-        text = services.peers.config_text(peer)
+    async def download(self, peers: Peers, db: DB, customer: Customer, peer_id: FromPath[str]) -> Response[str]:
+        peer = await peers.owned(db, customer.user_id, peer_id)
+        text = peers.config_text(peer)
         return Response(
             text,
             media_type="text/plain; charset=utf-8",
@@ -46,13 +56,12 @@ class PeerController(Controller):
     @patch("/accounts/peers/{peer_id:str}", operation_id="operatePeer", opt={"errors": (409,)})
     async def operate(
         self,
-        services: ServicesDep,
+        peers: Peers,
         db: DB,
         customer: Customer,
         peer_id: FromPath[str],
         data: JSONBody[schemas.PeerOperation],
     ) -> Response[Any]:
-        peers = services.peers
         if data.operation == "regenerate_token":
             peer = await peers.regenerate_token(db, customer.user_id, peer_id)
             view = peers.view(peer)
@@ -66,7 +75,7 @@ class PeerController(Controller):
             peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
             message = f"Cambiando el servidor del peer {peer.name}..."
         elif data.operation in ("mirror_binding", "release_mirror_device"):
-            return Response(await self._bind_mirror(services, db, customer, peer_id, data))
+            return Response(await self._bind_mirror(peers, db, customer, peer_id, data))
         else:
             raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
         return Response(
@@ -75,30 +84,30 @@ class PeerController(Controller):
 
     @staticmethod
     async def _bind_mirror(
-        services: ServicesDep, db: DB, customer: Customer, peer_id: str, data: schemas.PeerOperation
+        peers: Peers, db: DB, customer: Customer, peer_id: str, data: schemas.PeerOperation
     ) -> schemas.PeerUpdated:
         """Synchronous, like regenerate_token: the mirror link's device binding (docs/api.md, "Mirror links")."""
         if data.operation == "release_mirror_device":
-            peer = await mirror_binding.release(db, services.peers, customer.user_id, peer_id)
+            peer = await mirror_binding.release(db, peers, customer.user_id, peer_id)
             message = "El enlace mirror quedó libre: el próximo dispositivo que lo use quedará vinculado."
         else:
             if data.enabled is None:
                 raise Invalid(
                     "Indique si activar la vinculación.", code="enabled_required", fields={"enabled": "Obligatorio."}
                 )
-            peer = await mirror_binding.set_binding(db, services.peers, customer.user_id, peer_id, data.enabled)
+            peer = await mirror_binding.set_binding(db, peers, customer.user_id, peer_id, data.enabled)
             message = (
                 "Vinculación activada: el próximo dispositivo que use el enlace mirror quedará vinculado."
                 if data.enabled
                 else "Vinculación desactivada: el enlace mirror funciona en cualquier dispositivo."
             )
-        return schemas.PeerUpdated(**msgspec.structs.asdict(services.peers.view(peer)), message=message)
+        return schemas.PeerUpdated(**msgspec.structs.asdict(peers.view(peer)), message=message)
 
     @get("/network/{peer_id:str}", operation_id="serversForPeer")
     async def servers_for_peer(
-        self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str]
+        self, peers: Peers, db: DB, customer: Customer, peer_id: FromPath[str]
     ) -> list[schemas.ServerOption]:
-        return await services.peers.available_servers(db, customer.user_id, peer_id)
+        return await peers.available_servers(db, customer.user_id, peer_id)
 
 
 class MirrorController(Controller):
@@ -116,27 +125,32 @@ class MirrorController(Controller):
         responses={304: ResponseSpec(None, description="Sin cambios desde el ETag enviado en If-None-Match")},
     )
     async def mirror(
-        self, request: Request[Any, Any, Any], services: ServicesDep, db: DB, ip: ClientIP, token: FromPath[str]
+        self,
+        request: Request[Any, Any, Any],
+        settings: SettingsDep,
+        limiter: Limiter,
+        box: Box,
+        peers: Peers,
+        hub: Hub,
+        sessionmaker: Sessionmaker,
+        db: DB,
+        ip: ClientIP,
+        token: FromPath[str],
     ) -> Response[str]:
-        limits = services.settings.rate_limits
+        limits = settings.rate_limits
         # An address that keeps guessing tokens is refused outright, so a lucky guess cannot be told apart.
-        await services.limiter.check(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
+        await limiter.check(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
         peer = None
         if len(token) <= 128:
-            await services.limiter.hit(f"mirror:{services.box.lookup_hash(token)}", limits.mirror_per_token)
-            peer = await services.peers.by_mirror_token(db, token)
+            await limiter.hit(f"mirror:{box.lookup_hash(token)}", limits.mirror_per_token)
+            peer = await peers.by_mirror_token(db, token)
         if peer is None:
-            await services.limiter.hit(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
+            await limiter.hit(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
             raise NotFound("Enlace no encontrado.", code="mirror_not_found")
         await mirror_binding.admit(
-            services.sessionmaker,
-            services.box,
-            services.peers,
-            services.hub,
-            peer,
-            request.headers.get(mirror_binding.DEVICE_HEADER),
+            sessionmaker, box, peers, hub, peer, request.headers.get(mirror_binding.DEVICE_HEADER)
         )
-        text = services.peers.config_text(peer)
+        text = peers.config_text(peer)
         etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
         headers = {
             "ETag": etag,

@@ -1,11 +1,11 @@
-"""Customer room endpoints (spec section 7): `/api/client/network/partys`."""
+"""Customer room endpoints (docs/contract.md#room-calls): `/api/client/network/partys`."""
 
 from __future__ import annotations
 
 from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, SwitchesDep, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, Customer, Rooms, SwitchesDep, not_in_maintenance
 from controlplane.domain.rooms import schemas
 from controlplane.domain.rooms.service import RoomNotFound, RoomsDisabled
 from controlplane.domain.switches.service import Switches
@@ -28,31 +28,29 @@ class RoomController(Controller):
     dependencies = CUSTOMER
 
     @get("/", operation_id="listRooms")
-    async def list_rooms(
-        self, services: ServicesDep, db: DB, customer: Customer, switches: SwitchesDep
-    ) -> schemas.RoomLists:
+    async def list_rooms(self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep) -> schemas.RoomLists:
         _require_rooms(switches)
-        return await services.rooms.lists_for(db, customer.user_id)
+        return await rooms.lists_for(db, customer.user_id)
 
     @post("/", status_code=201, operation_id="createRoom")
     async def create(
         self,
-        services: ServicesDep,
+        rooms: Rooms,
         db: DB,
         customer: Customer,
         switches: SwitchesDep,
         data: JSONBody[schemas.RoomCreate],
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        room = await services.rooms.create(db, customer.user_id, data.name, data.peer)
-        view = await services.rooms.view(db, room, customer.user_id)
+        room = await rooms.create(db, customer.user_id, data.name, data.peer)
+        view = await rooms.view(db, room, customer.user_id)
         return schemas.RoomAnswer(success=True, message="Sala creada correctamente", data=view)
 
     # 429: join attempts are limited per account, so room passwords cannot be guessed (docs/api.md, rooms).
     @patch("/", operation_id="joinRoom", opt={"errors": (429,)})
     async def join(
         self,
-        services: ServicesDep,
+        rooms: Rooms,
         db: DB,
         customer: Customer,
         switches: SwitchesDep,
@@ -61,14 +59,14 @@ class RoomController(Controller):
         _require_rooms(switches)
         if data.operation != "join":
             raise _unknown_operation()
-        room = await services.rooms.join(db, customer.user_id, data.name, data.password, data.peer)
-        view = await services.rooms.view(db, room, customer.user_id)
+        room = await rooms.join(db, customer.user_id, data.name, data.password, data.peer)
+        view = await rooms.view(db, room, customer.user_id)
         return schemas.RoomAnswer(success=True, message=f"Peer añadido a la sala {room.name}.", data=view)
 
     @patch("/{room_id:str}", operation_id="operateRoom")
     async def operate(
         self,
-        services: ServicesDep,
+        rooms: Rooms,
         db: DB,
         customer: Customer,
         switches: SwitchesDep,
@@ -76,7 +74,7 @@ class RoomController(Controller):
         data: JSONBody[schemas.RoomOperation],
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        rooms, user_id = services.rooms, customer.user_id
+        user_id = customer.user_id
         if data.operation == "regenerate_password":
             room, password = await rooms.regenerate_password(db, user_id, room_id)
             view = await rooms.view(db, room, user_id)
@@ -102,8 +100,8 @@ class RoomController(Controller):
 
     @delete("/{room_id:str}", status_code=200, operation_id="deleteRoom")
     async def delete_room(
-        self, services: ServicesDep, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
+        self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        await services.rooms.delete(db, customer.user_id, room_id)
+        await rooms.delete(db, customer.user_id, room_id)
         return schemas.RoomAnswer(success=True, message="Party eliminada")

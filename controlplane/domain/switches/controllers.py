@@ -6,7 +6,7 @@ import msgspec
 from litestar import Controller, get, patch
 from litestar.params import JSONBody
 
-from controlplane.dependencies import DB, STAFF, ClientIP, ServicesDep, Staff, SwitchesDep
+from controlplane.dependencies import DB, STAFF, Audit, ClientIP, SettingsDep, Staff, SwitchesDep, SwitchServiceDep
 from controlplane.domain.manager.access import SUPPORT
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import Invalid
@@ -41,8 +41,7 @@ class PublicConfigController(Controller):
     tags = ["config"]
 
     @get("/", operation_id="getPublicConfig", opt={"maintenance_exempt": True}, cache_control=None)
-    async def public_config(self, services: ServicesDep, switches: SwitchesDep) -> PublicConfig:
-        settings = services.settings
+    async def public_config(self, settings: SettingsDep, switches: SwitchesDep) -> PublicConfig:
         captcha = Captcha(settings.captcha_provider, settings.captcha_site_key) if settings.captcha_enabled else None
         return PublicConfig(
             **msgspec.structs.asdict(switches),
@@ -79,12 +78,18 @@ class AdminSwitchesController(Controller):
 
     @patch("/", operation_id="adminUpdateSwitches")
     async def update(
-        self, staff: Staff, services: ServicesDep, db: DB, ip: ClientIP, data: JSONBody[SwitchesPatch]
+        self,
+        staff: Staff,
+        switch_service: SwitchServiceDep,
+        audit: Audit,
+        db: DB,
+        ip: ClientIP,
+        data: JSONBody[SwitchesPatch],
     ) -> Switches:
         changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}
         if not changes:
             raise Invalid("Indique al menos un interruptor.", code="nothing_to_change")
-        switches = await services.switches.update(db, changes)
+        switches = await switch_service.update(db, changes)
         summary = ", ".join(f"{k}={'sí' if v else 'no'}" for k, v in changes.items())
-        await services.audit.record(db, staff, ip, "switches.update", "switches", None, summary)
+        await audit.record(db, staff, ip, "switches.update", "switches", None, summary)
         return switches

@@ -8,7 +8,7 @@ from litestar import Controller, get
 from litestar.params import FromPath, QueryParameter
 
 from controlplane.db import utcnow
-from controlplane.dependencies import CUSTOMER, DB, Customer, ServicesDep, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, Customer, Peers, not_in_maintenance
 from controlplane.domain.usage import schemas, service, store
 
 RangeParam = Annotated[store.Range, QueryParameter(description="24h (por hora), 30d (por día) o 1y (por mes)")]
@@ -22,9 +22,9 @@ class UsageController(Controller):
 
     @get("/peers/{peer_id:str}/usage", operation_id="peerUsage")
     async def peer_usage(
-        self, services: ServicesDep, db: DB, customer: Customer, peer_id: FromPath[str], range: RangeParam = "30d"
+        self, peers: Peers, db: DB, customer: Customer, peer_id: FromPath[str], range: RangeParam = "30d"
     ) -> schemas.UsageSeries:
-        peer = await services.peers.owned(db, customer.user_id, peer_id)  # 404 for anyone else's peer
+        peer = await peers.owned(db, customer.user_id, peer_id)  # 404 for anyone else's peer
         return await service.peer_usage(db, peer.id, range, utcnow())
 
     @get("/usage", operation_id="monthUsage")
