@@ -39,7 +39,9 @@ export function PeerConfirmDialog({ confirmation, peer, model, onClose, onServer
         title="Regenerar Peer"
         confirmLabel="Regenerar"
         onClose={onClose}
-        onConfirm={() => model.regenerate(peer)}
+        onConfirm={async () => {
+          await model.regenerate(peer); // closes on failure too: the toast says what happened
+        }}
       >
         ¿Desea regenerar las claves del peer <b>{peer.name}</b>? La configuración actual dejará de funcionar y deberá
         descargarla de nuevo.

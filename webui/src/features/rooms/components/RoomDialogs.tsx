@@ -1,52 +1,18 @@
 /** The create, join and add-peer dialogs; each validates with the spec's messages before calling the server. */
-import { Alert, Anchor, Button, Group, Modal, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Anchor, PasswordInput, TextInput } from '@mantine/core';
 import { Link } from 'react-router';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState } from 'react';
+import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { toast } from '../../../lib/toasts';
 import type { OwnPeer } from '../api/rooms';
 import { addPeerProblem, createRoomProblem, joinRoomProblem, NO_ELIGIBLE_PEER, serverOffline } from '../room-rules';
 import { PeerSelect } from './PeerSelect';
 
-interface FormDialogProps {
-  title: string;
-  submitLabel: string;
-  onClose: () => void;
-  /** Returns a validation message to show instead of calling, or the call's outcome (true closes the dialog). */
-  onSubmit: () => string | Promise<boolean>;
-  children: ReactNode;
-}
-
-function FormDialog({ title, submitLabel, onClose, onSubmit, children }: FormDialogProps) {
-  const [working, setWorking] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const outcome = onSubmit();
-    if (typeof outcome === 'string') {
-      toast.error(outcome);
-      return;
-    }
-    setWorking(true);
-    const done = await outcome;
-    setWorking(false);
-    if (done) onClose();
-  };
-  return (
-    <Modal opened onClose={() => !working && onClose()} title={title} centered>
-      <form onSubmit={(event) => void submit(event)} noValidate>
-        <Stack>
-          {children}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose} disabled={working}>
-              Cancelar
-            </Button>
-            <Button type="submit" disabled={working}>
-              {working ? 'Procesando...' : submitLabel}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
+/** The first problem the dialog's checks find, shown instead of calling the server; else the call. */
+function checked(problem: string | null, call: () => Promise<boolean>): Promise<boolean> | false {
+  if (problem === null) return call();
+  toast.error(problem);
+  return false;
 }
 
 /** The peer selector over the peers a room accepts; the only one is chosen already, none is explained. */
@@ -81,15 +47,16 @@ export function CreateRoomDialog({ ownedCount, freePeers, onCreate, onClose }: C
   const [name, setName] = useState('');
   const [peer, setPeer] = useState<string | null>(firstPeer(freePeers));
   return (
-    <FormDialog
+    <ConfirmDialog
+      fields
       title="Crear Nueva Sala"
-      submitLabel="Crear"
+      confirmLabel="Crear"
       onClose={onClose}
-      onSubmit={() => createRoomProblem(ownedCount, name) ?? onCreate(name, peer)}
+      onConfirm={() => checked(createRoomProblem(ownedCount, name), () => onCreate(name, peer))}
     >
       <TextInput label="Nombre de la sala" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
       <EligiblePeerSelect label="Peer inicial" peers={freePeers} value={peer} onChange={setPeer} />
-    </FormDialog>
+    </ConfirmDialog>
   );
 }
 
@@ -104,11 +71,12 @@ export function JoinRoomDialog({ freePeers, onJoin, onClose }: JoinProps) {
   const [password, setPassword] = useState('');
   const [peer, setPeer] = useState<string | null>(onlyPeer(freePeers));
   return (
-    <FormDialog
+    <ConfirmDialog
+      fields
       title="Unirse a una sala"
-      submitLabel="Unirse"
+      confirmLabel="Unirse"
       onClose={onClose}
-      onSubmit={() => joinRoomProblem(name, password, peer) ?? onJoin(name, password, peer ?? '')}
+      onConfirm={() => checked(joinRoomProblem(name, password, peer), () => onJoin(name, password, peer ?? ''))}
     >
       <TextInput label="Nombre de la sala" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
       <PasswordInput
@@ -117,7 +85,7 @@ export function JoinRoomDialog({ freePeers, onJoin, onClose }: JoinProps) {
         onChange={(event) => setPassword(event.currentTarget.value)}
       />
       <EligiblePeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
-    </FormDialog>
+    </ConfirmDialog>
   );
 }
 
@@ -131,13 +99,14 @@ interface AddPeerProps {
 export function AddPeerDialog({ roomName, freePeers, onAdd, onClose }: AddPeerProps) {
   const [peer, setPeer] = useState<string | null>(onlyPeer(freePeers));
   return (
-    <FormDialog
+    <ConfirmDialog
+      fields
       title={`Añadir Peer a ${roomName}`}
-      submitLabel="Añadir"
+      confirmLabel="Añadir"
       onClose={onClose}
-      onSubmit={() => addPeerProblem(peer) ?? onAdd(peer ?? '')}
+      onConfirm={() => checked(addPeerProblem(peer), () => onAdd(peer ?? ''))}
     >
       <EligiblePeerSelect label="Peer" peers={freePeers} value={peer} onChange={setPeer} />
-    </FormDialog>
+    </ConfirmDialog>
   );
 }
