@@ -35,6 +35,7 @@ from controlplane.nodes.servicer import NodeControlServicer, start_grpc_server
 from controlplane.observability.health import healthz, readyz
 from controlplane.observability.metrics import http_observer, metrics_endpoint
 from controlplane.openapi_errors import document_errors
+from controlplane.openapi_push import document_push_messages
 from controlplane.query_params import strict_query
 from controlplane.realtime.socket import live_socket
 from controlplane.requests import StrictJSONRequest
@@ -127,4 +128,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     app = Litestar.from_config(config)
     document_errors(app)
+    document_push_messages(app)
     return app

@@ -21,7 +21,8 @@ from controlplane.domain.usage.meter import Reading, UsageMeter
 from controlplane.nodes import desired_state
 from controlplane.nodes.backbone import refresh_backbone
 from controlplane.nodes.operations import NodeOperations
-from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime import messages
+from controlplane.realtime.hub import PushHub
 from protos import agent_pb2
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ class AgentSessions:
             return server.id, None
 
     async def connected(self, server_id: str) -> None:
-        await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": True}))
+        await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=True)))
 
     async def full_state(self, server_id: str) -> agent_pb2.FullState:
         async with transaction(self._sessionmaker) as db:
@@ -131,7 +132,7 @@ class AgentSessions:
             if self._usage is not None:
                 await self._usage.node_closed(self._sessionmaker, server_id)
         log.info("node %s disconnected", server_id)
-        await self._hub.push_staff(Push("node_status", data={"id": server_id, "online": False}))
+        await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=False)))
 
     async def stats(self, server_id: str, report: agent_pb2.StatsReport) -> None:
         """Live handshake and traffic figures: stored, then pushed to staff and to each owner in one message."""
@@ -167,19 +168,12 @@ class AgentSessions:
             if self._usage is not None:
                 readings = {pid: Reading(key, by_key[key].rx_bytes, by_key[key].tx_bytes) for pid, _u, key in rows}
                 await self._usage.record(db, server_id, readings, now)
-        await self._hub.push_staff(
-            Push("node_stats", data={"id": server_id, **totals, "stats_at": totals["stats_at"].isoformat()})
-        )
-        per_user: dict[str, list[dict[str, int | str]]] = defaultdict(list)
+        await self._hub.push_staff(messages.NodeStats(data=messages.NodeStatsData(id=server_id, **totals)))
+        per_user: dict[str, list[messages.PeerStatsLine]] = defaultdict(list)
         for peer_id, user_id, public_key in rows:
             stats = by_key[public_key]
             per_user[user_id].append(
-                {
-                    "id": peer_id,
-                    "latest_handshake": stats.latest_handshake,
-                    "rx_bytes": stats.rx_bytes,
-                    "tx_bytes": stats.tx_bytes,
-                }
+                messages.PeerStatsLine(peer_id, stats.latest_handshake, stats.rx_bytes, stats.tx_bytes)
             )
         for user_id, peers in per_user.items():
-            await self._hub.push(user_id, Push("peer_stats", data={"peers": peers}))
+            await self._hub.push(user_id, messages.PeerStats(data=messages.PeerStatsData(peers)))

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 from collections import defaultdict
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
@@ -29,23 +29,6 @@ SESSION_INVALID = "Sesión inválida o expirada."
 SESSION_EXPIRED = "La sesión expiró. Inicie sesión de nuevo."
 
 
-# Pushes about one peer or room: their `data` carries `version` (docs/api.md, versions), stamped when sent, which is
-# after the change committed; an answer read before that has a smaller version and loses in the browser.
-VERSIONED_TYPES = frozenset(
-    {
-        "created_peer",
-        "updated_peer",
-        "deleted_peer",
-        "new_party_operation",
-        "stop_party_operation",
-        "updated_owner_party",
-        "updated_guest_party",
-        "deleted_owner_party",
-        "deleted_guest_party",
-    }
-)
-
-
 def view_version() -> int:
     """Microseconds of the control plane's clock: every process of one deployment reads the same clock (or one
     kept in step by NTP, far finer than the time between a read and a push)."""
@@ -56,14 +39,6 @@ class Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
-
-
-class Push(msgspec.Struct, omit_defaults=True):
-    """The envelope of every message the browser receives (docs/api.md, "Live push")."""
-
-    type: str
-    message: str | None = None
-    data: Any = None
 
 
 class PushHub:
@@ -101,14 +76,17 @@ class PushHub:
     def is_online(self, user_id: str) -> bool:
         return user_id in self._sockets
 
-    async def push(self, user_id: str, push: Push) -> None:
-        """Reaches the user's browsers on every process (through the bus)."""
+    async def push(self, user_id: str, push: msgspec.Struct) -> None:
+        """Reaches the user's browsers on every process (through the bus). `push`: a realtime/messages.py message;
+        a peer or room in it gets its `version` now, after the change committed (docs/api.md, versions), so an
+        answer read before has a smaller one and loses in the browser."""
         message = msgspec.to_builtins(push)
-        if push.type in VERSIONED_TYPES and isinstance(message.get("data"), dict):
-            message["data"]["version"] = view_version()
+        data = message.get("data")
+        if isinstance(data, dict) and "version" in data:
+            data["version"] = view_version()
         await self._bus.publish(USER_PUSH, UserPush(user_id, message))
 
-    async def push_staff(self, push: Push) -> None:
+    async def push_staff(self, push: msgspec.Struct) -> None:
         """Reaches every open manager page on every process."""
         await self._bus.publish(STAFF_PUSH, StaffPush(msgspec.to_builtins(push)))
 
@@ -134,7 +112,7 @@ class PushHub:
 
     async def close(self, sockets: list[Socket], message: str) -> None:
         """Tell each socket why (`{"type": "auth", "message"}`), then close it with 4401."""
-        text = msgspec.json.encode(Push("auth", message)).decode()
+        text = msgspec.json.encode({"type": "auth", "message": message}).decode()  # messages.Auth
         results = await asyncio.gather(*(self._close(s, text) for s in sockets), return_exceptions=True)
         for result in results:
             if isinstance(result, Exception):

@@ -14,7 +14,8 @@ from litestar.exceptions import WebSocketDisconnect
 
 from controlplane.dependencies import client_ip, services_of
 from controlplane.errors import DomainError
-from controlplane.realtime.hub import SESSION_EXPIRED, SESSION_INVALID, UNAUTHORIZED_CLOSE, Push
+from controlplane.realtime.hub import SESSION_EXPIRED, SESSION_INVALID, UNAUTHORIZED_CLOSE
+from controlplane.realtime.messages import AuthPush, ErrorPush, SignedIn
 from controlplane.realtime.origins import origin_allowed, report_refused
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def _origin(socket: WebSocket[Any, Any, Any]) -> str | None:
 
 
 async def _refuse(socket: WebSocket[Any, Any, Any], message: str) -> None:
-    await socket.send_text(msgspec.json.encode(Push("error", message)).decode())
+    await socket.send_text(msgspec.json.encode(ErrorPush(message=message)).decode())
     await socket.close(code=TOO_MANY_CLOSE)
 
 
@@ -84,7 +85,7 @@ async def _serve(socket: WebSocket[Any, Any, Any], services: Services) -> None:
     try:
         principal = await services.handshakes.principal(token)
     except DomainError:
-        await socket.send_text(msgspec.json.encode(Push("auth", SESSION_INVALID)).decode())
+        await socket.send_text(msgspec.json.encode(AuthPush(message=SESSION_INVALID)).decode())
         await socket.close(code=UNAUTHORIZED_CLOSE)
         return
     services.hub.attach(principal.user_id, socket, principal.session_id)
@@ -95,7 +96,7 @@ async def _serve(socket: WebSocket[Any, Any, Any], services: Services) -> None:
     loop = asyncio.get_running_loop()
     expires = loop.time() + max(0.0, principal.valid_until - time.time())
     try:
-        await socket.send_text(msgspec.json.encode(Push("auth", data={"username": principal.username})).decode())
+        await socket.send_text(msgspec.json.encode(AuthPush(data=SignedIn(principal.username))).decode())
         async with asyncio.timeout_at(expires):
             await _receive(socket, settings.socket_messages_per_minute)
     except TimeoutError:

@@ -20,7 +20,7 @@ from controlplane.domain.accounts.models import Role
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import OperationKind
 from controlplane.nodes.registry import AgentLink
-from controlplane.realtime.hub import Push
+from controlplane.realtime.messages import InfoPush, Subject
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
@@ -73,9 +73,9 @@ async def test_a_push_from_one_instance_reaches_a_browser_on_the_other(pair: tup
     first, second = pair
     browser = RecordingSocket()
     second.hub.attach("user-1", browser)
-    await first.hub.push("user-1", Push("info", "Hola", {"n": 1}))
+    await first.hub.push("user-1", InfoPush(message="Hola", data=Subject(peer_id="p-1")))
     await eventually(lambda: browser.received)
-    assert browser.received == [{"type": "info", "message": "Hola", "data": {"n": 1}}]
+    assert browser.received == [{"type": "info", "message": "Hola", "data": {"peer_id": "p-1"}}]
 
 
 async def test_a_change_through_one_instance_wakes_the_agent_stream_on_the_other(

@@ -24,7 +24,7 @@ from controlplane.domain.accounts.models import User
 from controlplane.domain.accounts.schemas import LoginRequest
 from controlplane.domain.accounts.sessions import CLIENT
 from controlplane.errors import DomainError
-from controlplane.realtime.hub import Push
+from controlplane.realtime.messages import InfoPush, SuccessPush
 from controlplane.services import Services, build_services
 from controlplane.settings import RateLimit, RateLimits, Settings
 from tests.api.conftest import TEST_DB, _empty_database
@@ -76,7 +76,7 @@ async def test_redis_down_logins_limits_and_pushes_go_on_in_this_process(
     browser = RecordingSocket()
     services.hub.attach(user.id, browser)
 
-    async def delivered(push: Push) -> bool:
+    async def delivered(push: InfoPush | SuccessPush) -> bool:
         browser.received.clear()
         await services.hub.push(user.id, push)
         for _ in range(100):  # up to 5 s: a loaded CI machine may take a while to carry it through Redis
@@ -86,19 +86,19 @@ async def test_redis_down_logins_limits_and_pushes_go_on_in_this_process(
         return False
 
     try:
-        assert await delivered(Push("info", "Con Redis"))
+        assert await delivered(InfoPush(message="Con Redis"))
         proxy.cut()
         # Logins work (the limiter counts in this process) and the limit still holds.
         assert await login_as(PASSWORD) == "ok"
         assert [await login_as("mala") for _ in range(3)][-1] in {"invalid_credentials", "too_many_requests"}
         assert await login_as(PASSWORD) == "too_many_requests"
         # A push reaches this process's browser although Redis cannot carry it.
-        assert await delivered(Push("success", "Sin Redis"))
+        assert await delivered(SuccessPush(message="Sin Redis"))
         proxy.restore()
         # Redis is back: no push is lost while the subscription re-subscribes (it retries every second), none is
         # delivered twice, and after that they flow through Redis again.
         for n in range(30):
-            assert await delivered(Push("info", f"Con Redis otra vez {n}"))
+            assert await delivered(InfoPush(message=f"Con Redis otra vez {n}"))
             await asyncio.sleep(0.1)
         assert services.bus._ready.is_set()
     finally:

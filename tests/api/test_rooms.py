@@ -21,12 +21,27 @@ from controlplane.domain.servers.models import Server
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.desired_state import delta_message, full_state
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
-from controlplane.realtime.hub import VERSIONED_TYPES
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
 
 ROOMS = "/api/client/network/partys"
 PEERS = "/api/client/accounts/peers"
+
+
+# Pushes about one peer or room: each must carry its version (docs/api.md, versions).
+VERSIONED_TYPES = frozenset(
+    {
+        "created_peer",
+        "updated_peer",
+        "deleted_peer",
+        "new_party_operation",
+        "stop_party_operation",
+        "updated_owner_party",
+        "updated_guest_party",
+        "deleted_owner_party",
+        "deleted_guest_party",
+    }
+)
 
 
 class Inbox:

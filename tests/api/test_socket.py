@@ -10,7 +10,7 @@ from litestar.exceptions import WebSocketDisconnect
 from litestar.testing import AsyncTestClient, TestClient
 
 from controlplane.app import create_app
-from controlplane.realtime.hub import Push
+from controlplane.realtime.messages import SuccessPush
 from controlplane.services import Services
 from controlplane.settings import default_origins
 from tests.api.factories import login, make_user
@@ -22,7 +22,7 @@ async def test_socket_greets_the_user_and_delivers_pushes(services: Services, cl
     with TestClient(app=create_app(services=services)) as sync_client:
         with sync_client.websocket_connect(f"/ws?token={token}") as socket:
             assert socket.receive_json() == {"type": "auth", "data": {"username": "ana"}}
-            sync_client.blocking_portal.call(services.hub.push, user.id, Push("success", "Listo"))
+            sync_client.blocking_portal.call(services.hub.push, user.id, SuccessPush(message="Listo"))
             assert socket.receive_json() == {"type": "success", "message": "Listo"}
             socket.send_text('{"type":"ping"}')
             assert socket.receive_json() == {"type": "pong"}

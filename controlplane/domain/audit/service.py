@@ -2,46 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-import msgspec
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import after_commit
 from controlplane.domain.accounts.sessions import Principal
 from controlplane.domain.audit.models import AuditEntry
-from controlplane.realtime.hub import Push, PushHub
-
-
-class AuditView(msgspec.Struct):
-    id: str
-    created: datetime
-    actor_id: str
-    actor_username: str
-    actor_role: str
-    action: str
-    target_type: str
-    target_id: str | None
-    summary: str
-    ip_address: str
-
-
-class AuditPage(msgspec.Struct):
-    items: list[AuditView]
-    total: int
-    page: int
-    page_size: int
-
-
-class AuditFilter(msgspec.Struct, forbid_unknown_fields=True):
-    q: str = ""  # free text over summary, actor and target id
-    action: str = ""
-    actor: str = ""  # username
-    target_type: str = ""
-    target_id: str = ""
-    since: datetime | None = None
-    until: datetime | None = None
+from controlplane.domain.audit.schemas import AuditFilter, AuditPage, AuditView
+from controlplane.realtime.hub import PushHub
+from controlplane.realtime.messages import AuditPush
 
 
 def view(entry: AuditEntry) -> AuditView:
@@ -87,8 +56,8 @@ class AuditLog:
         )
         db.add(entry)
         await db.flush()
-        data = msgspec.to_builtins(view(entry))
-        after_commit(db, lambda: self._hub.push_staff(Push("audit", data=data)))
+        pushed = AuditPush(data=view(entry))
+        after_commit(db, lambda: self._hub.push_staff(pushed))
         return entry
 
     async def search(self, db: AsyncSession, where: AuditFilter, page: int, page_size: int) -> AuditPage:

@@ -15,7 +15,6 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-import msgspec
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -38,7 +37,8 @@ from controlplane.payments.base import (
     PaymentStatus,
     RejectedNotification,
 )
-from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime.hub import PushHub
+from controlplane.realtime.messages import ErrorPush, PushMessage, Subject, SuccessPush, UpdatedPeer
 from controlplane.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -403,9 +403,8 @@ class InvoiceService:
             self._push(
                 db,
                 invoice.user_id,
-                Push(
-                    "error",
-                    f"Pago recibido, pero no se pudo completar la compra: {exc.message} "
+                ErrorPush(
+                    message=f"Pago recibido, pero no se pudo completar la compra: {exc.message} "
                     "Lo reintentaremos en unos minutos.",
                 ),
             )
@@ -420,7 +419,7 @@ class InvoiceService:
             self._push(db, invoice.user_id, push)
         return True
 
-    async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer, list[Push]]:
+    async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer, list[PushMessage]]:
         owner = await db.get(User, invoice.user_id)
         if owner is None or owner.deleted_at is not None:
             # Paid after the account was deleted: kept `paid` with this problem for staff to refund.
@@ -430,7 +429,8 @@ class InvoiceService:
         if invoice.mode is InvoiceMode.NEW_PEER:
             peer = await self._create_peer(db, invoice, utcnow() + validity, plan)
             # created_peer follows when the node confirms (PeerService tells the owner).
-            return peer, [Push("success", f"Pago recibido. Creando el peer {peer.name}...", {"peer_id": peer.id})]
+            creating = f"Pago recibido. Creando el peer {peer.name}..."
+            return peer, [SuccessPush(message=creating, data=Subject(peer_id=peer.id))]
         if invoice.peer_id is None:
             raise Conflict("El peer de esta compra ya no existe; contacte con soporte.", code="peer_gone")
         peer = await self._peers.owned(db, invoice.user_id, invoice.peer_id, lock=True)
@@ -439,9 +439,11 @@ class InvoiceService:
             # (the manager's own extension, by contrast, leaves such a peer unlimited).
             peer.expiration_date = utcnow()
         await self._peers.add_plan(db, peer, invoice.plan_id, invoice.plan_name, invoice.amount, invoice.validity_hours)
-        view = msgspec.to_builtins(self._peers.view(peer))
         message = f"Pago recibido. Plan {invoice.plan_name} añadido al peer {peer.name}."
-        return peer, [Push("updated_peer", data=view), Push("success", message, {"peer_id": peer.id})]
+        return peer, [
+            UpdatedPeer(data=self._peers.view(peer)),
+            SuccessPush(message=message, data=Subject(peer_id=peer.id)),
+        ]
 
     async def _create_peer(
         self, db: AsyncSession, invoice: Invoice, expiration: Any, plan: tuple[str | None, str, Any]
@@ -457,7 +459,7 @@ class InvoiceService:
                     raise
         raise Conflict("No se encontró un nombre libre para el peer.", code="peer_name_taken")
 
-    def _push(self, db: AsyncSession, user_id: str, push: Push) -> None:
+    def _push(self, db: AsyncSession, user_id: str, push: PushMessage) -> None:
         send: Callable[[], Any] = lambda: self._hub.push(user_id, push)  # noqa: E731
         after_commit(db, send)
 

@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import after_commit
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.schemas import PeerView
-from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime.hub import PushHub
+from controlplane.realtime.messages import UpdatedPeer
 
 # Alternations older than this are forgotten: two devices fighting switch every few seconds to minutes; a person
 # who walks in and out of Wi-Fi coverage twice in ten minutes is rare (and is told what to do if it happens).
@@ -141,5 +141,5 @@ class SharedConfigWatch:
             peer.shared_config_warned_at = at
         await db.flush()
         for peer in peers:
-            push = Push("updated_peer", data=msgspec.to_builtins(self._view(peer)))
+            push = UpdatedPeer(data=self._view(peer))
             after_commit(db, functools.partial(self._hub.push, peer.user_id, push))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import re
 
-import msgspec
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -19,7 +18,8 @@ from controlplane.db import after_commit, transaction
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive, PeerService
 from controlplane.errors import BadRequest, Conflict
-from controlplane.realtime.hub import Push, PushHub
+from controlplane.realtime.hub import PushHub
+from controlplane.realtime.messages import UpdatedPeer
 
 DEVICE_HEADER = "X-Device-Id"
 # Whatever stable identifier the client app keeps (a UUID, an Android id): printable ASCII without spaces.
@@ -111,5 +111,5 @@ async def release(db: AsyncSession, peers: PeerService, user_id: str, peer_id: s
 
 def _push_peer(db: AsyncSession, peers: PeerService, hub: PushHub, peer: Peer) -> None:
     """The owner's pages show the link as bound from now on."""
-    push = Push("updated_peer", data=msgspec.to_builtins(peers.view(peer)))
+    push = UpdatedPeer(data=peers.view(peer))
     after_commit(db, functools.partial(hub.push, peer.user_id, push))

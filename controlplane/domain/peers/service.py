@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Literal, Protocol
 
-import msgspec
 from sqlalchemy import case, func, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,7 +24,8 @@ from controlplane.errors import Conflict, Invalid, NotFound
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.nodes.operations import NodeOperations, failure_reason
-from controlplane.realtime.hub import Push, PushHub, view_version
+from controlplane.realtime import messages
+from controlplane.realtime.hub import PushHub, view_version
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
 
@@ -386,7 +386,9 @@ class PeerService:
         kind = OperationKind.ENABLE if active else OperationKind.DISABLE
         await self._nodes.change(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
         if message:
-            self._push_after_commit(db, peer.user_id, Push("info", message, {"peer_id": peer.id}))
+            self._push_after_commit(
+                db, peer.user_id, messages.InfoPush(message=message, data=messages.Subject(peer.id))
+            )
 
     async def delete(self, db: AsyncSession, peer: Peer) -> None:
         """Delete a peer: it leaves its room first (nodes and users hear of it), its node drops its key, and the
@@ -546,7 +548,7 @@ class PeerService:
         peer.pending_server_id = peer.pending_address = peer.pending_public_key = None
         peer.pending_private_key_enc = peer.pending_preshared_key_enc = None
 
-    def _push_after_commit(self, db: AsyncSession, user_id: str, push: Push) -> None:
+    def _push_after_commit(self, db: AsyncSession, user_id: str, push: messages.PushMessage) -> None:
         after_commit(db, lambda: self._hub.push(user_id, push))
 
     async def operation_ended(self, db: AsyncSession, operation: NodeOperation, peer: Peer | None) -> None:
@@ -560,32 +562,37 @@ class PeerService:
             return
         if peer is None:
             if operation.status is OperationStatus.OK:
-                self._push_after_commit(db, user_id, Push("deleted_peer", data={"id": operation.peer_id}))
+                gone = messages.ref(operation.peer_id or "")
+                self._push_after_commit(db, user_id, messages.DeletedPeer(data=gone))
             return
         if "plans_history" in inspect(peer).unloaded:  # a peer loaded by a query has them (selectin) already
             await db.refresh(peer, ["plans_history"])
         if "membership" in inspect(peer).unloaded:
             await db.refresh(peer, ["membership"])
-        view = msgspec.to_builtins(self.view(peer))
+        view = self.view(peer)
         if operation.status is OperationStatus.OK:
-            kind, message = {
-                OperationKind.CREATE: ("created_peer", f"Peer {peer.name} creado correctamente."),
-                OperationKind.REGENERATE: ("updated_peer", f"Peer {peer.name} regenerado correctamente."),
-                OperationKind.CHANGE_SERVER: (
-                    "updated_peer",
-                    f"Servidor del peer {peer.name} cambiado. Descargue de nuevo la configuración.",
-                ),
-            }.get(operation.kind, ("updated_peer", None))
-            self._push_after_commit(db, user_id, Push(kind, message, view))
+            if operation.kind is OperationKind.CREATE:
+                done: messages.PushMessage = messages.CreatedPeer(
+                    message=f"Peer {peer.name} creado correctamente.", data=view
+                )
+            else:
+                message = {
+                    OperationKind.REGENERATE: f"Peer {peer.name} regenerado correctamente.",
+                    OperationKind.CHANGE_SERVER: (
+                        f"Servidor del peer {peer.name} cambiado. Descargue de nuevo la configuración."
+                    ),
+                }.get(operation.kind)
+                done = messages.UpdatedPeer(message=message, data=view)
+            self._push_after_commit(db, user_id, done)
             return
         if operation.kind not in (OperationKind.DISABLE, OperationKind.ENABLE):
             # A switch stands whatever its node said: the database is the truth, and the node converges to it (the
             # agent resyncs after an error, a node that was down gets a snapshot), so there is no failure to tell
             # (docs/operations.md, "What the customer is told").
             message = await self._failure_message(db, operation, peer, pending_target)
-            self._push_after_commit(db, user_id, Push("error", message, {"peer_id": peer.id}))
+            self._push_after_commit(db, user_id, messages.ErrorPush(message=message, data=messages.Subject(peer.id)))
         # The busy flag is cleared either way: send the peer too, so the list shows its current state.
-        self._push_after_commit(db, user_id, Push("updated_peer", data=view))
+        self._push_after_commit(db, user_id, messages.UpdatedPeer(data=view))
 
     async def _failure_message(
         self, db: AsyncSession, operation: NodeOperation, peer: Peer, pending_target: str | None

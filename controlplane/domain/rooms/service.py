@@ -12,7 +12,6 @@ import secrets
 import time
 from collections.abc import Iterable, Mapping
 
-import msgspec
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -33,7 +32,8 @@ from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.nodes.operations import NodeOperations, failure_reason
 from controlplane.ratelimit import RateLimiter
-from controlplane.realtime.hub import Push, PushHub, view_version
+from controlplane.realtime import messages
+from controlplane.realtime.hub import PushHub, view_version
 from controlplane.settings import RateLimit
 
 MAX_OWNED = 5
@@ -351,8 +351,8 @@ class RoomService:
                 db, server_id, OperationKind.ROOM, NodeChange(remove_rooms=(room_id,)), notify=False
             )
         for user_id in users | {owner_id}:
-            kind = "deleted_owner_party" if user_id == owner_id else "deleted_guest_party"
-            self._push(db, user_id, Push(kind, data={"id": room_id}))
+            gone = messages.DeletedOwnerRoom if user_id == owner_id else messages.DeletedGuestRoom
+            self._push(db, user_id, gone(data=messages.ref(room_id)))
 
     async def _add_member(self, db: AsyncSession, room: Room, peer: Peer) -> None:
         try:
@@ -373,16 +373,16 @@ class RoomService:
             await self._nodes.change(db, server_id, OperationKind.ROOM, payload, room_id=room.id)
         users_after = await self._users_of(db, room.id, room.owner_id)
         for user_id in users_before - users_after:
-            self._push(db, user_id, Push("deleted_guest_party", data={"id": room.id}))
+            self._push(db, user_id, messages.DeletedGuestRoom(data=messages.ref(room.id)))
         await self._tell(db, room, users_after, operation_started=bool(nodes_before | nodes_after))
 
     async def _tell(self, db: AsyncSession, room: Room, users: Iterable[str], *, operation_started: bool) -> None:
         for user_id in sorted(users):
-            view = msgspec.to_builtins(await self.view(db, room, user_id))
+            view = await self.view(db, room, user_id)
             if operation_started:
-                self._push(db, user_id, Push("new_party_operation", data={"id": room.id}))
-            kind = "updated_owner_party" if user_id == room.owner_id else "updated_guest_party"
-            self._push(db, user_id, Push(kind, data=view))
+                self._push(db, user_id, messages.NewRoomOperation(data=messages.ref(room.id)))
+            updated = messages.UpdatedOwnerRoom if user_id == room.owner_id else messages.UpdatedGuestRoom
+            self._push(db, user_id, updated(data=view))
 
     async def operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
         """A node answered (or timed out) for a room: once none of the room's operations is pending, its users
@@ -404,11 +404,11 @@ class RoomService:
                 room=room.name, server=server.name if server else operation.server_id, why=failure_reason(operation)
             )
             for user_id in users:
-                self._push(db, user_id, Push("info", notice, {"party_id": room.id}))
+                self._push(db, user_id, messages.InfoPush(message=notice, data=messages.Subject(party_id=room.id)))
         if await self._busy(db, [room.id]):
             return
         for user_id in sorted(users):
-            self._push(db, user_id, Push("stop_party_operation", data={"id": room.id}))
+            self._push(db, user_id, messages.StopRoomOperation(data=messages.ref(room.id)))
         await self._tell(db, room, users, operation_started=False)
 
     # --- helpers ------------------------------------------------------------------------------------------------
@@ -541,5 +541,5 @@ class RoomService:
             for p in rooms
         ]
 
-    def _push(self, db: AsyncSession, user_id: str, push: Push) -> None:
+    def _push(self, db: AsyncSession, user_id: str, push: messages.PushMessage) -> None:
         after_commit(db, lambda: self._hub.push(user_id, push))
