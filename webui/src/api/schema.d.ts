@@ -1668,6 +1668,193 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * AuthPush
+         * @description The socket is signed in (`data.username`), or its session ended (`message`, then close code 4401).
+         */
+        AuthPush: {
+            /** @enum {unknown} */
+            type: "auth";
+            data?: components["schemas"]["SignedIn"] | null;
+            message?: string | null;
+        };
+        /** SignedIn */
+        SignedIn: {
+            username: string;
+        };
+        /** SuccessPush */
+        SuccessPush: {
+            /** @enum {unknown} */
+            type: "success";
+            data?: components["schemas"]["Subject"] | null;
+            message?: string | null;
+        };
+        /**
+         * Subject
+         * @description Which peer or room a notice concerns, when it concerns one.
+         */
+        Subject: {
+            peer_id?: string | null;
+            party_id?: string | null;
+        };
+        /** ErrorPush */
+        ErrorPush: {
+            /** @enum {unknown} */
+            type: "error";
+            data?: components["schemas"]["Subject"] | null;
+            message?: string | null;
+        };
+        /** InfoPush */
+        InfoPush: {
+            /** @enum {unknown} */
+            type: "info";
+            data?: components["schemas"]["Subject"] | null;
+            message?: string | null;
+        };
+        /** CreatedPeer */
+        CreatedPeer: {
+            /** @enum {unknown} */
+            type: "created_peer";
+            data: components["schemas"]["PeerView"];
+            message?: string | null;
+        };
+        /** RoomRef */
+        RoomRef: {
+            id: string;
+            name: string;
+        };
+        /** UpdatedPeer */
+        UpdatedPeer: {
+            /** @enum {unknown} */
+            type: "updated_peer";
+            data: components["schemas"]["PeerView"];
+            message?: string | null;
+        };
+        /** DeletedPeer */
+        DeletedPeer: {
+            /** @enum {unknown} */
+            type: "deleted_peer";
+            data: components["schemas"]["EntityRef"];
+            message?: string | null;
+        };
+        /**
+         * EntityRef
+         * @description A peer or room named by id (deleted, or marked busy or idle).
+         */
+        EntityRef: {
+            id: string;
+            version: number;
+        };
+        /** PeerStats */
+        PeerStats: {
+            /** @enum {unknown} */
+            type: "peer_stats";
+            data: components["schemas"]["PeerStatsData"];
+            message?: string | null;
+        };
+        /** PeerStatsData */
+        PeerStatsData: {
+            peers: components["schemas"]["PeerStatsLine"][];
+        };
+        /** PeerStatsLine */
+        PeerStatsLine: {
+            id: string;
+            latest_handshake: number;
+            rx_bytes: number;
+            tx_bytes: number;
+        };
+        /** NewRoomOperation */
+        NewRoomOperation: {
+            /** @enum {unknown} */
+            type: "new_party_operation";
+            data: components["schemas"]["EntityRef"];
+            message?: string | null;
+        };
+        /** StopRoomOperation */
+        StopRoomOperation: {
+            /** @enum {unknown} */
+            type: "stop_party_operation";
+            data: components["schemas"]["EntityRef"];
+            message?: string | null;
+        };
+        /** UpdatedOwnerRoom */
+        UpdatedOwnerRoom: {
+            /** @enum {unknown} */
+            type: "updated_owner_party";
+            data: components["schemas"]["RoomView"];
+            message?: string | null;
+        };
+        /** UpdatedGuestRoom */
+        UpdatedGuestRoom: {
+            /** @enum {unknown} */
+            type: "updated_guest_party";
+            data: components["schemas"]["RoomView"];
+            message?: string | null;
+        };
+        /** DeletedOwnerRoom */
+        DeletedOwnerRoom: {
+            /** @enum {unknown} */
+            type: "deleted_owner_party";
+            data: components["schemas"]["EntityRef"];
+            message?: string | null;
+        };
+        /** DeletedGuestRoom */
+        DeletedGuestRoom: {
+            /** @enum {unknown} */
+            type: "deleted_guest_party";
+            data: components["schemas"]["EntityRef"];
+            message?: string | null;
+        };
+        /** NodeStatus */
+        NodeStatus: {
+            /** @enum {unknown} */
+            type: "node_status";
+            data: components["schemas"]["NodeStatusData"];
+            message?: string | null;
+        };
+        /** NodeStatusData */
+        NodeStatusData: {
+            id: string;
+            online: boolean;
+        };
+        /** NodeStats */
+        NodeStats: {
+            /** @enum {unknown} */
+            type: "node_stats";
+            data: components["schemas"]["NodeStatsData"];
+            message?: string | null;
+        };
+        /** NodeStatsData */
+        NodeStatsData: {
+            id: string;
+            stats_at: string;
+            stats_peers_connected: number;
+            stats_rx_bytes: number;
+            stats_tx_bytes: number;
+        };
+        /** AuditPush */
+        AuditPush: {
+            /** @enum {unknown} */
+            type: "audit";
+            data: components["schemas"]["AuditView"];
+            message?: string | null;
+        };
+        /**
+         * PongPush
+         * @description The answer to a `{"type": "ping"}` the browser sends.
+         */
+        PongPush: {
+            /** @enum {unknown} */
+            type: "pong";
+            message?: string | null;
+        };
+        /**
+         * PushMessage
+         * @description Represent a PEP 604 union type
+         *
+         *     E.g. for int | str
+         */
+        PushMessage: components["schemas"]["AuthPush"] | components["schemas"]["SuccessPush"] | components["schemas"]["ErrorPush"] | components["schemas"]["InfoPush"] | components["schemas"]["CreatedPeer"] | components["schemas"]["UpdatedPeer"] | components["schemas"]["DeletedPeer"] | components["schemas"]["PeerStats"] | components["schemas"]["NewRoomOperation"] | components["schemas"]["StopRoomOperation"] | components["schemas"]["UpdatedOwnerRoom"] | components["schemas"]["UpdatedGuestRoom"] | components["schemas"]["DeletedOwnerRoom"] | components["schemas"]["DeletedGuestRoom"] | components["schemas"]["NodeStatus"] | components["schemas"]["NodeStats"] | components["schemas"]["AuditPush"] | components["schemas"]["PongPush"];
     };
     responses: never;
     parameters: never;

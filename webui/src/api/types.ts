@@ -92,3 +92,8 @@ export type StaffInvoice = Schema['StaffInvoice'];
 export type StaffInvoiceDetail = Schema['StaffInvoiceDetail'];
 export type StaffInvoicePage = Schema['InvoicePage'];
 export type ManualPayment = Schema['ManualPayment'];
+
+// Push messages of the live socket: every type with its data (features/realtime/messages.ts derives the rest).
+export type ServerPush = Schema['PushMessage'];
+export type NoticeData = Schema['Subject'];
+export type PeerStats = Schema['PeerStatsLine'];

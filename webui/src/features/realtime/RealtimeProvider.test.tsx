@@ -219,7 +219,7 @@ describe('realtime socket', () => {
     signIn();
     const seen: string[] = [];
     function Subscriber() {
-      usePushMessage<{ id: string }>(['updated_peer', 'deleted_peer'], (message) => {
+      usePushMessage(['updated_peer', 'deleted_peer'], (message) => {
         seen.push(`${message.type}:${message.data?.id ?? ''}`);
       });
       return null;

@@ -1,4 +1,4 @@
 /** Realtime feature: the socket provider (mounted once by the app) and the hooks features subscribe with. */
 export { RealtimeProvider } from './RealtimeProvider';
 export { useLatestPushMessage, usePushMessage, useSocketOpened, useSocketStatus } from './use-push-message';
-export type { NoticeData, PushMessage, PushType } from './messages';
+export type { NoticeData, PushMessage, PushOf, PushType } from './messages';

@@ -1,33 +1,16 @@
-/** The push message types of spec section 4 and docs/api.md, and the data the generic ones carry. */
+/** The push messages of the live socket (docs/api.md): types and data as the OpenAPI document declares them. */
+import type { ServerPush } from '../../api/types';
+
 export type { PushMessage } from '../../lib/socket';
-
-/** Every type the server sends; features subscribe to the ones they handle. */
-export type PushType =
-  | 'auth'
-  | 'success'
-  | 'error'
-  | 'info'
-  | 'created_peer'
-  | 'updated_peer'
-  | 'deleted_peer'
-  | 'peer_stats'
-  | 'new_party_operation'
-  | 'stop_party_operation'
-  | 'updated_owner_party'
-  | 'updated_guest_party'
-  | 'deleted_owner_party'
-  | 'deleted_guest_party'
-  // Staff sockets only (manager pages, docs/api.md).
-  | 'node_status'
-  | 'node_stats'
-  | 'audit'
-  | 'pong';
-
 /** `data` of success / error / info: which peer or room the toast concerns, when it concerns one. */
-export interface NoticeData {
-  peer_id?: string;
-  party_id?: string;
-}
+export type { NoticeData } from '../../api/types';
+
+/** Every type the server sends; features subscribe to the ones they handle (staff sockets only: node_status,
+ * node_stats, audit). */
+export type PushType = ServerPush['type'];
+
+/** A push message of one of the types `T`, with its `data` typed. */
+export type PushOf<T extends PushType> = Extract<ServerPush, { type: T }>;
 
 /** Fallback toast for an `error` push without a message (spec section 8). */
 export const PUSH_ERROR_FALLBACK = 'Hubo un error al realizar la operación.';

@@ -1,7 +1,7 @@
 /** Hooks through which features receive push messages from the live socket. */
 import { useContext, useEffect, useRef } from 'react';
 import type { PushMessage, SocketStatus } from '../../lib/socket';
-import type { PushType } from './messages';
+import type { PushOf, PushType } from './messages';
 import {
   LatestPushMessageContext,
   PushSubscriptionContext,
@@ -10,13 +10,10 @@ import {
 } from './RealtimeProvider';
 
 /**
- * Calls `handler` for every message of the given type(s) while the component is mounted. `TData` types `data`
- * the way `api.get<T>` types an answer: the server is trusted to follow docs/api.md.
+ * Calls `handler` for every message of the given type(s) while the component is mounted, typed as the OpenAPI
+ * document declares that type: the server is trusted to follow it, the way `api.get<T>` trusts an answer.
  */
-export function usePushMessage<TData = unknown>(
-  types: PushType | readonly PushType[],
-  handler: (message: PushMessage<TData>) => void,
-): void {
+export function usePushMessage<T extends PushType>(types: T | readonly T[], handler: (message: PushOf<T>) => void): void {
   const subscribe = useContext(PushSubscriptionContext);
   if (!subscribe) throw new Error('usePushMessage outside RealtimeProvider');
   // The latest handler is called without making callers memoise it.
@@ -27,7 +24,7 @@ export function usePushMessage<TData = unknown>(
   useEffect(() => {
     const wanted = new Set(key.split(' '));
     return subscribe((message) => {
-      if (wanted.has(message.type)) handlerRef.current(message as PushMessage<TData>);
+      if (wanted.has(message.type)) handlerRef.current(message as PushOf<T>);
     });
   }, [subscribe, key]);
 }

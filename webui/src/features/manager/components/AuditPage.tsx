@@ -6,7 +6,7 @@ import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
 import { usePageTitle } from '../../../lib/page-title';
-import { type AuditEntry, managerApi } from '../api/manager';
+import { managerApi } from '../api/manager';
 import { dateTime } from '../format';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaffEvents } from '../hooks/use-staff-events';
@@ -25,7 +25,7 @@ export function AuditPage() {
     managerApi.audit({ q, actor, action, page }, signal),
   );
   // A new entry appears on top while the unfiltered first page is shown.
-  useStaffEvents<AuditEntry>('audit', (entry) => {
+  useStaffEvents('audit', (entry) => {
     if (state.status !== 'success' || page !== 1 || q || actor || action) return;
     if (state.data.items.some((e) => e.id === entry.id)) return;
     setData({ ...state.data, total: state.data.total + 1, items: [entry, ...state.data.items].slice(0, state.data.page_size) });

@@ -26,12 +26,12 @@ export function ServersPage() {
 
   const replace = (next: ServerStatus) => setData(servers.map((s) => (s.id === next.id ? next : s)));
   // Live: a node connecting or leaving, and its stats, update the row in place.
-  useStaffEvents<{ id: string; online: boolean }>('node_status', (data) => {
+  useStaffEvents('node_status', (data) => {
     if (state.status !== 'success') return;
     setData(servers.map((s) => (s.id === data.id ? { ...s, online: data.online, last_seen: new Date().toISOString() } : s)));
     if (data.online) reload();
   });
-  useStaffEvents<Partial<ServerStatus> & { id: string }>('node_stats', (data) => {
+  useStaffEvents('node_stats', (data) => {
     if (state.status !== 'success') return;
     setData(servers.map((s) => (s.id === data.id ? { ...s, ...data, online: true, last_seen: new Date().toISOString() } : s)));
   });

@@ -1,11 +1,9 @@
 /** Live updates for manager pages: the staff socket events of docs/api.md ("Live updates for staff"). */
-import { usePushMessage } from '../../realtime';
+import { usePushMessage, type PushOf } from '../../realtime';
 
 export type StaffEvent = 'node_status' | 'node_stats' | 'audit';
 
-export function useStaffEvents<TData = unknown>(
-  types: StaffEvent | readonly StaffEvent[],
-  handler: (data: TData) => void,
-): void {
-  usePushMessage<TData>(types, (message) => handler(message.data as TData));
+/** Calls `handler` with the `data` of every event of the given type(s), typed as the OpenAPI document declares it. */
+export function useStaffEvents<T extends StaffEvent>(types: T | readonly T[], handler: (data: PushOf<T>['data']) => void): void {
+  usePushMessage(types, (message: PushOf<StaffEvent>) => handler(message.data as PushOf<T>['data']));
 }

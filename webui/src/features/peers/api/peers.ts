@@ -2,15 +2,7 @@
 import type { Peer, PeerOperation, ServerOption } from '../../../api/types';
 import { api } from '../../../lib/api';
 
-export type { Peer, PeerServer, PlanHistoryEntry, ServerOption } from '../../../api/types';
-
-/** One peer's live counters from a `peer_stats` push (docs/api.md): handshake in unix seconds, 0 = never. */
-export interface PeerStats {
-  id: string;
-  latest_handshake: number;
-  rx_bytes: number;
-  tx_bytes: number;
-}
+export type { Peer, PeerServer, PeerStats, PlanHistoryEntry, ServerOption } from '../../../api/types';
 
 /**
  * Answer of the asynchronous operations: 202 with the peer now `processing`. The OpenAPI document gives the peer

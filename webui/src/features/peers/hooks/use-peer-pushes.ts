@@ -1,8 +1,8 @@
 /** What the peers screen does with push messages: peers created, changed or deleted, notices, and live stats. */
 import { useState } from 'react';
 import { toast } from '../../../lib/toasts';
-import { usePushMessage, type NoticeData } from '../../realtime';
-import type { Peer, PeerStats } from '../api/peers';
+import { usePushMessage } from '../../realtime';
+import type { PeerStats } from '../api/peers';
 import { clearProcessing, mergePeer, removePeer } from '../peer-list';
 import { DONE_TEXT, type PeerState } from './peer-state';
 
@@ -16,7 +16,7 @@ export function usePeerPushes(
 ): Record<string, PeerStats> {
   const [stats, setStats] = useState<Record<string, PeerStats>>({});
 
-  usePushMessage<Peer>(['created_peer', 'updated_peer'], ({ type, data, message }) => {
+  usePushMessage(['created_peer', 'updated_peer'], ({ type, data, message }) => {
     if (!data?.id || !ledger.note(data.id, data.version)) return;
     setPeers((list) => mergePeer(list, data));
     if (type !== 'updated_peer') {
@@ -28,13 +28,13 @@ export function usePeerPushes(
     else if (message) toast.success(message);
   });
 
-  usePushMessage<{ id: string; version?: number }>('deleted_peer', ({ data }) => {
+  usePushMessage('deleted_peer', ({ data }) => {
     if (!data?.id || !ledger.note(data.id, data.version, true)) return;
     finish(data.id);
     setPeers((list) => removePeer(list, data.id));
   });
 
-  usePushMessage<NoticeData>(['error', 'info'], ({ data }) => {
+  usePushMessage(['error', 'info'], ({ data }) => {
     const peerId = data?.peer_id;
     if (peerId) {
       finish(peerId);
@@ -45,7 +45,7 @@ export function usePeerPushes(
     onReset();
   });
 
-  usePushMessage<{ peers?: PeerStats[] }>('peer_stats', ({ data }) => {
+  usePushMessage('peer_stats', ({ data }) => {
     const update = data?.peers;
     if (!Array.isArray(update)) return;
     setStats((current) => {

@@ -1,8 +1,7 @@
 /** What the rooms screen does with push messages: room operations starting and ending, rooms changed or removed. */
 import { toast } from '../../../lib/toasts';
-import { usePushMessage, type NoticeData } from '../../realtime';
+import { usePushMessage } from '../../realtime';
 import * as roomsApi from '../api/rooms';
-import type { Room } from '../api/rooms';
 import { hasRoom, markProcessing, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
 import type { RoomState } from './room-state';
 
@@ -15,13 +14,13 @@ export function useRoomPushes(
   refreshPeers: () => void,
   onReset: () => void,
 ): void {
-  usePushMessage<{ id?: string; version?: number }>(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
+  usePushMessage(['new_party_operation', 'stop_party_operation'], ({ type, data }) => {
     pushedAbout(data?.id);
     if (!data?.id || !ledger.note(data.id, data.version)) return;
     update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
   });
 
-  usePushMessage<Room>(['updated_owner_party', 'updated_guest_party'], ({ type, data }) => {
+  usePushMessage(['updated_owner_party', 'updated_guest_party'], ({ type, data }) => {
     const room = roomsApi.roomIn(data);
     if (!room || !ledger.note(room.id, room.version)) return;
     const role: RoomRole = type === 'updated_owner_party' ? 'owner' : 'guest';
@@ -30,7 +29,7 @@ export function useRoomPushes(
     refreshPeers();
   });
 
-  usePushMessage<{ id?: string; version?: number }>(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
+  usePushMessage(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
     if (!data?.id || !ledger.note(data.id, data.version, true)) return;
     pushedAbout(data.id);
     // The page may have removed the room already when its own DELETE answered; toast each deletion once.
@@ -39,9 +38,10 @@ export function useRoomPushes(
     refreshPeers();
   });
 
-  usePushMessage<NoticeData>(['error', 'info'], ({ data }) => {
-    pushedAbout(data?.party_id);
-    if (data?.party_id) update((current) => markProcessing(current, data.party_id, false));
+  usePushMessage(['error', 'info'], ({ data }) => {
+    const roomId = data?.party_id ?? undefined;
+    pushedAbout(roomId);
+    if (roomId) update((current) => markProcessing(current, roomId, false));
     onReset();
   });
 }
