@@ -3,7 +3,8 @@
 Handlers name the parts of the app they use: `peers: Peers`, `audit: Audit`, `settings: SettingsDep`... one
 dependency per field of `Services` (services.py, the composition root; its product is kept on `app.state.services`
 and read here, the one way in). No handler receives the whole container and no controller imports services.py
-(tests/unit/test_controller_imports.py).
+(tests/unit/test_controller_imports.py). Who among the staff may call an admin route is a guard on the route
+(domain/accounts/guards.py), which finds the caller with `authenticate_staff`.
 """
 
 from __future__ import annotations
@@ -16,23 +17,27 @@ from typing import Annotated, Any, TypeAlias, TypeVar
 from litestar import Request
 from litestar.connection import ASGIConnection
 from litestar.di import Dependency, NamedDependency, Provide
+from litestar.exceptions import ImproperlyConfiguredException
 from litestar.handlers import BaseRouteHandler
 from litestar.params import SkipValidationMarker
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox
-from controlplane.db import provide_db
+from controlplane.db import provide_db, transaction
 from controlplane.domain.accounts.deletion import AccountDeletion
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal, SessionService
+from controlplane.domain.accounts.staff import StaffUsers
 from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
-from controlplane.domain.manager.access import check_role
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.rooms.service import RoomService
+from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import Switches, SwitchService
 from controlplane.errors import Maintenance, Unauthorized
 from controlplane.mail import Mailer
+from controlplane.nodes.operations import NodeOperations
+from controlplane.nodes.registry import AgentRegistry
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime.hub import PushHub
 from controlplane.services import Services
@@ -43,10 +48,6 @@ def services_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Services:
     """The built services, for what is not a handler (guards, the socket, the web UI's files)."""
     services: Services = connection.app.state.services
     return services
-
-
-async def provide_services(request: Request[Any, Any, Any]) -> Services:
-    return services_of(request)
 
 
 # The dependency name of each field of `Services`: the field's own, except the switches' service (`switches` are
@@ -122,10 +123,23 @@ async def provide_customer(request: Request[Any, Any, Any], db: NamedDependency[
     return await services_of(request).sessions.resolve(db, bearer_token(request), CLIENT)
 
 
-async def provide_staff(request: Request[Any, Any, Any], db: NamedDependency[AsyncSession]) -> Principal:
-    """A staff session whose role may call this handler (the manager roles are checked here, once)."""
-    principal = await services_of(request).sessions.resolve(db, bearer_token(request), ADMIN)
-    check_role(principal, request.route_handler.opt)
+async def authenticate_staff(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal:
+    """The staff session the bearer token names (401 without one, 403 for a customer's), for the role guards, which
+    run before any dependency: checked in a read-only transaction of its own (none when the token is remembered),
+    and kept on the connection for the handler's `staff`."""
+    services = services_of(connection)
+    token = bearer_token(connection)
+    async with transaction(services.read_sessionmaker) as db:
+        principal = await services.sessions.resolve(db, token, ADMIN)
+    connection.scope["user"] = principal
+    return principal
+
+
+async def provide_staff(request: Request[Any, Any, Any]) -> Principal:
+    """The caller the route's role guard let through (domain/accounts/guards.py)."""
+    principal = request.scope.get("user")
+    if not isinstance(principal, Principal):
+        raise ImproperlyConfiguredException(f"{request.route_handler} takes `staff` but has no role guard")
     return principal
 
 
@@ -139,10 +153,10 @@ async def not_in_maintenance(connection: ASGIConnection[Any, Any, Any, Any], han
 
 COMMON_DEPENDENCIES: dict[str, Provide | Callable[..., Any]] = {
     **{name: _part(field) for name, field in PARTS.items()},
-    "services": Provide(provide_services),
     "db": Provide(provide_session),
     "switches": Provide(provide_switches),
     "ip": Provide(provide_client_ip),
+    "staff": Provide(provide_staff),
 }
 # The customer area's controllers take these: the caller, and every part of the app resolved after it (so after
 # `db`): a handler that takes one part, `db` and `customer` (the peer list) resolves them one at a time.
@@ -150,11 +164,9 @@ CUSTOMER: dict[str, Provide | Callable[..., Any]] = {
     "customer": Provide(provide_customer),
     **{name: _part_after_customer(field) for name, field in PARTS.items()},
 }
-STAFF = {"staff": Provide(provide_staff)}
 
 # What handlers declare, by parameter name: `db: DB`, `customer: Customer`, `peers: Peers`...
 DB = NamedDependency[AsyncSession]
-ServicesDep = NamedDependency[Services]
 SwitchesDep = NamedDependency[Switches]
 ClientIP = NamedDependency[str]
 Customer = NamedDependency[Principal]
@@ -165,6 +177,7 @@ T = TypeVar("T")
 # by services.py; some types, like RateLimiter, are protocols that cannot be checked at all).
 Part: TypeAlias = Annotated[T, Dependency(kind="named"), SkipValidationMarker()]
 Accounts = Part[AccountService]
+Agents = Part[AgentRegistry]
 Audit = Part[AuditLog]
 Box = Part[SecretBox]
 Deletion = Part[AccountDeletion]
@@ -172,9 +185,12 @@ Hub = Part[PushHub]
 Invoices = Part[InvoiceService]
 Limiter = Part[RateLimiter]
 MailerDep = Part[Mailer]
+Operations = Part[NodeOperations]
 Peers = Part[PeerService]
 Rooms = Part[RoomService]
+Servers = Part[ServerService]
 Sessionmaker = Part[async_sessionmaker[AsyncSession]]
 Sessions = Part[SessionService]
 SettingsDep = Part[Settings]
+StaffUsersDep = Part[StaffUsers]
 SwitchServiceDep = Part[SwitchService]

@@ -5,8 +5,8 @@ answers 422 with `{message, code, fields?}` (errors.py) and also 401/403/404/409
 handler depends on. This walks the registered handlers once, after the app is built, and documents exactly that, so
 the fuzzing suite (tests/api/test_fuzz_openapi.py) can hold every answer to the schema.
 
-What a handler answers is read from what it declares: `customer`/`staff` parameters (401, 403), the maintenance
-guard (503), a request body (413, 422), path parameters (404); anything else it may answer goes in
+What a handler answers is read from what it declares: a `customer` parameter or a staff role guard (401, 403), the
+maintenance guard (503), a request body (413, 422), path parameters (404); anything else it may answer goes in
 `opt={"errors": (...)}` on the handler.
 """
 
@@ -30,6 +30,7 @@ from litestar.openapi.spec.security_scheme import SecurityScheme
 from litestar.routes import HTTPRoute
 
 from controlplane.dependencies import not_in_maintenance
+from controlplane.domain.accounts.guards import ROLE_GUARDS
 
 ERROR_SCHEMA = "ErrorBody"
 BEARER = "bearer"
@@ -68,11 +69,17 @@ def _error_schema() -> Schema:
 MUTATING = {"POST", "PUT", "PATCH", "DELETE"}
 
 
+def authenticated(handler: HTTPRouteHandler) -> bool:
+    """Called with an access token: a customer's (the `customer` parameter) or the staff's (a role guard)."""
+    guards = handler.resolve_guards()
+    return "customer" in handler.parsed_fn_signature.parameters or any(g in guards for g in ROLE_GUARDS)
+
+
 def error_statuses(handler: HTTPRouteHandler, path_params: set[str]) -> set[int]:
     params = set(handler.parsed_fn_signature.parameters)
     path_has_params = bool(path_params)
     statuses: set[int] = set(handler.opt.get("errors", ()))
-    if params & {"customer", "staff"}:
+    if authenticated(handler):
         statuses |= {401, 403}
     if not_in_maintenance in handler.resolve_guards() and not handler.opt.get("maintenance_exempt"):
         statuses.add(503)
@@ -126,5 +133,5 @@ def document_errors(app: Litestar) -> None:
                 body = operation.request_body
                 if isinstance(body, RequestBody) and data is not None and data.has_default:
                     body.required = False  # e.g. logout: the body is optional
-                if set(handler.parsed_fn_signature.parameters) & {"customer", "staff"}:
+                if authenticated(handler):
                     operation.security = [{BEARER: []}]

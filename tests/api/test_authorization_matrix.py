@@ -102,7 +102,7 @@ def admin_only(ok: int, body: Body = None) -> Rule:
 
 
 def manager(*, support: bool, body: Body = None) -> Rule:
-    """Manager API: customers never (403 staff_only); support where the handler says `opt=SUPPORT`."""
+    """Manager API: customers never (403 staff_only); support where the route's guard is `admin_or_support`."""
     return Rule(401, 403, 403, LET if support else 403, LET, body)
 
 

@@ -39,8 +39,7 @@ from sqlalchemy.orm import selectinload
 from controlplane.db import system_time, transaction
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.invoices.models import Invoice
-from controlplane.domain.invoices.service import NotificationRefused
-from controlplane.domain.manager.invoices import MANUAL_PREFIX
+from controlplane.domain.invoices.service import MANUAL_PREFIX, NotificationRefused
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.service import add_plan
 from controlplane.domain.servers.models import Server

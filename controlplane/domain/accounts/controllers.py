@@ -1,16 +1,19 @@
-"""Account and session endpoints: login, registration, tokens, recovery and the customer's settings."""
+"""Account and session endpoints: login, registration, tokens, recovery and the customer's settings; for the staff,
+their own session and the manager's Usuarios page (`/api/admin/users`)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.background_tasks import BackgroundTask
-from litestar.params import JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from controlplane.dependencies import (
     CUSTOMER,
     DB,
-    STAFF,
     Accounts,
+    Audit,
     ClientIP,
     Customer,
     Deletion,
@@ -19,14 +22,16 @@ from controlplane.dependencies import (
     Sessions,
     SettingsDep,
     Staff,
+    StaffUsersDep,
     SwitchesDep,
     bearer_token,
     not_in_maintenance,
 )
 from controlplane.domain.accounts import schemas
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
-from controlplane.domain.manager.access import SUPPORT
+from controlplane.domain.manager import schemas as staff_schemas
 from controlplane.errors import Unauthorized
 from controlplane.mail import Mailer
 from controlplane.ratelimit import RateLimiter
@@ -216,8 +221,94 @@ class AdminAuthController(Controller):
         access, refresh = await accounts.login(data, ADMIN, ip)
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
-    @get("/verify-token", operation_id="adminVerifyToken", dependencies=STAFF, opt=SUPPORT)
+    @get("/verify-token", operation_id="adminVerifyToken", guards=[admin_or_support])
     async def verify_token(
         self, accounts: Accounts, db: DB, switches: SwitchesDep, staff: Staff
     ) -> schemas.CurrentUser:
         return current_user_view(await accounts.get_user(db, staff.user_id), switches)
+
+
+class AdminUserController(Controller):
+    path = "/api/admin/users"
+    tags = ["admin"]
+
+    @get("/", operation_id="adminSearchUsers", guards=[admin_or_support])
+    async def search(
+        self,
+        staff_users: StaffUsersDep,
+        db: DB,
+        q: staff_schemas.Search = "",
+        blocked: Annotated[bool | None, QueryParameter()] = None,
+        role: Annotated[str, QueryParameter(max_length=16)] = "",
+        page: staff_schemas.Page = 1,
+        page_size: staff_schemas.PageSize = 25,
+    ) -> staff_schemas.UserPage:
+        return await staff_users.search(db, q, blocked, role, page, page_size)
+
+    @get("/{user_id:str}", operation_id="adminGetUser", guards=[admin_or_support])
+    async def read(self, staff_users: StaffUsersDep, db: DB, user_id: FromPath[str]) -> staff_schemas.UserDetail:
+        return await staff_users.detail(db, user_id)
+
+    @patch("/{user_id:str}", operation_id="adminUpdateUser", guards=[admin_or_support])
+    async def update(
+        self, staff_users: StaffUsersDep, audit: Audit, db: DB, staff: Staff, ip: ClientIP, user_id: FromPath[str],
+        data: JSONBody[staff_schemas.UserPatch],
+    ) -> staff_schemas.UserRow:  # fmt: skip
+        row = await staff_users.set_blocked(db, user_id, data.blocked)
+        action = "user.block" if data.blocked else "user.unblock"
+        text = "bloqueado; sesiones cerradas" if data.blocked else "desbloqueado"
+        await audit.record(db, staff, ip, action, "user", row.id, f"Usuario {row.username} {text}")
+        return row
+
+    @delete("/{user_id:str}", status_code=200, operation_id="adminDeleteUser", guards=[admin_only])
+    async def delete_user(
+        self, staff_users: StaffUsersDep, audit: Audit, db: DB, staff: Staff, ip: ClientIP, user_id: FromPath[str]
+    ) -> staff_schemas.UserRow:
+        """Admins only: the account's peers, owned rooms and sessions go, its invoices stay (docs/security.md)."""
+        username, row = await staff_users.delete(db, user_id)
+        await audit.record(
+            db, staff, ip, "user.delete", "user", row.id, f"Cuenta {username} eliminada; peers y sesiones cerrados"
+        )
+        return row
+
+    @post(
+        "/{user_id:str}/password-reset",
+        status_code=200,
+        operation_id="adminSendPasswordReset",
+        guards=[admin_or_support],
+    )
+    async def password_reset(
+        self, staff_users: StaffUsersDep, audit: Audit, mailer: MailerDep, db: DB, staff: Staff, ip: ClientIP,
+        user_id: FromPath[str],
+    ) -> Response[staff_schemas.Done]:  # fmt: skip
+        user, mail = await staff_users.password_reset_email(db, user_id)
+        await audit.record(
+            db,
+            staff,
+            ip,
+            "user.password_reset",
+            "user",
+            user.id,
+            f"Enlace de restablecimiento enviado a {user.username}",
+        )
+        done = staff_schemas.Done(
+            success=True, message=f"Enlace para restablecer la contraseña enviado a {user.email}."
+        )
+        return Response(done, background=_mail_task(mailer, mail))
+
+    @post(
+        "/{user_id:str}/verification",
+        status_code=200,
+        operation_id="adminResendVerification",
+        guards=[admin_or_support],
+    )
+    async def verification(
+        self, staff_users: StaffUsersDep, audit: Audit, mailer: MailerDep, db: DB, staff: Staff, ip: ClientIP,
+        user_id: FromPath[str],
+    ) -> Response[staff_schemas.Done]:  # fmt: skip
+        user, mail = await staff_users.verification_email(db, user_id)
+        await audit.record(
+            db, staff, ip, "user.verification", "user", user.id, f"Verificación de email reenviada a {user.username}"
+        )
+        done = staff_schemas.Done(success=True, message=f"Email de verificación enviado a {user.email}.")
+        return Response(done, background=_mail_task(mailer, mail))

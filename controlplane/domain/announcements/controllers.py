@@ -1,15 +1,20 @@
-"""`GET /api/client/advertisements` and `GET /api/client/agent` for the customer home (editing: manager pages)."""
+"""`GET /api/client/advertisements` and `GET /api/client/agent` for the customer home; the manager's pages that
+edit them (`/api/admin/announcements`, `/api/admin/client-releases`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller, delete, get, patch, post
+from litestar.params import FromPath, JSONBody
 from sqlalchemy import select
 
-from controlplane.dependencies import CUSTOMER, DB, Customer, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, Audit, ClientIP, Customer, Staff, not_in_maintenance
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.announcements import staff as published
 from controlplane.domain.announcements.models import Announcement, ClientRelease
+from controlplane.domain.manager import schemas
 from controlplane.errors import NotFound
 
 
@@ -46,3 +51,67 @@ class HomeController(Controller):
         if release is None:
             raise NotFound("No hay versiones publicadas del cliente.", code="no_client_release")
         return ReleaseView(version=release.version, url=release.url)
+
+
+class AdminAnnouncementController(Controller):
+    path = "/api/admin/announcements"
+    tags = ["admin"]
+
+    @get("/", operation_id="adminListAnnouncements", guards=[admin_or_support])
+    async def list_announcements(self, db: DB) -> list[schemas.StaffAnnouncement]:
+        return await published.all_announcements(db)
+
+    @post("/", status_code=201, operation_id="adminCreateAnnouncement", guards=[admin_only])
+    async def create(
+        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.AnnouncementInput]
+    ) -> schemas.StaffAnnouncement:
+        item = await published.create_announcement(db, data)
+        await audit.record(db, staff, ip, "announcement.create", "announcement", item.id, item.name)
+        return published.announcement_view(item)
+
+    @patch("/{announcement_id:str}", operation_id="adminUpdateAnnouncement", guards=[admin_only])
+    async def update(
+        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, announcement_id: FromPath[str],
+        data: JSONBody[schemas.AnnouncementPatch],
+    ) -> schemas.StaffAnnouncement:  # fmt: skip
+        item, changes = await published.update_announcement(db, announcement_id, data)
+        shown = {k: v for k, v in changes.items() if k != "message"} | (
+            {"message": "…"} if "message" in changes else {}
+        )
+        await audit.record(
+            db, staff, ip, "announcement.update", "announcement", item.id, f"{item.name}: {schemas.changes_text(shown)}"
+        )
+        return published.announcement_view(item)
+
+    @delete("/{announcement_id:str}", status_code=200, operation_id="adminDeleteAnnouncement", guards=[admin_only])
+    async def remove(
+        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, announcement_id: FromPath[str]
+    ) -> schemas.Done:
+        item = await published.delete_announcement(db, announcement_id)
+        await audit.record(db, staff, ip, "announcement.delete", "announcement", item.id, item.name)
+        return schemas.Done(success=True, message="Anuncio eliminado.")
+
+
+class AdminReleaseController(Controller):
+    path = "/api/admin/client-releases"
+    tags = ["admin"]
+
+    @get("/", operation_id="adminListReleases", guards=[admin_or_support])
+    async def list_releases(self, db: DB) -> list[schemas.StaffRelease]:
+        return await published.all_releases(db)
+
+    @post("/", status_code=201, operation_id="adminCreateRelease", guards=[admin_only])
+    async def create(
+        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.ReleaseInput]
+    ) -> schemas.StaffRelease:
+        release = await published.create_release(db, data)
+        await audit.record(
+            db, staff, ip, "release.create", "client_release", release.id, f"{release.version} {release.url}"
+        )
+        return published.release_view(release)
+
+    @delete("/{release_id:str}", status_code=200, operation_id="adminDeleteRelease", guards=[admin_only])
+    async def remove(self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, release_id: FromPath[str]) -> schemas.Done:
+        release = await published.delete_release(db, release_id)
+        await audit.record(db, staff, ip, "release.delete", "client_release", release.id, release.version)
+        return schemas.Done(success=True, message="Versión eliminada.")

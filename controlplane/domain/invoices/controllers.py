@@ -1,27 +1,36 @@
 """Invoice endpoints: the customer's purchase (docs/contract.md#invoice-calls), gateway notifications and the
-return from a gateway."""
+return from a gateway; the manager's Facturas page (`/api/admin/invoices`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from decimal import Decimal
+from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post, put
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Redirect
 
 from controlplane.dependencies import (
     CUSTOMER,
     DB,
+    Audit,
+    ClientIP,
     Customer,
     Invoices,
     Limiter,
     SettingsDep,
+    Staff,
     SwitchesDep,
     not_in_maintenance,
 )
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.invoices import schemas
-from controlplane.domain.invoices.service import Outcome
-from controlplane.payments.base import GatewayError, GatewayUnavailable
+from controlplane.domain.invoices import staff as staff_invoices
+from controlplane.domain.invoices.models import InvoiceStatus
+from controlplane.domain.invoices.service import MANUAL_PREFIX, REASON_REQUIRED, STAFF_CREDITABLE, Outcome
+from controlplane.domain.manager import schemas as staff_schemas
+from controlplane.errors import Conflict, Invalid
+from controlplane.payments.base import GatewayError, GatewayUnavailable, PaymentRecord, PaymentStatus
 from controlplane.query_params import LOOSE_QUERY
 
 
@@ -117,3 +126,69 @@ class PaymentGatewayController(Controller):
         self, invoices: Invoices, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
     ) -> Redirect:
         return Redirect(await invoices.return_target(db, remote_id, status), status_code=302)
+
+
+class AdminInvoiceController(Controller):
+    path = "/api/admin/invoices"
+    tags = ["admin"]
+
+    @get("/", operation_id="adminSearchInvoices", guards=[admin_or_support])
+    async def search(
+        self,
+        db: DB,
+        q: staff_schemas.Search = "",
+        status: Annotated[str, QueryParameter(max_length=16)] = "",
+        gateway: Annotated[str, QueryParameter(max_length=16)] = "",
+        user: Annotated[str, QueryParameter(max_length=64)] = "",
+        page: staff_schemas.Page = 1,
+        page_size: staff_schemas.PageSize = 25,
+    ) -> staff_invoices.InvoicePage:
+        return await staff_invoices.search_invoices(db, q, status, gateway, user, page, page_size)
+
+    @get("/{invoice_id:str}", operation_id="adminGetInvoice", guards=[admin_or_support])
+    async def read(self, db: DB, invoice_id: FromPath[str]) -> staff_invoices.StaffInvoiceDetail:
+        return await staff_invoices.invoice_detail(db, invoice_id)
+
+    @post("/{invoice_id:str}/manual-payment", status_code=200, operation_id="adminMarkInvoicePaid", guards=[admin_only])
+    async def manual_payment(
+        self, invoices: Invoices, audit: Audit, db: DB, staff: Staff, ip: ClientIP, invoice_id: FromPath[str],
+        data: JSONBody[staff_invoices.ManualPayment],
+    ) -> staff_invoices.StaffInvoiceDetail:  # fmt: skip
+        """Credited through the payments' own settle path (one conditional update), so it happens once even if the
+        gateway's notification arrives at the same moment; in this request's transaction, so the credit and its
+        audit entry commit together or not at all. A failed or canceled invoice needs the admin's reason."""
+        invoice = await staff_invoices.invoice_detail(db, invoice_id)
+        note = data.note.strip()
+        was = InvoiceStatus(invoice.status)
+        if was in REASON_REQUIRED and not note:
+            raise Invalid(
+                f"La factura está {staff_invoices.STATUS_NAMES[was]}: indique el motivo del pago manual "
+                "(cómo comprobó que el dinero llegó).",
+                code="note_required",
+                fields={"note": "Obligatorio para una factura fallida o cancelada."},
+            )
+        raw: dict[str, object] = {"manual": True, "by": staff.username, "note": note}
+        if was is not InvoiceStatus.PENDING:
+            raw.update(settled_from=was.value, problem=invoice.problem)
+        record = PaymentRecord(
+            reference=f"{MANUAL_PREFIX}{invoice.id}",
+            remote_id=invoice.remote_id,
+            amount=Decimal(invoice.amount),
+            status=PaymentStatus.PAID,
+            raw=raw,
+        )
+        outcome = await invoices.settle_in(db, invoice.id, record, creditable=STAFF_CREDITABLE)
+        if not outcome.credited:
+            raise Conflict(
+                f"La factura ya está pagada o no se puede acreditar (estado: {invoice.status}).",
+                code="invoice_not_creditable",
+            )
+        summary = f"Pago manual de {invoice.amount} USD ({invoice.plan_name}, {invoice.username})"
+        if was is not InvoiceStatus.PENDING:
+            summary += f" sobre una factura {staff_invoices.STATUS_NAMES[was]}"
+            if invoice.problem:
+                summary += f" ({invoice.problem})"
+        await audit.record(
+            db, staff, ip, "invoice.manual_payment", "invoice", invoice.id, summary + (f": {note}" if note else "")
+        )
+        return await staff_invoices.invoice_detail(db, invoice_id)

@@ -1,14 +1,16 @@
-"""What the manager pages send and receive (msgspec Structs; no ORM object leaves a service)."""
+"""What the manager pages send and receive (msgspec Structs; no ORM object leaves a service), and how every edit
+form is read and summed up for the audit log. The admin endpoints live beside their domains and share these."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from litestar.params import QueryParameter
 
 from controlplane.domain.usage.schemas import UsageOverview
+from controlplane.errors import Invalid
 
 # Query parameters shared by the searchable lists.
 Page = Annotated[int, QueryParameter(ge=1, le=100_000)]
@@ -23,6 +25,23 @@ Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 class Done(msgspec.Struct):
     success: bool
     message: str
+
+
+def required_text(value: str, field: str, label: str) -> str:
+    value = value.strip()
+    if not value:
+        raise Invalid(f"{label} es obligatorio.", code="required", fields={field: "Campo obligatorio."})
+    return value
+
+
+def changes_of(patch: msgspec.Struct) -> dict[str, Any]:
+    """The fields a PATCH body sets (None: left as it is)."""
+    return {k: v for k, v in msgspec.structs.asdict(patch).items() if v is not None}
+
+
+def changes_text(changes: dict[str, object]) -> str:
+    """What an edit changed, for its audit entry."""
+    return ", ".join(f"{k}={v}" for k, v in changes.items()) or "sin cambios"
 
 
 # --- users -------------------------------------------------------------------------------------------------

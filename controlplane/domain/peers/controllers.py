@@ -1,29 +1,42 @@
-"""Customer peer endpoints (docs/contract.md#peer-calls) and the public mirror links."""
+"""Customer peer endpoints (docs/contract.md#peer-calls), the public mirror links, and the manager's Peers page
+(`/api/admin/peers`)."""
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from datetime import timedelta
+from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, MediaType, Request, Response, get, patch
+from litestar import Controller, MediaType, Request, Response, get, patch, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
+from controlplane.db import utcnow
 from controlplane.dependencies import (
     CUSTOMER,
     DB,
+    Accounts,
+    Audit,
     Box,
     ClientIP,
     Customer,
     Hub,
     Limiter,
     Peers,
+    Servers,
     Sessionmaker,
     SettingsDep,
+    Staff,
     not_in_maintenance,
 )
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.accounts.models import Role
+from controlplane.domain.manager import schemas as staff_schemas
 from controlplane.domain.peers import mirror_binding, schemas
+from controlplane.domain.peers.staff import search_peers, staff_peer
+from controlplane.domain.plans.staff import get_plan
+from controlplane.domain.servers.models import Server
 from controlplane.errors import Invalid, NotFound
 from controlplane.query_params import LOOSE_QUERY
 
@@ -161,3 +174,93 @@ class MirrorController(Controller):
         if request.headers.get("if-none-match") == etag:
             return Response("", status_code=304, headers=headers)
         return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
+
+
+class AdminPeerController(Controller):
+    path = "/api/admin/peers"
+    tags = ["admin"]
+
+    @get("/", operation_id="adminSearchPeers", guards=[admin_or_support])
+    async def search(
+        self,
+        db: DB,
+        q: staff_schemas.Search = "",
+        server: Annotated[str, QueryParameter(max_length=64)] = "",
+        active: Annotated[bool | None, QueryParameter()] = None,
+        page: staff_schemas.Page = 1,
+        page_size: staff_schemas.PageSize = 25,
+    ) -> staff_schemas.PeerPage:
+        return await search_peers(db, q, server, active, page, page_size)
+
+    @post("/", status_code=201, operation_id="adminCreatePeer", guards=[admin_only])
+    async def create_peer(
+        self, accounts: Accounts, servers: Servers, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP,
+        data: JSONBody[staff_schemas.PeerCreate],
+    ) -> staff_schemas.StaffPeer:  # fmt: skip
+        user = await accounts.find_by_username(db, data.username)
+        if user is None or user.role is not Role.CUSTOMER:
+            raise NotFound("Cliente no encontrado.", code="user_not_found")
+        server = await servers.get(db, data.server) if data.server else None
+        expiration = utcnow() + timedelta(days=data.days) if data.days else None
+        peer = await peers.create(db, user.id, data.name, server=server, expiration_date=expiration)
+        await audit.record(
+            db, staff, ip, "peer.create", "peer", peer.id,
+            f"Peer {peer.name} de {user.username} en {peer.server.name}"
+            + (f", {data.days} días" if data.days else ", sin vencimiento"),
+        )  # fmt: skip
+        # The staff view: no mirror link, keys stay out (docs/security.md, "staff views").
+        return await staff_peer(db, peer)
+
+    @patch("/{peer_id:str}", operation_id="adminUpdatePeer", guards=[admin_only])
+    async def update(
+        self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
+        data: JSONBody[staff_schemas.PeerPatch],
+    ) -> staff_schemas.StaffPeer:  # fmt: skip
+        if data.active is None and data.manual_payment is None:
+            raise Invalid("Indique 'active' o 'manual_payment'.", code="nothing_to_change")
+        peer = await peers.by_id(db, peer_id)
+        changes: dict[str, object] = {}
+        if data.manual_payment is not None:
+            peer.manual_payment = data.manual_payment
+            changes["manual_payment"] = data.manual_payment
+        if data.active is not None:
+            message = None if data.active else f"El peer {peer.name} fue deshabilitado por un administrador."
+            await peers.set_active(db, peer, data.active, message, by_staff=True)
+            changes["active"] = data.active
+        summary = staff_schemas.changes_text(changes)
+        await audit.record(db, staff, ip, "peer.update", "peer", peer.id, f"{peer.name}: {summary}")
+        return await staff_peer(db, peer)
+
+    @post("/{peer_id:str}/move", status_code=202, operation_id="adminMovePeer", guards=[admin_or_support])
+    async def move(
+        self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
+        data: JSONBody[staff_schemas.PeerMove],
+    ) -> staff_schemas.StaffPeer:  # fmt: skip
+        """The customer's own change-server path: the owner's browsers hear the outcome as usual."""
+        peer = await peers.by_id(db, peer_id)
+        origin = peer.server.name
+        peer = await peers.change_server(db, peer.user_id, peer.id, data.server)
+        # The move is pending until the new node confirms (docs/operations.md): the peer still shows its old server.
+        target = await db.get_one(Server, peer.pending_server_id)
+        await audit.record(db, staff, ip, "peer.move", "peer", peer.id, f"{peer.name}: {origin} -> {target.name}")
+        return await staff_peer(db, peer)
+
+    @post("/{peer_id:str}/plans", status_code=200, operation_id="adminExtendPeer", guards=[admin_only])
+    async def extend(
+        self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
+        data: JSONBody[staff_schemas.PeerExtend],
+    ) -> staff_schemas.StaffPeer:  # fmt: skip
+        peer = await peers.by_id(db, peer_id)
+        plan = await get_plan(db, data.plan)
+        await peers.add_plan(db, peer, plan.id, plan.name, plan.price, plan.validity_hours)
+        until = peer.expiration_date.isoformat() if peer.expiration_date else "sin vencimiento"
+        await audit.record(
+            db,
+            staff,
+            ip,
+            "peer.extend",
+            "peer",
+            peer.id,
+            f"{peer.name}: plan {plan.name} ({plan.price} USD), hasta {until}",
+        )
+        return await staff_peer(db, peer)

@@ -1,10 +1,15 @@
-"""`GET /api/client/plans`: the catalogue, readable without a session (the public /plans page shows it too)."""
+"""`GET /api/client/plans`: the catalogue, readable without a session (the public /plans page shows it too); and the
+manager's Planes page, where admins edit it (`/api/admin/plans`)."""
 
 from __future__ import annotations
 
-from litestar import Controller, get
+from litestar import Controller, get, patch, post
+from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import DB, not_in_maintenance
+from controlplane.dependencies import DB, Audit, ClientIP, Staff, not_in_maintenance
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.manager import schemas
+from controlplane.domain.plans import staff as plans
 from controlplane.domain.plans.service import PlanView, visible_plans
 
 
@@ -16,3 +21,33 @@ class PlanController(Controller):
     @get("/", operation_id="listPlans")
     async def list_plans(self, db: DB) -> list[PlanView]:
         return await visible_plans(db)
+
+
+class AdminPlanController(Controller):
+    path = "/api/admin/plans"
+    tags = ["admin"]
+
+    @get("/", operation_id="adminListPlans", guards=[admin_or_support])
+    async def list_plans(self, db: DB) -> list[schemas.StaffPlan]:
+        return await plans.all_plans(db)
+
+    @post("/", status_code=201, operation_id="adminCreatePlan", guards=[admin_only])
+    async def create(
+        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.PlanInput]
+    ) -> schemas.StaffPlan:
+        plan = await plans.create_plan(db, data)
+        await audit.record(
+            db, staff, ip, "plan.create", "plan", plan.id,
+            f"Plan {plan.name}: {plan.price} USD, {plan.validity_hours} h, {'visible' if plan.visible else 'oculto'}",
+        )  # fmt: skip
+        return plans.plan_view(plan)
+
+    @patch("/{plan_id:str}", operation_id="adminUpdatePlan", guards=[admin_only])
+    async def update(
+        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, plan_id: FromPath[str],
+        data: JSONBody[schemas.PlanPatch],
+    ) -> schemas.StaffPlan:  # fmt: skip
+        plan, changes = await plans.update_plan(db, plan_id, data)
+        summary = schemas.changes_text(changes)
+        await audit.record(db, staff, ip, "plan.update", "plan", plan.id, f"{plan.name}: {summary}")
+        return plans.plan_view(plan)

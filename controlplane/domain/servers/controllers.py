@@ -7,13 +7,24 @@ from litestar.params import FromPath, JSONBody
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.dependencies import DB, STAFF, ClientIP, ServicesDep, Staff
-from controlplane.domain.manager.access import SUPPORT
+from controlplane.dependencies import (
+    DB,
+    Agents,
+    Audit,
+    ClientIP,
+    Operations,
+    Peers,
+    Rooms,
+    Servers,
+    SettingsDep,
+    Staff,
+)
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput, ServerPatch
 from controlplane.domain.servers.status import AgentSource, ServerCreated, ServerStatus, install_steps, status_of
-from controlplane.services import Services
+from controlplane.settings import Settings
 
 
 async def _peer_counts(db: AsyncSession, server_id: str | None = None) -> dict[str, tuple[int, int]]:
@@ -25,13 +36,12 @@ async def _peer_counts(db: AsyncSession, server_id: str | None = None) -> dict[s
     return {sid: (total, int(active or 0)) for sid, total, active in (await db.execute(query)).all()}
 
 
-async def _status(services: Services, db: AsyncSession, server: Server) -> ServerStatus:
+async def _status(agents: Agents, db: AsyncSession, server: Server) -> ServerStatus:
     total, active = (await _peer_counts(db, server.id)).get(server.id, (0, 0))
-    return status_of(server, total, active, services.agents.connected(server.id))
+    return status_of(server, total, active, agents.connected(server.id))
 
 
-def _created(services: Services, server: Server, status: ServerStatus, credential: str) -> ServerCreated:
-    settings = services.settings
+def _created(settings: Settings, server: Server, status: ServerStatus, credential: str) -> ServerCreated:
     source = AgentSource(settings.agent_repository, settings.agent_ref)
     install, missing = install_steps(
         server, credential, settings.grpc_public_url, tls=bool(settings.grpc_tls_cert), source=source
@@ -42,67 +52,69 @@ def _created(services: Services, server: Server, status: ServerStatus, credentia
 class AdminServerController(Controller):
     path = "/api/admin/servers"
     tags = ["admin"]
-    dependencies = STAFF
 
-    @get("/", operation_id="adminListServers", opt=SUPPORT)
-    async def list_servers(self, services: ServicesDep, db: DB, staff: Staff) -> list[ServerStatus]:
+    @get("/", operation_id="adminListServers", guards=[admin_or_support])
+    async def list_servers(self, servers: Servers, agents: Agents, db: DB) -> list[ServerStatus]:
         counts = await _peer_counts(db)
         return [
-            status_of(s, *counts.get(s.id, (0, 0)), connected_here=services.agents.connected(s.id))
-            for s in await services.servers.all(db)
+            status_of(s, *counts.get(s.id, (0, 0)), connected_here=agents.connected(s.id))
+            for s in await servers.all(db)
         ]
 
-    @get("/{server_id:str}", operation_id="adminGetServer", opt=SUPPORT)
-    async def read(self, services: ServicesDep, db: DB, staff: Staff, server_id: FromPath[str]) -> ServerStatus:
-        return await _status(services, db, await services.servers.get(db, server_id))
+    @get("/{server_id:str}", operation_id="adminGetServer", guards=[admin_or_support])
+    async def read(self, servers: Servers, agents: Agents, db: DB, server_id: FromPath[str]) -> ServerStatus:
+        return await _status(agents, db, await servers.get(db, server_id))
 
-    @post("/", status_code=201, operation_id="adminCreateServer")
+    @post("/", status_code=201, operation_id="adminCreateServer", guards=[admin_only])
     async def create_server(
-        self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[ServerInput]
-    ) -> ServerCreated:
-        server, credential = await services.servers.create(db, data)
-        await services.audit.record(
+        self, servers: Servers, agents: Agents, settings: SettingsDep, audit: Audit, db: DB, staff: Staff,
+        ip: ClientIP, data: JSONBody[ServerInput],
+    ) -> ServerCreated:  # fmt: skip
+        server, credential = await servers.create(db, data)
+        await audit.record(
             db, staff, ip, "server.create", "server", server.id,
             f"Servidor {server.name} ({server.address}:{server.port}, subred {server.tunnel_subnet})",
         )  # fmt: skip
-        return _created(services, server, await _status(services, db, server), credential)
+        return _created(settings, server, await _status(agents, db, server), credential)
 
-    @patch("/{server_id:str}", operation_id="adminUpdateServer")
+    @patch("/{server_id:str}", operation_id="adminUpdateServer", guards=[admin_only])
     async def update(
-        self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, server_id: FromPath[str],
-        data: JSONBody[ServerPatch],
+        self, servers: Servers, peers: Peers, rooms: Rooms, agents: Agents, audit: Audit, db: DB, staff: Staff,
+        ip: ClientIP, server_id: FromPath[str], data: JSONBody[ServerPatch],
     ) -> ServerStatus:  # fmt: skip
-        server, changes = await services.servers.update(db, server_id, data)
+        server, changes = await servers.update(db, server_id, data)
         if changes.get("active") is False:
-            await services.peers.cancel_moves_to(db, server.id)  # docs/operations.md, "Make before break"
+            await peers.cancel_moves_to(db, server.id)  # docs/operations.md, "Make before break"
         if changes.keys() & {"allow_partys", "active", "backbone_endpoint", "backbone_port", "address"}:
             # Rooms on this node and the backbone between room-enabled nodes follow (issue 4's path); a disabled
             # server is out of service for rooms (docs/api.md, rooms consistency rules).
-            await services.rooms.server_rooms_changed(db, server)
+            await rooms.server_rooms_changed(db, server)
         summary = ", ".join(f"{k}={v}" for k, v in changes.items()) or "sin cambios"
-        await services.audit.record(db, staff, ip, "server.update", "server", server.id, f"{server.name}: {summary}")
-        return await _status(services, db, server)
+        await audit.record(db, staff, ip, "server.update", "server", server.id, f"{server.name}: {summary}")
+        return await _status(agents, db, server)
 
-    @post("/{server_id:str}/credential", status_code=201, operation_id="adminReissueCredential")
+    @post("/{server_id:str}/credential", status_code=201, operation_id="adminReissueCredential", guards=[admin_only])
     async def reissue(
-        self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, server_id: FromPath[str]
-    ) -> ServerCreated:
+        self, servers: Servers, operations: Operations, agents: Agents, settings: SettingsDep, audit: Audit, db: DB,
+        staff: Staff, ip: ClientIP, server_id: FromPath[str],
+    ) -> ServerCreated:  # fmt: skip
         """A new credential; the old one is refused from now on and the agent's open stream ends."""
-        credential = await services.servers.reissue_credential(db, server_id)
-        server = await services.servers.get(db, server_id)
-        await services.audit.record(
+        credential = await servers.reissue_credential(db, server_id)
+        server = await servers.get(db, server_id)
+        await audit.record(
             db, staff, ip, "server.credential_reissue", "server", server.id, f"Nueva credencial para {server.name}"
         )
-        services.operations.credential_revoked(db, server_id)
-        return _created(services, server, await _status(services, db, server), credential)
+        operations.credential_revoked(db, server_id)
+        return _created(settings, server, await _status(agents, db, server), credential)
 
-    @delete("/{server_id:str}/credential", status_code=200, operation_id="adminRevokeCredential")
+    @delete("/{server_id:str}/credential", status_code=200, operation_id="adminRevokeCredential", guards=[admin_only])
     async def revoke(
-        self, services: ServicesDep, db: DB, staff: Staff, ip: ClientIP, server_id: FromPath[str]
-    ) -> ServerStatus:
-        server = await services.servers.revoke_credential(db, server_id)
-        await services.audit.record(
+        self, servers: Servers, operations: Operations, agents: Agents, audit: Audit, db: DB, staff: Staff,
+        ip: ClientIP, server_id: FromPath[str],
+    ) -> ServerStatus:  # fmt: skip
+        server = await servers.revoke_credential(db, server_id)
+        await audit.record(
             db, staff, ip, "server.credential_revoke", "server", server.id, f"Credencial revocada: {server.name}"
         )
-        services.operations.credential_revoked(db, server_id)
-        return await _status(services, db, server)
+        operations.credential_revoked(db, server_id)
+        return await _status(agents, db, server)

@@ -6,8 +6,8 @@ import msgspec
 from litestar import Controller, get, patch
 from litestar.params import JSONBody
 
-from controlplane.dependencies import DB, STAFF, Audit, ClientIP, SettingsDep, Staff, SwitchesDep, SwitchServiceDep
-from controlplane.domain.manager.access import SUPPORT
+from controlplane.dependencies import DB, Audit, ClientIP, SettingsDep, Staff, SwitchesDep, SwitchServiceDep
+from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import Invalid
 
@@ -70,13 +70,12 @@ class SwitchesPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tr
 class AdminSwitchesController(Controller):
     path = "/api/admin/switches"
     tags = ["admin"]
-    dependencies = STAFF
 
-    @get("/", operation_id="adminGetSwitches", opt=SUPPORT)
-    async def read(self, staff: Staff, switches: SwitchesDep) -> Switches:
+    @get("/", operation_id="adminGetSwitches", guards=[admin_or_support])
+    async def read(self, switches: SwitchesDep) -> Switches:
         return switches
 
-    @patch("/", operation_id="adminUpdateSwitches")
+    @patch("/", operation_id="adminUpdateSwitches", guards=[admin_only])
     async def update(
         self,
         staff: Staff,

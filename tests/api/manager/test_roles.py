@@ -3,12 +3,15 @@ admin everywhere; every successful write leaves one audit entry naming who, what
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from litestar.routes import HTTPRoute
 from litestar.testing import AsyncTestClient
 
 from controlplane.app import create_app
+from controlplane.domain.accounts.guards import ROLE_GUARDS, admin_only, admin_or_support
 from controlplane.services import Services
 from tests.api.manager.world import audit_count, build_world, last_audit
 
@@ -122,3 +125,27 @@ def test_every_admin_endpoint_is_in_the_matrix(services: Services) -> None:
                 continue
             found.add((method, route.path.split("{")[0].rstrip("/")))
     assert found <= listed, sorted(found - listed)
+
+
+def _shape(path: str) -> str:
+    return re.sub(r"\{[^}]*\}", "{}", path).rstrip("/")
+
+
+def test_every_admin_route_declares_its_role_with_one_guard(services: Services) -> None:
+    """Who may call an admin route is said on the route: exactly one role guard, the one the matrix expects (a
+    route without one fails here, and its `staff` would answer 500)."""
+    app = create_app(services=services)
+    support_may = {(m, _shape(p)): support for m, p, _, support in ENDPOINTS}
+    checked = 0
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute) or not route.path.startswith("/api/admin"):
+            continue
+        if route.path == "/api/admin/login":
+            continue
+        for handler in route.route_handlers:
+            for method in sorted(handler.http_methods - {"HEAD", "OPTIONS"}):
+                roles = [guard for guard in handler.resolve_guards() if guard in ROLE_GUARDS]
+                expected = admin_or_support if support_may[(method, _shape(route.path))] else admin_only
+                assert roles == [expected], f"{method} {route.path}: {[g.__name__ for g in roles]}"
+                checked += 1
+    assert checked == len(ENDPOINTS)
