@@ -17,16 +17,27 @@ from controlplane.allow_header import allow_header_hook
 from controlplane.dependencies import COMMON_DEPENDENCIES
 from controlplane.domain.accounts.controllers import (
     AdminAuthController,
+    AdminUserController,
     ClientAuthController,
     SessionController,
     SettingsController,
 )
-from controlplane.domain.announcements.controllers import HomeController
-from controlplane.domain.invoices.controllers import InvoiceController, PaymentGatewayController
-from controlplane.domain.manager.controllers import MANAGER_CONTROLLERS
-from controlplane.domain.peers.controllers import MirrorController, PeerController
-from controlplane.domain.plans.controllers import PlanController
+from controlplane.domain.announcements.controllers import (
+    AdminAnnouncementController,
+    AdminReleaseController,
+    HomeController,
+)
+from controlplane.domain.audit.controllers import AdminAuditController
+from controlplane.domain.invoices.controllers import (
+    AdminInvoiceController,
+    InvoiceController,
+    PaymentGatewayController,
+)
+from controlplane.domain.manager.controllers import AdminOverviewController
+from controlplane.domain.peers.controllers import AdminPeerController, MirrorController, PeerController
+from controlplane.domain.plans.controllers import AdminPlanController, PlanController
 from controlplane.domain.rooms.controllers import RoomController
+from controlplane.domain.servers.controllers import AdminServerController
 from controlplane.domain.switches.controllers import AdminSwitchesController, PublicConfigController
 from controlplane.domain.usage.controllers import UsageController
 from controlplane.errors import EXCEPTION_HANDLERS
@@ -61,7 +72,16 @@ ROUTE_HANDLERS: list[Any] = [
     InvoiceController,
     PaymentGatewayController,
     HomeController,
-    *MANAGER_CONTROLLERS,
+    # Manager pages: each domain's admin endpoints, roles on their routes (domain/accounts/guards.py).
+    AdminInvoiceController,
+    AdminServerController,
+    AdminUserController,
+    AdminPeerController,
+    AdminPlanController,
+    AdminAnnouncementController,
+    AdminReleaseController,
+    AdminAuditController,
+    AdminOverviewController,
     live_socket,
     healthz,
     readyz,

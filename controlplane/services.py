@@ -14,9 +14,9 @@ from controlplane.db import create_engine, create_read_sessionmaker, create_sess
 from controlplane.domain.accounts.deletion import AccountDeletion
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
+from controlplane.domain.accounts.staff import StaffUsers
 from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
-from controlplane.domain.manager.users import StaffUsers
 from controlplane.domain.peers.devices import SharedConfigWatch
 from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.reminders import ExpiryReminders

@@ -1,5 +1,5 @@
-"""The manager's overview (`GET /api/admin/overview`: figures from every domain), and the list of the admin API's
-controllers, each of which lives beside its domain.
+"""The manager's overview (`GET /api/admin/overview`: figures from every domain). Every other admin endpoint lives
+beside its domain (listed in controlplane/app.py).
 
 Who may call each admin route is a guard on it (domain/accounts/guards.py); every write records an audit entry in
 its own transaction.
@@ -13,18 +13,11 @@ from litestar import Controller, get
 from litestar.params import QueryParameter
 
 from controlplane.dependencies import DB, Agents, Staff
-from controlplane.domain.accounts.controllers import AdminUserController
 from controlplane.domain.accounts.guards import admin_or_support
 from controlplane.domain.accounts.models import Role
-from controlplane.domain.announcements.controllers import AdminAnnouncementController, AdminReleaseController
-from controlplane.domain.audit.controllers import AdminAuditController
-from controlplane.domain.invoices.controllers import AdminInvoiceController
 from controlplane.domain.invoices.staff import revenue_rows
 from controlplane.domain.manager import schemas
 from controlplane.domain.manager.overview import overview
-from controlplane.domain.peers.controllers import AdminPeerController
-from controlplane.domain.plans.controllers import AdminPlanController
-from controlplane.domain.servers.controllers import AdminServerController
 
 
 class AdminOverviewController(Controller):
@@ -41,16 +34,3 @@ class AdminOverviewController(Controller):
     ) -> schemas.Overview:
         money = await revenue_rows(db, period) if staff.role is Role.ADMIN else None
         return await overview(db, money, agents.connected_ids())
-
-
-MANAGER_CONTROLLERS = [
-    AdminInvoiceController,
-    AdminServerController,
-    AdminUserController,
-    AdminPeerController,
-    AdminPlanController,
-    AdminAnnouncementController,
-    AdminReleaseController,
-    AdminAuditController,
-    AdminOverviewController,
-]
