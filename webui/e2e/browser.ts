@@ -24,7 +24,7 @@ export async function gone(locator: Locator): Promise<void> {
   await locator.waitFor({ state: 'hidden', timeout: PATIENCE });
 }
 
-/** Waits for the page title (the spec: '<title> - <product name>'). */
+/** Waits for the page title (docs/contract.md#page-titles: '<title> - <product name>'). */
 export async function title(page: Page, expected: string): Promise<void> {
   await expect.poll(() => page.title(), { timeout: PATIENCE }).toBe(expected);
 }
@@ -35,7 +35,7 @@ export async function text(locator: Locator, expected: string | RegExp): Promise
   await (typeof expected === 'string' ? poll.toBe(expected) : poll.toMatch(expected));
 }
 
-/** Sizes used by the scenarios: a laptop, and a phone (under the spec's 768 px breakpoint). */
+/** Sizes used by the scenarios: a laptop, and a phone (under the contract's 768 px breakpoint). */
 export const WIDE = { width: 1280, height: 900 };
 export const NARROW = { width: 390, height: 844 };
 

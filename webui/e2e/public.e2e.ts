@@ -66,7 +66,7 @@ describe('a visitor', () => {
     await text(inline, 'Usuario o contraseña incorrectos.');
     const toast = toastWith(page, 'Usuario o contraseña incorrectos.');
     await visible(toast);
-    // Toasts sit top-right (spec section 9).
+    // Toasts sit top-right (docs/contract.md#constants).
     const box = (await toast.boundingBox())!;
     expect(box.x + box.width).toBeGreaterThan(1280 - 40);
     expect(box.y).toBeLessThan(200);

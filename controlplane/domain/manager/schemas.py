@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar.params import QueryParameter
 
+from controlplane.domain.peers.schemas import RoomRef  # one shape for a peer's room, customer or staff
 from controlplane.domain.usage.schemas import UsageOverview
 from controlplane.errors import Invalid
 
@@ -85,11 +86,6 @@ class StaffPeer(msgspec.Struct):
     processing: bool
     plans_history: list[PlanHistoryRow]
     party: RoomRef | None = None
-
-
-class RoomRef(msgspec.Struct):
-    id: str
-    name: str
 
 
 class PlanHistoryRow(msgspec.Struct):

@@ -1153,7 +1153,7 @@ export interface components {
             plans_history: components["schemas"]["PlanHistoryItem"][];
             server: components["schemas"]["PeerServer"];
             mirror_link: string;
-            party: components["schemas"]["peers_schemas_RoomRef"] | null;
+            party: components["schemas"]["RoomRef"] | null;
             address: string;
             processing: boolean;
             version: number;
@@ -1296,6 +1296,11 @@ export interface components {
             server: string;
             server_online: boolean;
             server_in_sync: boolean;
+        };
+        /** RoomRef */
+        RoomRef: {
+            id: string;
+            name: string;
         };
         /** RoomView */
         RoomView: {
@@ -1504,7 +1509,7 @@ export interface components {
             server_name: string;
             processing: boolean;
             plans_history: components["schemas"]["PlanHistoryRow"][];
-            party?: components["schemas"]["manager_schemas_RoomRef"] | null;
+            party?: components["schemas"]["RoomRef"] | null;
         };
         /** StaffPlan */
         StaffPlan: {
@@ -1647,16 +1652,6 @@ export interface components {
             allow_partys: boolean;
             allow_email: boolean;
         };
-        /** RoomRef */
-        manager_schemas_RoomRef: {
-            id: string;
-            name: string;
-        };
-        /** RoomRef */
-        peers_schemas_RoomRef: {
-            id: string;
-            name: string;
-        };
         /** @description Toda respuesta de error JSON */
         ErrorBody: {
             /** @description Texto en español para personas */
@@ -1717,11 +1712,6 @@ export interface components {
             type: "created_peer";
             data: components["schemas"]["PeerView"];
             message?: string | null;
-        };
-        /** RoomRef */
-        RoomRef: {
-            id: string;
-            name: string;
         };
         /** UpdatedPeer */
         UpdatedPeer: {

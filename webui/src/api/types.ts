@@ -38,7 +38,7 @@ export type InvoiceDetails = Schema['InvoiceDetails'];
 // Peers and their usage.
 export type Peer = Schema['PeerView'];
 export type PeerServer = Schema['PeerServer'];
-export type PeerRoom = Schema['peers_schemas_RoomRef'];
+export type PeerRoom = Schema['RoomRef'];
 export type PlanHistoryEntry = Schema['PlanHistoryItem'];
 export type PeerOperation = Schema['PeerOperation'];
 export type ServerOption = Schema['ServerOption'];
@@ -66,7 +66,7 @@ export type UserPage = Schema['UserPage'];
 export type UserDetail = Schema['UserDetail'];
 export type UserPatch = Schema['UserPatch'];
 export type StaffPeer = Schema['StaffPeer'];
-export type StaffPeerRoom = Schema['manager_schemas_RoomRef'];
+export type StaffPeerRoom = Schema['RoomRef'];
 export type StaffPeerPage = Schema['PeerPage'];
 export type StaffPeerPatch = Schema['PeerPatch'];
 export type PeerMove = Schema['PeerMove'];

@@ -31,7 +31,7 @@ export function RootLayout() {
   if (target !== null && target !== pathname) return <Navigate to={target} replace />;
   // A 503 on the config load leaves no config: only /maintenance can be shown then.
   if (state.status === 'maintenance' && pathname !== '/maintenance') return <Navigate to="/maintenance" replace />;
-  // One live socket for the whole app: it opens itself only on the pages that use it (spec section 4).
+  // One live socket for the whole app: it opens itself only on the pages that use it (docs/contract.md#socket).
   return (
     <RealtimeProvider>
       <Outlet />

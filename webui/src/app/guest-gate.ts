@@ -1,4 +1,4 @@
-/** The guest gate of spec section 2 as a pure function: current path + public config -> redirect target or null. */
+/** The guest gate (docs/contract.md#guest-gate) as a pure function: current path + public config -> redirect target or null. */
 import type { PublicConfig } from '../lib/public-config';
 
 type GateConfig = Pick<

@@ -11,7 +11,7 @@ export function verifySession(signal?: AbortSignal): Promise<CurrentUser> {
 
 interface CurrentUserContextValue {
   user: CurrentUser;
-  /** Settings answers replace the current user (spec section 7). */
+  /** Settings answers replace the current user (docs/contract.md#current-user). */
   setUser: (user: CurrentUser) => void;
 }
 

@@ -77,7 +77,7 @@ export function usePublicConfig(): PublicConfig {
   return state.config;
 }
 
-/** The product name, with the spec's fallback while the config is not loaded. */
+/** The product name, with the contract's fallback (docs/contract.md#product) while the config is not loaded. */
 export function useProductName(): string {
   const { state } = usePublicConfigState();
   return state.status === 'ready' ? state.config.product_name : FALLBACK_PRODUCT_NAME;

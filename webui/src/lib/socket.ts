@@ -36,7 +36,7 @@ export interface PushMessage<TData = unknown> {
 
 const LIVE_PAGES = ['/dashboard/peers', '/dashboard/partys'];
 
-/** Spec section 4: the socket opens only on the peers and rooms pages and on manager dashboard pages. */
+/** docs/contract.md#socket: the socket opens only on the peers and rooms pages and on manager dashboard pages. */
 export function isLivePage(pathname: string): boolean {
   const page = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   return LIVE_PAGES.includes(page) || pathname.startsWith('/manager/dashboard/');

@@ -9,7 +9,7 @@ function autoCloseOf(show: () => unknown): unknown {
   return spy.mock.calls[0]?.[0].autoClose;
 }
 
-describe('toast durations (spec section 9)', () => {
+describe('toast durations (docs/contract.md#constants)', () => {
   it('keeps dashboard toasts 5 s and success toasts 3 s', () => {
     expect(autoCloseOf(() => toast.error('x'))).toBe(5000);
     expect(autoCloseOf(() => toast.info('x'))).toBe(5000);

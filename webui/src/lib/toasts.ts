@@ -1,4 +1,4 @@
-/** Toast helpers with the spec's durations (section 9): dashboard 5 s / 3 s, public forms 4 s / 2 s, loading sticky. */
+/** Toast helpers with the contract's durations (docs/contract.md#constants): dashboard 5 s / 3 s, public forms 4 s / 2 s, loading sticky. */
 import { notifications } from '@mantine/notifications';
 
 export const TOAST_LIMIT = 20;

@@ -3,7 +3,7 @@
 const ACCESS_KEY = 'access_token';
 const REFRESH_KEY = 'refresh_token';
 
-// A refresh token from a login without 'Recordarme' lives only in memory: the spec keeps it out of localStorage,
+// A refresh token from a login without 'Recordarme' lives only in memory: the contract keeps it out of localStorage,
 // yet holding it for the life of the tab lets the 15-minute access token be renewed until the page is closed.
 let memoryRefresh: string | null = null;
 

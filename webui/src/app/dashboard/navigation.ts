@@ -1,4 +1,4 @@
-/** The dashboard's navigation entries (spec section 2); Salas only when the user's web settings allow rooms. */
+/** The dashboard's navigation entries (docs/contract.md#navigation); Salas only when the user's web settings allow rooms. */
 import type { WebSettings } from '../../lib/current-user';
 
 export interface NavigationEntry {

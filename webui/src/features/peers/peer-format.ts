@@ -7,7 +7,7 @@ export function formatDateTime(value: string): string {
   return Number.isNaN(date.getTime()) ? value : dateTime.format(date);
 }
 
-/** Spec section 3: a null expiration reads 'Indeterminado'. */
+/** docs/contract.md#peer-fields: a null expiration reads 'Indeterminado'. */
 export function formatExpiration(value: string | null): string {
   return value === null ? 'Indeterminado' : formatDateTime(value);
 }

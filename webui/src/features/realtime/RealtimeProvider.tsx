@@ -49,7 +49,7 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
   const listeners = useRef(new Set<Listener>());
   const openListeners = useRef(new Set<OpenListener>());
   const [status, setStatus] = useState<SocketStatus>({ state: 'closed' });
-  // Remember at which navigation a message arrived: after any route change it reads as null (spec section 4).
+  // Remember at which navigation a message arrived: after any route change it reads as null (docs/contract.md#socket).
   const [latest, setLatest] = useState<{ locationKey: string; message: PushMessage } | null>(null);
 
   const [socket] = useState(

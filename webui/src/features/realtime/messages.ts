@@ -12,5 +12,5 @@ export type PushType = ServerPush['type'];
 /** A push message of one of the types `T`, with its `data` typed. */
 export type PushOf<T extends PushType> = Extract<ServerPush, { type: T }>;
 
-/** Fallback toast for an `error` push without a message (spec section 8). */
+/** Fallback toast for an `error` push without a message (docs/contract.md#fallback-texts). */
 export const PUSH_ERROR_FALLBACK = 'Hubo un error al realizar la operación.';

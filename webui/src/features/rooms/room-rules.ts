@@ -1,4 +1,4 @@
-/** The room rules of spec sections 5 and 9: validation messages and what each role may do. */
+/** The room rules (docs/contract.md#room-rules, #room-roles): validation messages and what each role may do. */
 import type { OwnPeer, RoomPeer } from './api/rooms';
 import type { RoomRole } from './room-lists';
 
@@ -11,7 +11,7 @@ export const MESSAGES = {
   peerToAddRequired: 'Por favor, selecciona un peer para añadir',
 } as const;
 
-/** Why a room cannot be created, or null. The initial peer is sent but not checked here (spec section 5). */
+/** Why a room cannot be created, or null. The initial peer is sent but not checked here (docs/contract.md#validation). */
 export function createRoomProblem(ownedCount: number, name: string): string | null {
   if (ownedCount >= MAX_OWNED_ROOMS) return MESSAGES.tooManyRooms;
   if (!name.trim()) return MESSAGES.nameRequired;

@@ -1,4 +1,4 @@
-/** The settings checks of spec section 5, as pure functions returning the message to show or null. */
+/** The settings checks (docs/contract.md#validation), as pure functions returning the message to show or null. */
 
 export const ALIAS_BLANK = 'El alias no puede estar en blanco';
 export const EMAIL_BLANK = 'El email no puede estar en blanco';

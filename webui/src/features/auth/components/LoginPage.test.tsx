@@ -83,7 +83,7 @@ describe('login page', () => {
     expect(window.localStorage.getItem('access_token')).toBeNull();
   });
 
-  it('falls back to the spec text when the server is unreachable', async () => {
+  it("falls back to the contract's text when the server is unreachable", async () => {
     login.mockRejectedValue(new ApiError(0, ''));
     renderLogin();
     await fillAndSubmit('ana', 'secreto123');

@@ -21,7 +21,7 @@ interface Fields {
   email: string;
 }
 
-/** The spec's checks in its order: captcha, required fields, matching passwords. */
+/** The contract's checks (docs/contract.md#validation) in its order: captcha, required fields, matching passwords. */
 export function registrationProblem(fields: Fields, captchaRequired: boolean, captchaToken: string | null) {
   if (captchaRequired && !captchaToken) return CAPTCHA_MESSAGE;
   if (!fields.username.trim() || !fields.password) return REQUIRED_MESSAGE;

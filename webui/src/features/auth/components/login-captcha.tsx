@@ -15,7 +15,7 @@ const ASKING_CODES = new Set(['captcha_required', 'captcha_failed']);
 export interface LoginCaptcha {
   /** The widget, while the server asks for a captcha; null otherwise. */
   widget: ReactNode;
-  /** The spec's message when the widget is shown and not solved yet; null when the form may be sent. */
+  /** The contract's message (docs/contract.md#validation) when the widget is shown and not solved yet; null when the form may be sent. */
   problem: () => string | null;
   /** What the login body carries: the solved token, or nothing. */
   field: () => { captcha_token?: string };

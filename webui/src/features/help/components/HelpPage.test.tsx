@@ -4,7 +4,7 @@ import { renderWithProviders, testUser } from '../../../testing/render';
 import { HelpPage } from './HelpPage';
 
 describe('help centre', () => {
-  it('has the three sections and the FAQs of the spec', () => {
+  it('has the three sections and the FAQs of the contract', () => {
     renderWithProviders(<HelpPage />, { user: testUser() });
     expect(screen.getByRole('heading', { name: 'Centro de Ayuda' })).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Configuración del VPN' })).toBeInTheDocument();

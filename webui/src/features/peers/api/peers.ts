@@ -1,4 +1,4 @@
-/** The peer calls of spec section 7 (`/api/client/accounts/peers`, `/api/client/network/{peer id}`) and their shapes. */
+/** The peer calls (docs/contract.md#peer-calls) (`/api/client/accounts/peers`, `/api/client/network/{peer id}`) and their shapes. */
 import type { Peer, PeerOperation, ServerOption } from '../../../api/types';
 import { api } from '../../../lib/api';
 

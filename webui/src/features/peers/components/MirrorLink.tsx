@@ -1,4 +1,4 @@
-/** A peer's mirror link with a copy button; the copy is confirmed for 2 s (spec section 9). */
+/** A peer's mirror link with a copy button; the copy is confirmed for 2 s (docs/contract.md#mirror-links). */
 import { ActionIcon, Group, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconCheck, IconCopy } from '@tabler/icons-react';

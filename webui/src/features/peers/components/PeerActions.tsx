@@ -1,4 +1,4 @@
-/** A peer's actions: download its config, show it as a QR code, and the menu of spec section 2. */
+/** A peer's actions: download its config, show it as a QR code, and the menu of docs/contract.md#peers-page. */
 import { ActionIcon, Group, Menu, Tooltip } from '@mantine/core';
 import {
   IconDots,

@@ -7,7 +7,7 @@ import { formatDateTime, formatExpiration, formatPrice } from '../peer-format';
 import { PeerActivity } from './PeerActivity';
 import { PeerUsage } from './PeerUsage';
 
-/** Spec section 9: the plan history list is 200 px high. */
+/** docs/contract.md#constants: the plan history list is 200 px high. */
 export const PLAN_HISTORY_HEIGHT = 200;
 
 function Row({ label, value }: { label: string; value: string }) {

@@ -72,7 +72,7 @@ async function chooseMenuItem(actor: ReturnType<typeof userEvent.setup>, peerNam
 }
 
 describe('peers list', () => {
-  it('shows a table with every column of the spec on wide screens', async () => {
+  it('shows a table with every column of the contract on wide screens', async () => {
     await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil', active: false })]);
     const headers = screen.getAllByRole('columnheader').map((header) => header.textContent);
     expect(headers).toEqual([

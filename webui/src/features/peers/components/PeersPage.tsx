@@ -20,7 +20,7 @@ import { PeerDetailsDialog } from './PeerDetailsDialog';
 import { PeerQrDialog } from './PeerQrDialog';
 import { PeerTable } from './PeerTable';
 
-/** Spec section 9: under 768 px the peers show as cards. */
+/** docs/contract.md#constants: under 768 px the peers show as cards. */
 export const NARROW_SCREEN_QUERY = '(max-width: 767.98px)';
 
 const INACTIVE_DOWNLOAD = 'No se puede descargar la configuración de un peer inactivo';
@@ -60,7 +60,7 @@ export function PeersPage() {
   const movingPeer = peerById(movingPeerId);
 
   const onAction = (action: PeerMenuAction, peer: Peer) => {
-    // Refused before the confirmation: the server would refuse it after (spec section 5).
+    // Refused before the confirmation: the server would refuse it after (docs/contract.md#validation).
     if ((action === 'regenerate' || action === 'regenerate_token') && !peer.active) toast.error(INACTIVE_PEER);
     else if (action === 'regenerate' && peer.server?.online === false) toast.error(OWN_SERVER_OFFLINE);
     else if (action === 'change_server') setMovingPeerId(peer.id);

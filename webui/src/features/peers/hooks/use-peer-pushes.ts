@@ -8,7 +8,7 @@ import { DONE_TEXT, type PeerState } from './peer-state';
 
 /**
  * Returns the live stats by peer id. `onReset` runs when an `error` or `info` push arrives: the page closes its
- * dialogs then (spec section 4), while the operation it concerns ends here.
+ * dialogs then (docs/contract.md#push-messages), while the operation it concerns ends here.
  */
 export function usePeerPushes(
   { setPeers, ledger, pending, finish }: PeerState,

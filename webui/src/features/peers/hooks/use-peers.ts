@@ -26,7 +26,7 @@ export interface PeersModel {
 }
 
 /**
- * `onReset` runs when an `error` or `info` push arrives: the page closes its dialogs then (spec section 4), while
+ * `onReset` runs when an `error` or `info` push arrives: the page closes its dialogs then (docs/contract.md#push-messages), while
  * this hook clears the busy state.
  */
 export function usePeers({ onReset }: { onReset: () => void }): PeersModel {

@@ -23,7 +23,7 @@ interface Props {
 
 export function PurchaseDialog({ plan, peers, gateways, renewPeerId, onClose }: Props) {
   const hasPeers = peers.length > 0;
-  // The purchase mode defaults to a new peer when the user has no eligible peer (spec section 4).
+  // The purchase mode defaults to a new peer when the user has no eligible peer (docs/contract.md#purchase).
   const [mode, setMode] = useState<PurchaseMode>(hasPeers ? 'add_plan' : 'new_peer');
   // The selector works with strings; the chosen peer's id is sent as the server gave it.
   const [peerId, setPeerId] = useState<string | null>(

@@ -1,4 +1,4 @@
-/** The room calls of spec section 7 (`/api/client/network/partys`); "party" is the wire's word for a room. */
+/** The room calls (docs/contract.md#room-calls) (`/api/client/network/partys`); "party" is the wire's word for a room. */
 import type { Peer, PeerServer, Room, RoomAnswer, RoomCreate, RoomJoin, RoomLists, RoomOperation } from '../../../api/types';
 import { api } from '../../../lib/api';
 

@@ -9,7 +9,7 @@ import { peerActionFor } from '../room-rules';
 import { ProcessingBadge } from './ProcessingBadge';
 import { RoomPassword } from './RoomPassword';
 
-/** Spec section 9: the room's peer list is 400 px high. */
+/** docs/contract.md#constants: the room's peer list is 400 px high. */
 export const ROOM_PEERS_HEIGHT = 400;
 
 export type RoomAction =

@@ -1,4 +1,4 @@
-/** The create, join and add-peer dialogs; each validates with the spec's messages before calling the server. */
+/** The create, join and add-peer dialogs; each validates with the contract's messages (docs/contract.md#validation) before calling the server. */
 import { Alert, Anchor, PasswordInput, TextInput } from '@mantine/core';
 import { Link } from 'react-router';
 import { useState } from 'react';

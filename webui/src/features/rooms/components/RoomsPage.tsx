@@ -50,7 +50,7 @@ function Rooms({ alias }: { alias: string }) {
   const closeDialog = useCallback(() => setDialog(null), []);
   const model = useRooms({ onReset: closeDialog });
   const { lists, ownPeers, freePeers } = model;
-  // The buttons follow the free peers (spec); the dialogs offer only those a room accepts.
+  // The buttons follow the free peers (docs/contract.md#rooms-page); the dialogs offer only those a room accepts.
   const eligiblePeers = freePeers.filter(canEnterRoom);
 
   if (model.load.status === 'loading') return <LoadingState />;

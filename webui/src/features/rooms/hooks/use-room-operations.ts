@@ -62,7 +62,7 @@ export function useRoomOperations(
         refreshAfter(answer, 'owner', started);
         return true;
       } catch (error) {
-        // A refusal inside a 2xx answer and a failed call get the spec's two different texts.
+        // A refusal inside a 2xx answer and a failed call get the contract's two different texts (docs/contract.md#fallback-texts).
         const fallback = error instanceof RefusedAnswer ? 'Hubo un error al crear la sala' : 'Error al crear la sala';
         toast.error(failureText(error, fallback));
         return false;

@@ -8,7 +8,7 @@ import type { RoomState } from './room-state';
 export const ROOM_DELETED = 'Party eliminada';
 const LEFT_ROOM = 'Haz salido de una sala';
 
-/** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (spec section 4). */
+/** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (docs/contract.md#push-messages). */
 export function useRoomPushes(
   { currentLists, update, ledger, pushedAbout }: RoomState,
   refreshPeers: () => void,

@@ -25,7 +25,7 @@ export interface RoomsModel {
   deleteRoom: (room: Room) => Promise<void>;
 }
 
-/** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (spec section 4). */
+/** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (docs/contract.md#push-messages). */
 export function useRooms({ onReset }: { onReset: () => void }): RoomsModel {
   const state = useRoomState();
   const { load, reload, refreshPeers } = useRoomQueries(state);

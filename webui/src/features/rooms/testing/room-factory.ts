@@ -1,4 +1,4 @@
-/** Test data: rooms and peers shaped like the API's answers (spec section 3). */
+/** Test data: rooms and peers shaped like the API's answers (docs/contract.md#room-fields). */
 import type { OwnPeer, Room, RoomPeer } from '../api/rooms';
 
 export function roomPeer(overrides: Partial<RoomPeer> = {}): RoomPeer {
