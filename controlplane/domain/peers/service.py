@@ -561,8 +561,8 @@ class PeerService:
         if user_id is None:
             return
         if peer is None:
-            if operation.status is OperationStatus.OK:
-                gone = messages.ref(operation.peer_id or "")
+            if operation.status is OperationStatus.OK and operation.peer_id is not None:  # the peer is gone
+                gone = messages.ref(operation.peer_id)
                 self._push_after_commit(db, user_id, messages.DeletedPeer(data=gone))
             return
         if "plans_history" in inspect(peer).unloaded:  # a peer loaded by a query has them (selectin) already
