@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import signal
+import subprocess
 import sys
 import tempfile
 import uuid
@@ -76,6 +78,28 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU so far per thread of a process ("main", or its name and id; a thread that ended is not counted): where
+    a process's CPU goes between the event loop, the database driver's threads and native ones."""
+    by_name: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except FileNotFoundError:
+            continue
+        name = "main" if task.name == str(pid) else f"{stat[stat.index('(') + 1 : stat.rindex(')')]}/{task.name}"
+        fields = stat.rsplit(")", 1)[1].split()
+        by_name[name] = by_name.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return by_name
+
+
+def thread_cpu_report(before: dict[str, float], after: dict[str, float], per: int, unit: str) -> str:
+    """The CPU each thread used between two `thread_cpu_seconds`, in ms per `unit` (largest first)."""
+    spent = {name: after[name] - before.get(name, 0.0) for name in after}
+    parts = [f"{name} {seconds * 1000 / per:.1f}" for name, seconds in sorted(spent.items(), key=lambda i: -i[1])]
+    return f"CPU ms per {unit} by thread: " + ", ".join(part for part in parts if not part.endswith(" 0.0"))
+
+
 def raise_fd_limit(wanted: int) -> int:
     """Soft RLIMIT_NOFILE up to `wanted` (or the hard limit); children started afterwards inherit it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -117,3 +141,23 @@ async def deployment(extra_env: dict[str, str] | None = None) -> AsyncIterator[B
                 yield dep
             finally:
                 dep.process.stop()
+
+
+def start_profiler(pid: int) -> subprocess.Popen[bytes] | None:
+    """With BENCH_PROFILE=FILE, py-spy samples the process (the control plane) during the measured part
+    (collapsed stacks into FILE; py-spy is not a dependency: `uv tool install py-spy`; it needs ptrace rights)."""
+    target = os.environ.get("BENCH_PROFILE")
+    if not target:
+        return None
+    return subprocess.Popen(
+        [
+            *("py-spy", "record", "--pid", str(pid), "--format", "raw", "--output", target, "--rate", "200"),
+            *(os.environ.get("BENCH_PROFILE_ARGS") or "--nonblocking").split(),
+        ]
+    )
+
+
+def stop_profiler(profiler: subprocess.Popen[bytes] | None) -> None:
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        profiler.wait(timeout=60)

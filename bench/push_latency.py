@@ -10,19 +10,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import time
 
 import grpc
 import httpx
 import websockets
-from common import deployment, process_cpu_seconds, result
+from common import (
+    deployment,
+    process_cpu_seconds,
+    result,
+    start_profiler,
+    stop_profiler,
+    thread_cpu_report,
+    thread_cpu_seconds,
+)
 
 from controlplane.wgkeys import generate_keypair
 from protos import agent_pb2, agent_pb2_grpc
 from tests.multiprocess.cluster import ADMIN
 
-ROUNDS = 200
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "200"))
 
 
 async def scripted_agent(target: str, node_id: str, credential: str) -> None:
@@ -87,6 +96,8 @@ async def main() -> None:
                 await asyncio.sleep(1)  # the creation settles
                 assert cp.proc is not None
                 cpu_before = process_cpu_seconds(cp.proc.pid)
+                threads_before = thread_cpu_seconds(cp.proc.pid)
+                profiler = start_profiler(cp.proc.pid)
                 for _ in range(ROUNDS):
                     started = time.perf_counter()
                     answer = await http.patch(
@@ -101,6 +112,8 @@ async def main() -> None:
                             break
                     latencies.append((time.perf_counter() - started) * 1000)
                 cpu_ms = (process_cpu_seconds(cp.proc.pid) - cpu_before) * 1000 / ROUNDS
+                print(thread_cpu_report(threads_before, thread_cpu_seconds(cp.proc.pid), ROUNDS, "round"))
+                stop_profiler(profiler)
             agent.cancel()
     latencies.sort()
     p50 = statistics.median(latencies)

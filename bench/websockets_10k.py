@@ -20,7 +20,6 @@ import base64
 import json
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,15 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
-from common import database_name, deployment, process_cpu_seconds, raise_fd_limit, result
+from common import (
+    database_name,
+    deployment,
+    process_cpu_seconds,
+    raise_fd_limit,
+    result,
+    start_profiler,
+    stop_profiler,
+)
 from redis.asyncio import Redis
 from seed import customers_with_tokens
 
@@ -220,7 +227,7 @@ async def main() -> None:
         await asyncio.sleep(1)  # start-up settles
         rss_before = _rss_kib(pid)
         cpu_before = process_cpu_seconds(pid)
-        profiler = _start_profiler(pid)
+        profiler = start_profiler(pid)
         users_file = dep.workdir / "browsers.json"
         users_file.write_text(json.dumps(users))
         client = await asyncio.create_subprocess_exec(
@@ -238,7 +245,7 @@ async def main() -> None:
         storm = json.loads(await client.stdout.readline())
         load = os.getloadavg()[0]
         cpu_ms = (process_cpu_seconds(pid) - cpu_before) * 1000 / max(storm["opened"], 1)
-        _stop_profiler(profiler)
+        stop_profiler(profiler)
         await asyncio.sleep(1)  # the last sockets' handlers reach their wait
         rss_after = _rss_kib(pid)
         client.stdin.write(b"go\n")
@@ -276,23 +283,6 @@ async def main() -> None:
         "p99 < 50 ms",
         p99 < 50,
     )
-
-
-def _start_profiler(pid: int) -> subprocess.Popen[bytes] | None:
-    """With BENCH_PROFILE=FILE, py-spy samples the control plane during the storm (collapsed stacks into FILE;
-    py-spy is not a dependency: `uv tool install py-spy`, and it needs ptrace rights, e.g. root)."""
-    target = os.environ.get("BENCH_PROFILE")
-    if not target:
-        return None
-    return subprocess.Popen(
-        ["py-spy", "record", "--pid", str(pid), "--format", "raw", "--output", target, "--rate", "200", "--nonblocking"]
-    )
-
-
-def _stop_profiler(profiler: subprocess.Popen[bytes] | None) -> None:
-    if profiler is not None:
-        profiler.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
-        profiler.wait(timeout=60)
 
 
 def _rss_kib(pid: int) -> int:
