@@ -43,6 +43,7 @@ async def main() -> None:
             def servicer(meter: UsageMeter | None) -> AgentSessions:
                 return AgentSessions(
                     services.sessionmaker,
+                    services.read_sessionmaker,
                     services.box,
                     services.servers,
                     services.operations,

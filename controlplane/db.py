@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -186,9 +186,3 @@ async def transaction(db_sessionmaker: async_sessionmaker[AsyncSession]) -> Asyn
         await run_after_commit(session)
     finally:
         await session.close()
-
-
-async def provide_db(db_sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncGenerator[AsyncSession, None]:
-    """One transaction per request: committed when the handler returns, rolled back when it raises."""
-    async with transaction(db_sessionmaker) as session:
-        yield session

@@ -18,12 +18,11 @@ from litestar import Request
 from litestar.connection import ASGIConnection
 from litestar.di import Dependency, NamedDependency, Provide
 from litestar.exceptions import ImproperlyConfiguredException
-from litestar.handlers import BaseRouteHandler
 from litestar.params import SkipValidationMarker
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox
-from controlplane.db import provide_db, transaction
+from controlplane.db import transaction
 from controlplane.domain.accounts.deletion import AccountDeletion
 from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal, SessionService
@@ -38,6 +37,7 @@ from controlplane.errors import Maintenance, Unauthorized
 from controlplane.mail import Mailer
 from controlplane.nodes.operations import NodeOperations
 from controlplane.nodes.registry import AgentRegistry
+from controlplane.query_params import strict_query
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime.hub import PushHub
 from controlplane.services import Services
@@ -77,14 +77,19 @@ READING_METHODS = frozenset({"GET", "HEAD"})
 
 
 async def provide_session(request: Request[Any, Any, Any]) -> AsyncGenerator[AsyncSession, None]:
-    """GET handlers read only (a handler that must write on GET says so with `opt={"writes": True}`).
-
-    It depends on nothing, and what depends on it (the customer, and in the customer area the parts of the app)
-    comes after it: dependencies that do not depend on each other are resolved in a task group per request, which
-    costs more than the rest of a peer list served from the caches."""
+    """One transaction per request: committed when the handler returns, rolled back when it raises. GET handlers
+    read only (a handler that must write on GET says so with `opt={"writes": True}`)."""
     services = services_of(request)
     reads = request.method in READING_METHODS and not request.route_handler.opt.get("writes")
-    async for session in provide_db(services.read_sessionmaker if reads else services.sessionmaker):
+    async with transaction(services.read_sessionmaker if reads else services.sessionmaker) as session:
+        yield session
+
+
+async def provide_session_after_customer(
+    request: Request[Any, Any, Any], customer: NamedDependency[Any]
+) -> AsyncGenerator[AsyncSession, None]:
+    """The same, opened once the caller is known (see CUSTOMER): a request with a bad token takes no connection."""
+    async for session in provide_session(request):
         yield session
 
 
@@ -119,18 +124,15 @@ def bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
     return token.strip()
 
 
-async def provide_customer(request: Request[Any, Any, Any], db: NamedDependency[AsyncSession]) -> Principal:
-    return await services_of(request).sessions.resolve(db, bearer_token(request), CLIENT)
+async def provide_customer(request: Request[Any, Any, Any]) -> Principal:
+    return await services_of(request).sessions.resolve(bearer_token(request), CLIENT)
 
 
 async def authenticate_staff(connection: ASGIConnection[Any, Any, Any, Any]) -> Principal:
     """The staff session the bearer token names (401 without one, 403 for a customer's), for the role guards, which
-    run before any dependency: checked in a read-only transaction of its own (none when the token is remembered),
-    and kept on the connection for the handler's `staff`."""
-    services = services_of(connection)
-    token = bearer_token(connection)
-    async with transaction(services.read_sessionmaker) as db:
-        principal = await services.sessions.resolve(db, token, ADMIN)
+    run before any dependency (a token not remembered is checked in a read-only transaction of its own), and kept
+    on the connection for the handler's `staff`."""
+    principal = await services_of(connection).sessions.resolve(bearer_token(connection), ADMIN)
     connection.scope["user"] = principal
     return principal
 
@@ -143,12 +145,17 @@ async def provide_staff(request: Request[Any, Any, Any]) -> Principal:
     return principal
 
 
-async def not_in_maintenance(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    """Customer endpoints answer 503 while maintenance is on; handlers marked exempt keep answering."""
-    if handler.opt.get("maintenance_exempt"):
-        return
-    if (await services_of(connection).switches.current()).maintenance:
+async def customer_area(request: Request[Any, Any, Any]) -> None:
+    """The customer controllers' `before_request` hook, run before the body is read or any dependency resolved:
+    503 while maintenance is on (handlers marked exempt keep answering), then the query string read strictly.
+
+    Litestar runs only the closest layer's `before_request`, so this one also does the app's (strict_query). Not a
+    guard: Litestar copies the route handler object for every guard it calls, a tenth of a cached peer list's time
+    (docs/benchmarks.md, "Peer list")."""
+    exempt = request.route_handler.opt.get("maintenance_exempt")
+    if not exempt and (await services_of(request).switches.current()).maintenance:
         raise Maintenance()
+    await strict_query(request)
 
 
 COMMON_DEPENDENCIES: dict[str, Provide | Callable[..., Any]] = {
@@ -158,10 +165,13 @@ COMMON_DEPENDENCIES: dict[str, Provide | Callable[..., Any]] = {
     "ip": Provide(provide_client_ip),
     "staff": Provide(provide_staff),
 }
-# The customer area's controllers take these: the caller, and every part of the app resolved after it (so after
-# `db`): a handler that takes one part, `db` and `customer` (the peer list) resolves them one at a time.
+# The customer area's controllers take these: the caller first (a remembered token needs no database session),
+# then the parts of the app and `db`, each after it. Litestar resolves dependencies that do not depend on each other
+# in a task group, dearer than a cached peer list itself: the list (a part and the caller, no `db`: it opens a
+# session only on a miss) resolves one at a time; a handler that takes `db` and a part pays the group.
 CUSTOMER: dict[str, Provide | Callable[..., Any]] = {
     "customer": Provide(provide_customer),
+    "db": Provide(provide_session_after_customer),
     **{name: _part_after_customer(field) for name, field in PARTS.items()},
 }
 

@@ -6,8 +6,8 @@ handler depends on. This walks the registered handlers once, after the app is bu
 the fuzzing suite (tests/api/test_fuzz_openapi.py) can hold every answer to the schema.
 
 What a handler answers is read from what it declares: a `customer` parameter or a staff role guard (401, 403), the
-maintenance guard (503), a request body (413, 422), path parameters (404); anything else it may answer goes in
-`opt={"errors": (...)}` on the handler.
+customer area's maintenance hook (503), a request body (413, 422), path parameters (404); anything else it may
+answer goes in `opt={"errors": (...)}` on the handler.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 from litestar.openapi.spec.security_scheme import SecurityScheme
 from litestar.routes import HTTPRoute
 
-from controlplane.dependencies import not_in_maintenance
+from controlplane.dependencies import customer_area
 from controlplane.domain.accounts.guards import ROLE_GUARDS
 
 ERROR_SCHEMA = "ErrorBody"
@@ -81,7 +81,7 @@ def error_statuses(handler: HTTPRouteHandler, path_params: set[str]) -> set[int]
     statuses: set[int] = set(handler.opt.get("errors", ()))
     if authenticated(handler):
         statuses |= {401, 403}
-    if not_in_maintenance in handler.resolve_guards() and not handler.opt.get("maintenance_exempt"):
+    if handler.resolve_before_request() is customer_area and not handler.opt.get("maintenance_exempt"):
         statuses.add(503)
     if "data" in params:
         statuses |= {413, 422}

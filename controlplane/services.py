@@ -104,13 +104,13 @@ def build_services(settings: Settings) -> Services:
     bus = EventBus(redis, settings.redis_prefix)
     invalidation = CacheInvalidation(bus, session_class_of(sessionmaker))
     hub = PushHub(bus)
-    sessions = SessionService(settings, box, invalidation, hub)
+    sessions = SessionService(settings, box, invalidation, hub, read_sessionmaker)
     captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     agents = AgentRegistry()
     metrics = ControlPlaneMetrics()
     operations = NodeOperations(bus, settings.operation_timeout_seconds, metrics.record_operation_outcome)
     rooms = RoomService(box, operations, hub, limiter)
-    peers = PeerService(box, operations, hub, settings.client_url, invalidation, rooms)
+    peers = PeerService(box, operations, hub, settings.client_url, invalidation, rooms, read_sessionmaker)
     servers = ServerService(box)
     devices = SharedConfigWatch(hub, peers.view)
     # Who reacts to what, in one place (docs/architecture.md): a node's news wakes the stream that carries it;
@@ -149,6 +149,7 @@ def build_services(settings: Settings) -> Services:
         operations=operations,
         agent_sessions=AgentSessions(
             sessionmaker,
+            read_sessionmaker,
             box,
             servers,
             operations,

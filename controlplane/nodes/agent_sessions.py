@@ -42,6 +42,7 @@ class AgentSessions:
     def __init__(
         self,
         sessionmaker: Any,
+        read_sessionmaker: Any,
         box: SecretBox,
         servers: ServerService,
         nodes: NodeOperations,
@@ -51,6 +52,7 @@ class AgentSessions:
         usage: UsageMeter | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker
+        self._read_sessionmaker = read_sessionmaker  # the deltas' read: no write lock (db.create_read_sessionmaker)
         self._box = box
         self._servers = servers
         self._nodes = nodes
@@ -99,7 +101,7 @@ class AgentSessions:
         return unsealed.build(self._box)  # decrypting after the transaction: others need not wait for it
 
     async def pending_deltas(self, server_id: str, after_serial: int) -> list[agent_pb2.Delta]:
-        async with transaction(self._sessionmaker) as db:
+        async with transaction(self._read_sessionmaker) as db:
             operations = await self._nodes.pending_after(db, server_id, after_serial)
             return [await desired_state.delta_message(db, self._box, op) for op in operations]
 

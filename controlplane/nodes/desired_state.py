@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
@@ -24,6 +24,15 @@ PENDING_SPEC_COLUMNS = (
     func.coalesce(Peer.pending_public_key, Peer.public_key),
     func.coalesce(Peer.pending_preshared_key_enc, Peer.preshared_key_enc),
     func.coalesce(Peer.pending_address, Peer.address),
+)
+
+# A regenerate's or a move's delta (the change path, built once: docs/benchmarks.md, "Cost per change"). Only while
+# this very operation holds the pending change: once settled, the correction says the rest.
+_PENDING_PEERS = select(*PENDING_SPEC_COLUMNS).where(
+    Peer.id.in_(bindparam("ids", expanding=True)),
+    Peer.pending_server_id == bindparam("server_id"),
+    Peer.pending_operation_id == bindparam("operation_id"),
+    Peer.active.is_(True),
 )
 
 
@@ -137,16 +146,8 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
         peers = [_peer_spec(box, *row) for row in rows]
     pending_ids = list(change.pending_peers)
     if pending_ids:
-        # Only while this very operation holds the pending change: once settled, the correction says the rest.
         rows = await db.execute(
-            select(*PENDING_SPEC_COLUMNS).where(
-                and_(
-                    Peer.id.in_(pending_ids),
-                    Peer.pending_server_id == operation.server_id,
-                    Peer.pending_operation_id == operation.id,
-                    Peer.active.is_(True),
-                )
-            )
+            _PENDING_PEERS, {"ids": pending_ids, "server_id": operation.server_id, "operation_id": operation.id}
         )
         peers += [_peer_spec(box, *row) for row in rows]
     rooms = await room_specs(db, change.upsert_rooms)

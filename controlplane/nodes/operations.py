@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import cast
 
-from sqlalchemy import select, true, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 
-from controlplane.db import after_commit, utcnow
-from controlplane.domain.peers.models import Peer
+from controlplane.db import after_commit, new_id, utcnow
+from controlplane.domain.peers.models import ONE_PEER, Peer
 from controlplane.domain.servers.models import Server
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
@@ -30,6 +33,44 @@ def failure_reason(operation: NodeOperation) -> str:
     if error.startswith("cancelled"):
         return "la operación fue cancelada"
     return "el servidor no pudo aplicar el cambio"
+
+
+# The statements of the change path, built once (docs/benchmarks.md, "Cost per change"): every regenerate, move or
+# switch runs them, and building a statement costs more than sending it. Core statements on the tables also skip
+# the ORM's autoflush, so a service's pending changes to the peer go out in one flush with the operation's row.
+# (An update's parameters must not be named like a column: those names are its SET values.)
+_servers = cast(Table, Server.__table__)
+_operations = cast(Table, NodeOperation.__table__)
+_BUMP_SERIAL = (
+    update(_servers)
+    .where(_servers.c.id == bindparam("server_id"))
+    .values(serial=_servers.c.serial + 1)
+    .returning(_servers.c.serial)
+)
+_APPLIED = (
+    update(_servers)
+    .where(_servers.c.id == bindparam("server_id"), _servers.c.applied_serial < bindparam("applied"))
+    .values(applied_serial=bindparam("applied"))
+)
+_END = (
+    update(_operations)
+    .where(_operations.c.id == bindparam("operation_id"), _operations.c.status == OperationStatus.PENDING)
+    .values(status=bindparam("outcome"), error=bindparam("why"), finished=bindparam("ended_at"))
+    .returning(*_operations.c)
+)
+# An agent may end only operations sent to its own node (docs/security.md, "agents").
+_END_OWN = _END.where(_operations.c.server_id == bindparam("node"))
+_PENDING_AFTER = (
+    select(*_operations.c)
+    .where(
+        _operations.c.server_id == bindparam("server_id"),
+        _operations.c.serial > bindparam("serial"),
+        _operations.c.status == OperationStatus.PENDING,
+    )
+    .order_by(_operations.c.serial)
+)
+# The peer an operation ended for, with what its view shows.
+_PEER = ONE_PEER.where(Peer.id == bindparam("peer_id"))
 
 
 # Called with (db, operation, peer or None) when a notifying operation ends; registered in one place,
@@ -59,13 +100,15 @@ class NodeOperations:
         notify: bool = True,
         room_id: str | None = None,
     ) -> NodeOperation:
-        """Bump the node's serial and record the change; its agent hears of it once the transaction commits."""
-        serial = (
-            await db.execute(
-                update(Server).where(Server.id == server_id).values(serial=Server.serial + 1).returning(Server.serial)
-            )
-        ).scalar_one()
+        """Bump the node's serial and record the change; its agent hears of it once the transaction commits.
+
+        The operation's row is written with the transaction's next flush, with the peer's busy flag beside it."""
+        serial = (await db.execute(_BUMP_SERIAL, {"server_id": server_id})).scalar_one()
+        server = db.identity_map.get(identity_key(Server, server_id))
+        if server is not None:  # a server already read here shows the new serial (out of sync until applied)
+            set_committed_value(server, "serial", serial)
         operation = NodeOperation(
+            id=new_id(),
             server_id=server_id,
             serial=serial,
             kind=kind,
@@ -74,9 +117,9 @@ class NodeOperations:
             peer_id=peer.id if peer else None,
             room_id=room_id,
             notify=notify,
+            status=OperationStatus.PENDING,
         )
         db.add(operation)
-        await db.flush()
         if peer is not None and notify:
             peer.pending_operation_id = operation.id
         after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id)))
@@ -87,16 +130,11 @@ class NodeOperations:
         after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id, revoked=True)))
 
     async def pending_after(self, db: AsyncSession, server_id: str, serial: int) -> list[NodeOperation]:
-        rows = await db.execute(
-            select(NodeOperation)
-            .where(
-                NodeOperation.server_id == server_id,
-                NodeOperation.serial > serial,
-                NodeOperation.status == OperationStatus.PENDING,
-            )
-            .order_by(NodeOperation.serial)
-        )
-        return list(rows.scalars())
+        """The node's pending operations after `serial`, in order: read to be sent, not to be changed (they are
+        not attached to the session)."""
+        await db.flush()  # the statement is Core: operations this transaction queued must be in the table first
+        rows = await db.execute(_PENDING_AFTER, {"server_id": server_id, "serial": serial})
+        return [NodeOperation(**row._mapping) for row in rows]
 
     async def finish(
         self, db: AsyncSession, operation_id: str, error: str | None, server_id: str | None = None
@@ -106,17 +144,16 @@ class NodeOperations:
         `server_id`: the node that answered. An agent may end only operations sent to its own node; another
         node's (a compromised or confused agent naming a foreign id) is ignored (docs/security.md, "agents")."""
         status = OperationStatus.FAILED if error else OperationStatus.OK
-        mine = NodeOperation.server_id == server_id if server_id is not None else true()
         # One statement ends it and returns the row (the answer path to the owner's browser is latency-bound).
-        operation = await db.scalar(
-            update(NodeOperation)
-            .where(NodeOperation.id == operation_id, NodeOperation.status == OperationStatus.PENDING, mine)
-            .values(status=status, error=error, finished=utcnow())
-            .returning(NodeOperation),
-            execution_options={"populate_existing": True, "synchronize_session": False},
-        )
-        if operation is None:
+        await db.flush()  # Core, like _END: an operation queued in this transaction must be in the table
+        values = {"operation_id": operation_id, "outcome": status, "why": error, "ended_at": utcnow()}
+        if server_id is None:
+            ended = (await db.execute(_END, values)).one_or_none()
+        else:  # (a parameter the statement does not name would be written as a column: hence two statements)
+            ended = (await db.execute(_END_OWN, {**values, "node": server_id})).one_or_none()
+        if ended is None:
             return None
+        operation = NodeOperation(**ended._mapping)  # what ended, for the handlers (not attached to the session)
         self._count_outcome(error is None)
         await self._ended(db, operation)
         return operation
@@ -149,17 +186,17 @@ class NodeOperations:
         return len(overdue)
 
     async def _ended(self, db: AsyncSession, operation: NodeOperation) -> None:
+        if operation.status is OperationStatus.OK:
+            # Before the peer is read: the view pushed to its owner shows the server in sync.
+            await db.execute(_APPLIED, {"server_id": operation.server_id, "applied": operation.serial})
+            server = db.identity_map.get(identity_key(Server, operation.server_id))
+            if server is not None and server.applied_serial < operation.serial:
+                set_committed_value(server, "applied_serial", operation.serial)
         peer = None
         if operation.peer_id:
-            peer = await db.get(Peer, operation.peer_id)
+            peer = (await db.execute(_PEER, {"peer_id": operation.peer_id})).unique().scalar_one_or_none()
             if peer is not None and peer.pending_operation_id == operation.id:
                 peer.pending_operation_id = None
-        if operation.status is OperationStatus.OK:
-            await db.execute(
-                update(Server)
-                .where(Server.id == operation.server_id, Server.applied_serial < operation.serial)
-                .values(applied_serial=operation.serial)
-            )
         if operation.notify:
             for handler in self._handlers:
                 await handler(db, operation, peer)

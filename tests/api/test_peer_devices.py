@@ -41,6 +41,7 @@ def node_with_watch(services: Services, clock: Clock) -> tuple[AgentSessions, Sh
     watch = SharedConfigWatch(services.hub, services.peers.view, clock)
     node = AgentSessions(
         services.sessionmaker,
+        services.read_sessionmaker,
         services.box,
         services.servers,
         services.operations,

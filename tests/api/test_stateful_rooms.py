@@ -576,7 +576,7 @@ class RoomLifeCycle(ServicesMachine):
                         for pid in room.members
                     }, f"{customer.alias} sees room {room.name} unlike the database"
                 async with self.services.sessionmaker() as db:
-                    for peer in await self.services.peers.list_for(db, customer.id):  # what GET .../peers answers
+                    for peer in await self.services.peers.list_for(customer.id):  # what GET .../peers answers
                         room_id = self._room_of(peer.id)
                         expected = (room_id, self.rooms[room_id].name) if room_id else None
                         assert (peer.party and (peer.party.id, peer.party.name)) == expected, f"peer {peer.name}: room"

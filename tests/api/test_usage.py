@@ -30,6 +30,7 @@ def node_process(services: Services, meter: UsageMeter | None = None) -> AgentSe
     """The stats side of one control-plane process; a new meter stands for a restarted (or another) process."""
     return AgentSessions(
         services.sessionmaker,
+        services.read_sessionmaker,
         services.box,
         services.servers,
         services.operations,

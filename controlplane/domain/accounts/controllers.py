@@ -25,7 +25,7 @@ from controlplane.dependencies import (
     StaffUsersDep,
     SwitchesDep,
     bearer_token,
-    not_in_maintenance,
+    customer_area,
 )
 from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
@@ -51,7 +51,7 @@ async def _count_token_attempt(limiter: RateLimiter, settings: Settings, ip: str
 class ClientAuthController(Controller):
     path = "/api/client"
     tags = ["accounts"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
 
     @post("/login", status_code=200, operation_id="clientLogin", opt={"errors": (401, 403, 429)})
     async def login(
@@ -168,7 +168,7 @@ class SessionController(Controller):
 class SettingsController(Controller):
     path = "/api/client/settings"
     tags = ["accounts"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
     dependencies = CUSTOMER
 
     @get("/", operation_id="getSettings")

@@ -8,10 +8,10 @@ from typing import Any
 
 import jwt
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox, random_token
-from controlplane.db import after_commit, run_after_commit, utcnow
+from controlplane.db import after_commit, run_after_commit, transaction, utcnow
 from controlplane.domain.accounts.models import LoginSession, RefreshToken, Role, User
 from controlplane.errors import DomainError, Forbidden, Unauthorized
 from controlplane.realtime.hub import PushHub
@@ -64,8 +64,16 @@ _SESSION_ROWS = select(
 
 
 class SessionService:
-    def __init__(self, settings: Settings, box: SecretBox, invalidation: CacheInvalidation, hub: PushHub) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        box: SecretBox,
+        invalidation: CacheInvalidation,
+        hub: PushHub,
+        read_sessionmaker: async_sessionmaker[AsyncSession],
+    ) -> None:
         self._settings = settings
+        self._read_sessionmaker = read_sessionmaker  # a token not remembered is checked in a transaction of its own
         self._box = box
         self._invalidation = invalidation
         self._hub = hub
@@ -194,14 +202,16 @@ class SessionService:
         if user_id is not None:
             self._ended(db, user_id, session_id=session_id)
 
-    async def resolve(self, db: AsyncSession, token: str, audience: str | None) -> Principal:
+    async def resolve(self, token: str, audience: str | None) -> Principal:
         """Check signature, expiry, audience (None = either area), the session and the account; 401/403 otherwise.
 
         A token that passed is remembered (SESSION_CACHE_SECONDS at most, never past its expiry or its session's):
-        most requests then need neither the signature check nor the database."""
+        most requests then need neither the signature check nor the database, not even a session object (one is
+        opened only for a token not remembered: docs/benchmarks.md, "Peer list")."""
         checked: _Checked | None = self._checked.get(token)
         if checked is None:
-            checked = await self._check(db, token)
+            async with transaction(self._read_sessionmaker) as db:
+                checked = await self._check(db, token)
         if audience is not None and checked.audience != audience:
             if audience == ADMIN:
                 raise Forbidden("Esta sección es solo para el personal.", code="staff_only")

@@ -10,7 +10,7 @@ from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
 from sqlalchemy import select
 
-from controlplane.dependencies import CUSTOMER, DB, Audit, ClientIP, Customer, Staff, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, Audit, ClientIP, Customer, Staff, customer_area
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.announcements import staff as published
 from controlplane.domain.announcements.models import Announcement, ClientRelease
@@ -33,7 +33,7 @@ class ReleaseView(msgspec.Struct):
 class HomeController(Controller):
     path = "/api/client"
     tags = ["home"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
     dependencies = CUSTOMER
 
     @get("/advertisements", operation_id="listAnnouncements")

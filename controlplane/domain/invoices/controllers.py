@@ -21,7 +21,7 @@ from controlplane.dependencies import (
     SettingsDep,
     Staff,
     SwitchesDep,
-    not_in_maintenance,
+    customer_area,
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.invoices import schemas
@@ -37,7 +37,7 @@ from controlplane.query_params import LOOSE_QUERY
 class InvoiceController(Controller):
     path = "/api/client/invoices"
     tags = ["invoices"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
     dependencies = CUSTOMER
 
     # 429: purchases are limited per account (docs/security.md, "Limits").

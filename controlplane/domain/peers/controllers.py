@@ -28,7 +28,7 @@ from controlplane.dependencies import (
     Sessionmaker,
     SettingsDep,
     Staff,
-    not_in_maintenance,
+    customer_area,
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.models import Role
@@ -44,12 +44,12 @@ from controlplane.query_params import LOOSE_QUERY
 class PeerController(Controller):
     path = "/api/client"
     tags = ["peers"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
     dependencies = CUSTOMER
 
     @get("/accounts/peers", operation_id="listPeers")
-    async def list_peers(self, peers: Peers, db: DB, customer: Customer) -> list[schemas.PeerView]:
-        return await peers.list_for(db, customer.user_id)
+    async def list_peers(self, peers: Peers, customer: Customer) -> list[schemas.PeerView]:
+        return await peers.list_for(customer.user_id)
 
     @get(
         "/accounts/peers/{peer_id:str}",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy import Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint, select
+from sqlalchemy.orm import Mapped, joinedload, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
 from controlplane.domain.rooms.models import RoomMember
@@ -60,8 +60,9 @@ class Peer(Base):
     pending_preshared_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
 
     server: Mapped[Server] = relationship(lazy="joined", foreign_keys=[server_id])
-    # The room this peer is in, if any (the room service writes memberships; this side only reads).
-    membership: Mapped[RoomMember | None] = relationship(lazy="selectin", uselist=False, viewonly=True)
+    # The room this peer is in, if any (the room service writes memberships; this side only reads). Joined: one
+    # statement reads a peer with its server, membership and room (a lock names its table: FOR UPDATE OF peers).
+    membership: Mapped[RoomMember | None] = relationship(lazy="joined", uselist=False, viewonly=True)
     plans_history: Mapped[list[PlanHistory]] = relationship(
         lazy="selectin", order_by="PlanHistory.created", cascade="all, delete-orphan"
     )
@@ -91,3 +92,9 @@ class ExpiryReminder(Base):
     kind: Mapped[str] = mapped_column(String(8), primary_key=True)  # "72h" or "24h"
     expiration_date: Mapped[datetime] = mapped_column(UTCDateTime, primary_key=True)
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# One peer with everything its view shows, in one statement: server, membership and room are joined by default, and
+# so is the plan history here (selectin by default, for lists: a second statement, and for one peer the dearer
+# part of the read; docs/benchmarks.md, "Cost per change"). A collection joined in: results need `.unique()`.
+ONE_PEER = select(Peer).options(joinedload(Peer.plans_history))

@@ -7,16 +7,16 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Literal, Protocol
 
-from sqlalchemy import case, func, inspect, select
+from sqlalchemy import bindparam, case, func, inspect, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox, random_token
-from controlplane.db import after_commit, utcnow
+from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.peers import schemas
 from controlplane.domain.peers.config_file import ClientConfig, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
-from controlplane.domain.peers.models import Peer, PlanHistory
+from controlplane.domain.peers.models import ONE_PEER, Peer, PlanHistory
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
@@ -84,10 +84,14 @@ def _room_ref(peer: Peer) -> schemas.RoomRef | None:
     return schemas.RoomRef(id=peer.membership.room.id, name=peer.membership.room.name)
 
 
+_OWNED = ONE_PEER.where(Peer.id == bindparam("peer_id"), Peer.user_id == bindparam("user_id"))
+_OWNED_LOCKED = _OWNED.with_for_update(of=Peer)
+
+
 async def owned_peer(db: AsyncSession, user_id: str, peer_id: str, *, lock: bool = False) -> Peer:
     """The user's own peer; anyone else's answers exactly like a missing one."""
-    query = select(Peer).where(Peer.id == peer_id, Peer.user_id == user_id)
-    peer = (await db.execute(query.with_for_update(of=Peer) if lock else query)).scalar_one_or_none()
+    found = await db.execute(_OWNED_LOCKED if lock else _OWNED, {"peer_id": peer_id, "user_id": user_id})
+    peer = found.unique().scalar_one_or_none()
     if peer is None:
         raise PeerNotFound()
     return peer
@@ -102,6 +106,7 @@ class PeerService:
         client_url: str,
         invalidation: CacheInvalidation,
         rooms: RoomHooks,
+        read_sessionmaker: async_sessionmaker[AsyncSession],
     ) -> None:
         self._box = box
         self._nodes = nodes
@@ -111,6 +116,7 @@ class PeerService:
         self._invalidation = invalidation
         self._lists = invalidation.cache(PEER_LISTS, PEER_LIST_SECONDS)
         self._rooms = rooms
+        self._read_sessionmaker = read_sessionmaker  # a list not cached is read in a transaction of its own
 
     # --- reading --------------------------------------------------------------------------------------------
 
@@ -152,16 +158,18 @@ class PeerService:
     def mirror_link(self, peer: Peer) -> str:
         return f"{self._client_url}/mirror/{self._box.decrypt(peer.mirror_token_enc)}"
 
-    async def list_for(self, db: AsyncSession, user_id: str) -> list[schemas.PeerView]:
-        """The customer's peers; served from this process's cache while nothing they show has changed."""
+    async def list_for(self, user_id: str) -> list[schemas.PeerView]:
+        """The customer's peers; served from this process's cache while nothing they show has changed (and then
+        without a database session at all: docs/benchmarks.md, "Peer list")."""
         cached: list[schemas.PeerView] | None = self._lists.get(user_id)
         if cached is not None:
             return cached
-        generation = self._invalidation.generation(db, self._lists)
-        # Before the read: a change committed while it runs is pushed with a larger version.
-        version = view_version()
-        peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
-        views = [self.view(p, version) for p in peers.scalars()]
+        async with transaction(self._read_sessionmaker) as db:
+            generation = self._invalidation.generation(db, self._lists)
+            # Before the read: a change committed while it runs is pushed with a larger version.
+            version = view_version()
+            peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
+            views = [self.view(p, version) for p in peers.scalars()]
         self._lists.put(user_id, views, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
         return views
 

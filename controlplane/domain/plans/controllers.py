@@ -6,7 +6,7 @@ from __future__ import annotations
 from litestar import Controller, get, patch, post
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import DB, Audit, ClientIP, Staff, not_in_maintenance
+from controlplane.dependencies import DB, Audit, ClientIP, Staff, customer_area
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.manager import schemas
 from controlplane.domain.plans import staff as plans
@@ -16,7 +16,7 @@ from controlplane.domain.plans.service import PlanView, visible_plans
 class PlanController(Controller):
     path = "/api/client/plans"
     tags = ["plans"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
 
     @get("/", operation_id="listPlans")
     async def list_plans(self, db: DB) -> list[PlanView]:

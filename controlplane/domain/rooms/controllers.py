@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import CUSTOMER, DB, Customer, Rooms, SwitchesDep, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, Customer, Rooms, SwitchesDep, customer_area
 from controlplane.domain.rooms import schemas
 from controlplane.domain.rooms.service import RoomNotFound, RoomsDisabled
 from controlplane.domain.switches.service import Switches
@@ -24,7 +24,7 @@ def _unknown_operation() -> Invalid:
 class RoomController(Controller):
     path = "/api/client/network/partys"
     tags = ["rooms"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
     dependencies = CUSTOMER
 
     @get("/", operation_id="listRooms")

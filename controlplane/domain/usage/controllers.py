@@ -8,7 +8,7 @@ from litestar import Controller, get
 from litestar.params import FromPath, QueryParameter
 
 from controlplane.db import utcnow
-from controlplane.dependencies import CUSTOMER, DB, Customer, Peers, not_in_maintenance
+from controlplane.dependencies import CUSTOMER, DB, Customer, Peers, customer_area
 from controlplane.domain.usage import schemas, service, store
 
 RangeParam = Annotated[store.Range, QueryParameter(description="24h (por hora), 30d (por día) o 1y (por mes)")]
@@ -17,7 +17,7 @@ RangeParam = Annotated[store.Range, QueryParameter(description="24h (por hora), 
 class UsageController(Controller):
     path = "/api/client/accounts"
     tags = ["usage"]
-    guards = [not_in_maintenance]
+    before_request = staticmethod(customer_area)
     dependencies = CUSTOMER
 
     @get("/peers/{peer_id:str}/usage", operation_id="peerUsage")
