@@ -7,7 +7,7 @@ import itertools
 import logging
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 from pyroute2.netlink.exceptions import NetlinkError as Pyroute2NetlinkError
@@ -76,7 +76,7 @@ class KernelBackend(Backend):
         except OSError as exc:  # wg_netlink.NetlinkError included, and the socket timeout
             raise BackendError(f"{what} {self.name} failed: {exc}") from exc
 
-    async def _send(self, messages: list[bytes]) -> None:
+    async def _send(self, messages: Iterable[bytes]) -> None:
         await self._exchange("set on", lambda sock: wg_netlink.transact(sock, messages))
 
     def _set_message(self, device_attrs: list[bytes], peers: list[bytes] | None = None) -> bytes:
@@ -134,8 +134,14 @@ class KernelBackend(Backend):
         messages = []
         if iface is not None and iface.listen_port is not None:
             messages.append(self._set_message([wg_netlink.listen_port_attr(iface.listen_port)]))
-        messages += [self._set_message([], batch) for batch in self.batches(changes)]
-        if messages:
+        batches = self.batches(changes)
+        first = list(itertools.islice(batches, 2))
+        messages += [self._set_message([], batch) for batch in first]
+        if len(first) == 2:
+            # A large set: the rest is encoded in a thread of its own while the kernel takes these.
+            rest = wg_netlink.made_ahead(self._set_message([], batch) for batch in batches)
+            await self._send(itertools.chain(messages, rest))
+        elif messages:
             await self._send(messages)
         if iface is not None and (iface.add_addresses or iface.remove_addresses or iface.mtu):
             await self.link.configure(add=iface.add_addresses, remove=iface.remove_addresses, mtu=iface.mtu)

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import itertools
+import threading
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from pyroute2.netlink.generic.wireguard import WGPEER_F_REMOVE_ME, WGPEER_F_REPLACE_ALLOWEDIPS, wgmsg
 
 from node_agent.backends import wg_netlink
@@ -162,3 +166,40 @@ def test_large_changes_are_cut_into_messages_under_the_attribute_limit() -> None
                 total_ips += len(entry.get_attr("WGPEER_A_ALLOWEDIPS") or [])
         assert len(seen) == expected_peers
         assert total_ips == sum(len(p.allowed_ips) for p in changes.add_peers)
+
+
+def test_one_address_peers_packed_at_once_read_as_the_kernel_reads_them() -> None:
+    """The packed form of the common peer (one address, no endpoint, no keepalive) against pyroute2's reading."""
+    peers = [
+        Peer(key(1), key(11), frozenset({"10.8.0.2/32"})),
+        Peer(key(2), "", frozenset({"10.8.0.0/24"})),
+        Peer(key(3), key(13), frozenset({"fd00::3/128"})),
+        Peer(key(4), "", frozenset({"2001:db8::/64"})),
+    ]
+    msg = set_message(Changes(update_peers=peers))
+    entries = {entry.get_attr("WGPEER_A_PUBLIC_KEY").decode(): entry for entry in msg.get_attr("WGDEVICE_A_PEERS")}
+    assert set(entries) == {peer.public_key for peer in peers}
+    for peer in peers:
+        entry = entries[peer.public_key]
+        assert entry.get_attr("WGPEER_A_PRESHARED_KEY").decode() == (peer.preshared_key or ZERO_KEY)
+        assert entry.get_attr("WGPEER_A_FLAGS") == WGPEER_F_REPLACE_ALLOWEDIPS
+        assert [ip["addr"] for ip in entry.get_attr("WGPEER_A_ALLOWEDIPS")] == list(peer.allowed_ips)
+        assert entry.get_attr("WGPEER_A_ENDPOINT") is None
+
+
+def test_messages_made_ahead_come_in_order_and_bring_their_errors() -> None:
+    assert list(wg_netlink.made_ahead(iter(range(1000)), depth=3)) == list(range(1000))
+
+    def failing() -> Iterator[int]:
+        yield 1
+        raise ValueError("encoding failed")
+
+    made = wg_netlink.made_ahead(failing())
+    assert next(made) == 1
+    with pytest.raises(ValueError, match="encoding failed"):
+        next(made)
+    # A caller that stops early (the kernel refused a message) stops the maker: nothing is left running.
+    endless = wg_netlink.made_ahead(itertools.count(), depth=2)
+    assert next(endless) == 0
+    endless.close()
+    assert not any(t.name == "netlink-encode" for t in threading.enumerate())

@@ -194,3 +194,27 @@ def test_proto_delta_with_invalid_entry_is_refused_whole() -> None:
         assert "10.8.0.300" in str(exc)
     else:
         raise AssertionError("invalid delta accepted")
+
+
+def test_keys_and_routes_in_any_spelling_come_out_as_the_kernel_writes_them() -> None:
+    """Canonical keys and host routes are taken as they are; every other spelling still goes the long way."""
+    raw = bytes(range(32))
+    canonical = base64.b64encode(raw).decode()
+    # The same 32 bytes with the last character's two spare bits set: valid base64, not the canonical spelling.
+    loose = canonical[:42] + "B="
+    msg = agent_pb2.FullState(
+        serial=1,
+        interface=agent_pb2.InterfaceSpec(name="wg0"),
+        peers=[
+            agent_pb2.PeerSpec(public_key=canonical, allowed_ips=["10.8.0.2/32"]),
+            agent_pb2.PeerSpec(public_key=key(7), preshared_key=loose, allowed_ips=["10.8.0.3"]),
+            agent_pb2.PeerSpec(public_key=key(8), allowed_ips=["10.8.0.300/32"]),
+            agent_pb2.PeerSpec(public_key=key(9), allowed_ips=["010.8.0.4/32"]),
+        ],
+    )
+    desired = desired_from_full_state(msg)
+    assert desired.peers[canonical].allowed_ips == {"10.8.0.2/32"}
+    assert desired.peers[key(7)].preshared_key == base64.b64encode(base64.b64decode(loose)).decode() != loose
+    assert desired.peers[key(7)].allowed_ips == {"10.8.0.3/32"}
+    assert set(desired.peers) == {canonical, key(7)}  # an octet over 255 or with a leading zero is refused
+    assert desired.keep_peers == {key(8), key(9)}
