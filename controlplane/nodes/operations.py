@@ -73,6 +73,12 @@ _PENDING_AFTER = (
 _PEER = ONE_PEER.where(Peer.id == bindparam("peer_id"))
 
 
+def _read_here(db: AsyncSession, server_id: str) -> Server | None:
+    """The server as this transaction already read it, if it did: the Core updates above do not refresh it."""
+    server: Server | None = db.identity_map.get(identity_key(Server, server_id))
+    return server
+
+
 # Called with (db, operation, peer or None) when a notifying operation ends; registered in one place,
 # controlplane/services.py (the peers' and the rooms' outcome handlers).
 OutcomeHandler = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[None]]
@@ -104,8 +110,8 @@ class NodeOperations:
 
         The operation's row is written with the transaction's next flush, with the peer's busy flag beside it."""
         serial = (await db.execute(_BUMP_SERIAL, {"server_id": server_id})).scalar_one()
-        server = db.identity_map.get(identity_key(Server, server_id))
-        if server is not None:  # a server already read here shows the new serial (out of sync until applied)
+        server = _read_here(db, server_id)
+        if server is not None:  # it shows the new serial (out of sync until applied), as the ORM update did
             set_committed_value(server, "serial", serial)
         operation = NodeOperation(
             id=new_id(),
@@ -189,7 +195,7 @@ class NodeOperations:
         if operation.status is OperationStatus.OK:
             # Before the peer is read: the view pushed to its owner shows the server in sync.
             await db.execute(_APPLIED, {"server_id": operation.server_id, "applied": operation.serial})
-            server = db.identity_map.get(identity_key(Server, operation.server_id))
+            server = _read_here(db, operation.server_id)
             if server is not None and server.applied_serial < operation.serial:
                 set_committed_value(server, "applied_serial", operation.serial)
         peer = None
