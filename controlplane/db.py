@@ -142,6 +142,14 @@ def create_read_sessionmaker(
 
 
 AfterCommit = Callable[[], Awaitable[None]]
+BeforeCommit = Callable[[], Awaitable[None]]
+
+
+def before_commit(session: AsyncSession, callback: BeforeCommit) -> None:
+    """Run `callback` in the transaction, after the caller's last change, just before `transaction()` commits it
+    (a node operation's delta is built there: nodes/send_ahead.py). A commit by hand does not run it; the
+    transaction's own commit at its end does."""
+    session.info.setdefault("before_commit", []).append(callback)
 
 
 def after_commit(session: AsyncSession, callback: AfterCommit) -> None:
@@ -182,6 +190,8 @@ async def transaction(db_sessionmaker: async_sessionmaker[AsyncSession]) -> Asyn
         await run_after_commit(session)
         return
     try:
+        for callback in session.info.pop("before_commit", []):
+            await callback()
         await session.commit()
         await run_after_commit(session)
     finally:

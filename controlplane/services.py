@@ -29,6 +29,7 @@ from controlplane.mail import Mailer
 from controlplane.nodes.agent_sessions import AgentSessions
 from controlplane.nodes.operations import NodeOperations
 from controlplane.nodes.registry import AgentRegistry
+from controlplane.nodes.send_ahead import SendAhead
 from controlplane.observability.metrics import ControlPlaneMetrics
 from controlplane.passwords import Passwords
 from controlplane.payments import build_gateways
@@ -108,7 +109,9 @@ def build_services(settings: Settings) -> Services:
     captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     agents = AgentRegistry()
     metrics = ControlPlaneMetrics()
-    operations = NodeOperations(bus, settings.operation_timeout_seconds, metrics.record_operation_outcome)
+    operations = NodeOperations(
+        bus, settings.operation_timeout_seconds, metrics.record_operation_outcome, SendAhead(box, agents)
+    )
     rooms = RoomService(box, operations, hub, limiter)
     peers = PeerService(box, operations, hub, settings.client_url, invalidation, rooms, read_sessionmaker)
     servers = ServerService(box)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -20,6 +20,9 @@ from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.realtime.bus import EventBus
 from controlplane.realtime.topics import NODE_CHANGED, NodeChanged
+
+if TYPE_CHECKING:
+    from controlplane.nodes.send_ahead import SendAhead
 
 # How a timed-out operation's error begins (the owner is told the node did not answer in time).
 TIMEOUT_PREFIX = "timeout"
@@ -85,8 +88,15 @@ OutcomeHandler = Callable[[AsyncSession, NodeOperation, Peer | None], Awaitable[
 
 
 class NodeOperations:
-    def __init__(self, bus: EventBus, timeout_seconds: float, count_outcome: Callable[[bool], None]) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        timeout_seconds: float,
+        count_outcome: Callable[[bool], None],
+        ahead: SendAhead | None = None,
+    ) -> None:
         self._bus = bus
+        self._ahead = ahead  # deltas for the agents whose streams this process holds, built before commit
         self._timeout = timedelta(seconds=timeout_seconds)
         self._handlers: list[OutcomeHandler] = []
         self._count_outcome = count_outcome  # every ended operation, notified or not (the metrics count them)
@@ -128,7 +138,9 @@ class NodeOperations:
         db.add(operation)
         if peer is not None and notify:
             peer.pending_operation_id = operation.id
-        after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id)))
+        if self._ahead is not None:
+            self._ahead.queue(db, operation)  # before the publish: the stream here has the delta when woken
+        after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id, serial=serial)))
         return operation
 
     def credential_revoked(self, db: AsyncSession, server_id: str) -> None:

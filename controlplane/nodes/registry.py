@@ -6,22 +6,59 @@ import asyncio
 import logging
 
 from controlplane.realtime.topics import NodeChanged
+from protos import agent_pb2
 
 log = logging.getLogger(__name__)
 
 
 class AgentLink:
-    """One connected agent: the serial sent last, and an event set when its node has news."""
+    """One connected agent: the serial sent last, what is known to be queued after it, and an event set when its
+    node has news.
+
+    Deltas queued by this process arrive built (`ready`, nodes/send_ahead.py) and are sent without reading the
+    database; anything else (another process's change, a change committed while a snapshot was read) is read from
+    the database (`must_read`, or a known serial beyond the ones at hand)."""
 
     def __init__(self, server_id: str) -> None:
         self.server_id = server_id
         self.sent_serial = 0
+        self.known_serial = 0  # the highest serial this stream has heard of
+        self.must_read = False
+        self.ready: dict[int, agent_pb2.Delta] = {}
         self.wake = asyncio.Event()
         self.closed = asyncio.Event()
 
     def close(self) -> None:
         self.closed.set()
         self.wake.set()
+
+    def read_database(self) -> None:
+        """Operations may have been committed that this stream has not heard of: read them at the next wake."""
+        self.must_read = True
+        self.wake.set()
+
+    def heard_of(self, serial: int) -> None:
+        if serial > self.known_serial:
+            self.known_serial = serial
+        if serial > self.sent_serial:
+            self.wake.set()
+
+    def take_ready(self) -> list[agent_pb2.Delta]:
+        """The built deltas that follow the serial sent last, without a gap; older ones are dropped."""
+        taken = []
+        serial = self.sent_serial
+        while (delta := self.ready.pop(serial + 1, None)) is not None:
+            taken.append(delta)
+            serial = delta.serial
+        return taken
+
+    def needs_read(self) -> bool:
+        """After the ready deltas are sent: does the database hold operations this stream has not sent?"""
+        for serial in [s for s in self.ready if s <= self.sent_serial]:
+            del self.ready[serial]
+        needed = self.must_read or self.known_serial > self.sent_serial
+        self.must_read = False
+        return needed
 
 
 class AgentRegistry:
@@ -54,12 +91,24 @@ class AgentRegistry:
         if self._links.get(link.server_id) is link:
             del self._links[link.server_id]
 
+    def ahead(self, server_id: str, delta: agent_pb2.Delta) -> None:
+        """A delta this process queued and built (nodes/send_ahead.py), for its node's stream if it is still here."""
+        link = self._links.get(server_id)
+        if link is None:
+            return
+        link.ready[delta.serial] = delta
+        link.heard_of(delta.serial)
+
     async def on_node_changed(self, event: NodeChanged) -> None:
-        """News for a node: wake its stream, or end it when its credential was revoked (whichever process has it)."""
+        """News for a node: wake its stream, or end it when its credential was revoked (whichever process has it).
+
+        An event naming a serial this stream already has at hand (queued here, sent ahead) changes nothing."""
         link = self._links.get(event.server_id)
         if link is None:
             return
         if event.revoked:
             link.close()
+        elif event.serial:
+            link.heard_of(event.serial)
         else:
-            link.wake.set()
+            link.read_database()

@@ -67,7 +67,7 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             else:
                 await context.write(agent_pb2.ControlMessage(in_sync=agent_pb2.InSync(serial=in_sync_serial)))
                 link.sent_serial = in_sync_serial
-                link.wake.set()  # operations committed since the Hello was checked
+                link.read_database()  # operations committed since the Hello was checked
             while not link.closed.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(link.wake.wait(), timeout=KEEPALIVE_SECONDS)
@@ -112,12 +112,20 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         state = await self._sessions.full_state(link.server_id)
         await context.write(agent_pb2.ControlMessage(full_state=state))
         link.sent_serial = state.serial
-        link.wake.set()  # operations committed while the snapshot was in flight
+        link.read_database()  # operations committed while the snapshot was in flight
 
     async def _send_pending(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
-        for delta in await self._sessions.pending_deltas(link.server_id, link.sent_serial):
-            await context.write(agent_pb2.ControlMessage(delta=delta))
-            link.sent_serial = max(link.sent_serial, delta.serial)
+        """Deltas built by this process go out as they are; the database is read only for the others."""
+        for delta in link.take_ready():
+            await self._send_delta(context, link, delta)
+        if link.needs_read():
+            for delta in await self._sessions.pending_deltas(link.server_id, link.sent_serial):
+                await self._send_delta(context, link, delta)
+
+    @staticmethod
+    async def _send_delta(context: grpc.aio.ServicerContext, link: AgentLink, delta: agent_pb2.Delta) -> None:
+        await context.write(agent_pb2.ControlMessage(delta=delta))
+        link.sent_serial = max(link.sent_serial, delta.serial)
 
     async def _read(self, context: grpc.aio.ServicerContext, link: AgentLink) -> None:
         try:

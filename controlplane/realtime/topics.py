@@ -25,6 +25,7 @@ class NodeChanged(msgspec.Struct, frozen=True):
 
     server_id: str
     revoked: bool = False
+    serial: int = 0  # the operation's serial; 0: read the node's pending operations from the database
 
 
 class UserPush(msgspec.Struct, frozen=True):

@@ -166,6 +166,39 @@ async def test_an_agent_on_one_process_gets_a_change_made_through_the_other(
         await agent.stop()
 
 
+async def test_changes_through_both_processes_reach_the_agent_once_each_and_in_order(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    """The agent's process sends its own changes ahead, built before they commit (nodes/send_ahead.py), and reads
+    the other process's from the database: mixed and concurrent, every change arrives once, in serial order."""
+    server_id, credential = await new_server(admin)
+    agent = await attached_agent(cluster.first, server_id, credential)
+    second_admin = await admin_client(cluster.second)
+    try:
+        username = await new_customer(cluster.first)
+
+        async def create(http: httpx.AsyncClient, name: str) -> str:
+            answer = await http.post("/api/admin/peers", json={"username": username, "name": name, "server": server_id})
+            assert answer.status_code == 201, answer.text
+            return str(answer.json()["id"])
+
+        created = await asyncio.gather(*(create((admin, second_admin)[i % 2], f"equipo{i}") for i in range(12)))
+        deltas = [await agent.next_delta() for _ in created]
+        serials = [delta.serial for delta in deltas]
+        assert serials == list(range(serials[0], serials[0] + len(created)))
+        keys = [peer.public_key for delta in deltas for peer in delta.upsert_peers]
+        assert len(keys) == len(set(keys)) == len(created)  # each peer added once, none twice
+        await asyncio.sleep(0.5)
+        assert agent.deltas.empty(), "a change was sent twice"
+        async with asyncio.timeout(10):  # and the node is in sync once the agent's answers are in
+            while not (status := (await admin.get(f"/api/admin/servers/{server_id}")).json())["in_sync"]:
+                await asyncio.sleep(0.05)
+        assert status["serial"] == status["applied_serial"] == serials[-1]
+    finally:
+        await second_admin.aclose()
+        await agent.stop()
+
+
 async def test_the_expiry_job_disables_each_expired_peer_once_across_both_processes(
     cluster: Cluster, admin: httpx.AsyncClient
 ) -> None:
