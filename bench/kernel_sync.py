@@ -262,10 +262,12 @@ def _timed_parts(agent: Any, undo: bool = False) -> dict[str, float]:
     import inspect
 
     from node_agent import agent as agent_module
+    from node_agent import made_ahead
 
     targets = [
-        ("snapshot conversion", agent_module, "desired_from_full_state"),
-        ("diff", agent_module, "reconcile"),
+        ("snapshot settings", agent_module, "full_state_frame"),
+        ("waiting for converted peers", made_ahead.Ahead, "__anext__"),  # converted in a thread meanwhile
+        ("diff", agent_module, "diff_peers"),
         ("apply (encoding and sends)", agent.backend, "apply"),
         ("kernel sends", agent.backend, "_send"),
         ("device read", agent.backend, "read_device"),

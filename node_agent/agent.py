@@ -9,6 +9,7 @@ import gc
 import ipaddress
 import logging
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 
@@ -17,7 +18,8 @@ from node_agent.backends import Backend, BackendError, make_backend
 from node_agent.config import AgentConfig
 from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
-from node_agent.reconcile import Changes, reconcile
+from node_agent.made_ahead import Ahead
+from node_agent.reconcile import Changes, diff_peers, reconcile, reconcile_settings
 from node_agent.relay import RelayLimits
 from node_agent.state import (
     NO_BACKBONE,
@@ -26,9 +28,12 @@ from node_agent.state import (
     DeviceState,
     InvalidSpec,
     Peer,
+    PeerPart,
     Room,
+    add_peers,
     desired_from_delta,
-    desired_from_full_state,
+    full_state_frame,
+    peer_parts,
 )
 from protos import agent_pb2
 
@@ -36,6 +41,9 @@ log = logging.getLogger(__name__)
 
 # Failures of the device or firewall: answered with ok=false, then the agent resyncs from a fresh snapshot.
 APPLY_ERRORS = (BackendError, FirewallError, OSError)
+# A snapshot's peers are converted and applied this many at a time (handle_full_state): small enough that the device
+# starts taking peers early, large enough that each write carries many netlink messages or one long UAPI set.
+PEER_PART = 500
 
 
 class NodeAgent:
@@ -104,26 +112,31 @@ class NodeAgent:
         )
 
     async def handle_full_state(self, msg: agent_pb2.FullState) -> agent_pb2.AgentMessage:
-        async with self._lock, _gc_paused():
+        async with self._lock, _tuned_for_a_snapshot():
             started = time.perf_counter()
-            # The device is read while the snapshot is converted (in a thread): with 50 000 peers wireguard-go
-            # spends a few hundred ms writing its answer, on the other core (docs/benchmarks.md, "50 000 peers").
+            # The peers are converted in a thread of their own from now on, part by part, while the device is read
+            # (with 50 000 peers wireguard-go spends a few hundred ms writing its answer, on the other core:
+            # docs/benchmarks.md, "50 000 peers") and while the first parts are applied (_apply_full).
+            parts = Ahead(peer_parts(msg.peers, PEER_PART), name="snapshot")
             reading = asyncio.ensure_future(self._read_device_if_any())
             try:
-                desired = await asyncio.to_thread(desired_from_full_state, msg)
-            except InvalidSpec as exc:
-                await reading
-                log.error("full state %s refused: %s", msg.serial, exc)
-                return self._result(msg.operation_id, msg.serial, f"invalid full state: {exc}")
-            except BaseException:
-                reading.cancel()
-                raise
-            try:
-                changes = await self._apply_full(desired, await reading)
-            except APPLY_ERRORS as exc:
-                log.error("full state %s failed: %s", msg.serial, exc)
-                self._device_unknown()
-                return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
+                try:
+                    desired = await asyncio.to_thread(full_state_frame, msg)
+                except InvalidSpec as exc:
+                    await reading
+                    log.error("full state %s refused: %s", msg.serial, exc)
+                    return self._result(msg.operation_id, msg.serial, f"invalid full state: {exc}")
+                except BaseException:
+                    reading.cancel()
+                    raise
+                try:
+                    changes = await self._apply_full(desired, parts, await reading)
+                except APPLY_ERRORS as exc:
+                    log.error("full state %s failed: %s", msg.serial, exc)
+                    self._device_unknown()
+                    return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
+            finally:
+                parts.stop()
             self.applied_serial = msg.serial
             self.full_state_seen = True
             log.info(
@@ -225,7 +238,13 @@ class NodeAgent:
             log.debug("device not read before the snapshot: %s", exc)
             return None
 
-    async def _apply_full(self, desired: DesiredState, device: DeviceState | None) -> Changes:
+    async def _apply_full(self, desired: DesiredState, parts: Ahead[PeerPart], device: DeviceState | None) -> Changes:
+        """Apply a snapshot: its settings (interface, rooms, backbone) in `desired`, its peers as `parts` come.
+
+        Each part's additions and updates go to the device as soon as it is converted, so the device takes the first
+        peers while the rest are converted; the removals go last, once every key of the snapshot is known. Adding
+        before removing is safe when an address passes from a removed peer to an added one: the device gives an
+        address to the peer it was set on last, and removing the old peer then leaves it where it is."""
         assert desired.interface is not None
         if desired.interface.name != self.config.interface:
             # The local name wins: it is a local concern (and userspace socket names must be unique per host).
@@ -236,9 +255,33 @@ class NodeAgent:
             )
         desired.interface = dataclasses.replace(desired.interface, name=self.config.interface)
         actual = await self.backend.ensure_interface(desired.interface, self.private_key, device)
-        changes = reconcile(desired, actual, self._rooms, self._backbone)
-        self.last_changes = changes
-        await self.backend.apply(changes)
+        changes = reconcile_settings(desired, actual, self._rooms, self._backbone)
+        self.last_changes = changes  # its peers are filled in as they go
+        interface = changes.interface  # sent with the first write
+        # A part's write starts before the previous one has ended and is taken after it (the kernel backend's
+        # socket lock, wireguard-go's own), so the device is never idle while this loop diffs and encodes the next
+        # part. Parts name disjoint keys, so their order does not matter; at most one write waits; the removals go
+        # once every write is done.
+        writes: list[asyncio.Future[None]] = []
+        try:
+            async for part in parts:
+                add_peers(desired, part)
+                add, update, _ = diff_peers(part.peers, actual.peers, prune=False)
+                changes.add_peers += add
+                changes.update_peers += update
+                if add or update or interface is not None:
+                    write = Changes(add_peers=add, update_peers=update, interface=interface)
+                    writes.append(asyncio.ensure_future(self.backend.apply(write)))
+                    interface = None
+                    if len(writes) > 1:
+                        await writes.pop(0)
+            for write_in_flight in writes:
+                await write_in_flight
+        finally:
+            await _stopped(writes)  # after a failure: the write still going is not left behind
+        _, _, changes.remove_peers = diff_peers(desired.peers, actual.peers, prune=True, keep=desired.keep_peers)
+        if changes.remove_peers or interface is not None:
+            await self.backend.apply(Changes(remove_peers=changes.remove_peers, interface=interface))
         kept = {k: actual.peers[k] for k in desired.keep_peers if k in actual.peers}
         self._peers = {**kept, **desired.peers}
         self._interface_addresses = desired.interface.addresses
@@ -315,16 +358,38 @@ class NodeAgent:
 
 
 @contextlib.asynccontextmanager
-async def _gc_paused() -> AsyncIterator[None]:
-    """A snapshot allocates ~10 objects per peer and frees nothing meanwhile: the cyclic collector would
-    rescan the growing heap many times for no gain (measured: up to half of a 10 000-peer no-op resync)."""
+async def _tuned_for_a_snapshot() -> AsyncIterator[None]:
+    """The process set up for a snapshot, then put back.
+
+    - The cyclic collector is off: a snapshot allocates ~10 objects per peer and frees nothing meanwhile, so the
+      collector would rescan the growing heap many times for no gain (measured: up to half of a 10 000-peer no-op
+      resync).
+    - Threads hand the GIL over every 0.5 ms instead of 5: the thread sending to the kernel needs it for a moment
+      after each message, while the threads converting and encoding peers hold it (the kernel backend's full sync
+      of 10 000 peers in the VM went from 1.47 to 1.32 x the same messages sent by hand, one run each;
+      docs/testing-kernel.md)."""
     was_enabled = gc.isenabled()
     gc.disable()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
     try:
         yield
     finally:
+        sys.setswitchinterval(interval)
         if was_enabled:
             gc.enable()
+
+
+async def _stopped(tasks: list[asyncio.Future[None]]) -> None:
+    """Cancel what is still running and wait for it; a failure of its own was already someone else's to report."""
+    running = [task for task in tasks if not task.done()]
+    for task in running:
+        task.cancel()
+    if running:
+        await asyncio.wait(running)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: no "never retrieved" warning for what the caller already raised
 
 
 async def _resolved(peer: Peer) -> Peer:

@@ -102,10 +102,22 @@ def reconcile(
     `applied_rooms` / `applied_backbone` are what the agent last applied (None = nothing yet, so the first
     snapshot always (re)writes the firewall and backbone: both are idempotent).
     """
-    add, update, remove = diff_peers(
+    changes = reconcile_settings(desired, actual, applied_rooms, applied_backbone)
+    changes.add_peers, changes.update_peers, changes.remove_peers = diff_peers(
         desired.peers, actual.peers, prune=desired.full, remove=desired.remove_peers, keep=desired.keep_peers
     )
-    changes = Changes(add_peers=add, update_peers=update, remove_peers=remove)
+    return changes
+
+
+def reconcile_settings(
+    desired: DesiredState,
+    actual: DeviceState,
+    applied_rooms: Mapping[str, Room] | None = None,
+    applied_backbone: Backbone | None = None,
+) -> Changes:
+    """`reconcile` without the peers: the interface, the rooms and the backbone (a snapshot's peers are diffed part
+    by part as they are converted: agent.py)."""
+    changes = Changes()
     if desired.interface is not None:
         changes.interface = diff_interface(desired.interface, actual)
 

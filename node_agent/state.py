@@ -8,7 +8,7 @@ import contextlib
 import ipaddress
 import re
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from protos import agent_pb2
@@ -250,7 +250,7 @@ def backbone_from_spec(spec: agent_pb2.BackboneSpec) -> Backbone:
 
 
 def _collect_peers(
-    specs: list[agent_pb2.PeerSpec], invalid: list[str], keep: set[str] | None = None
+    specs: Sequence[agent_pb2.PeerSpec], invalid: list[str], keep: set[str] | None = None
 ) -> dict[str, Peer]:
     peers: dict[str, Peer] = {}
     for spec in specs:
@@ -279,11 +279,33 @@ def _collect_rooms(specs: list[agent_pb2.RoomSpec], invalid: list[str]) -> dict[
     return rooms
 
 
-def desired_from_full_state(msg: agent_pb2.FullState) -> DesiredState:
-    """Convert a FullState. Invalid entries are skipped and listed in `invalid` so the rest still applies."""
+@dataclass(slots=True)
+class PeerPart:
+    """Some of a snapshot's peers, converted: the valid ones, what was skipped, and the keys not to prune."""
+
+    peers: dict[str, Peer]
+    invalid: list[str]
+    keep: set[str]
+
+
+def peer_parts(specs: Sequence[agent_pb2.PeerSpec], size: int) -> Iterator[PeerPart]:
+    """A snapshot's peers converted `size` at a time, in order: the agent applies the first ones while the rest are
+    converted (agent.py, handle_full_state). A key named twice counts once, at its last entry, as in one dict: an
+    earlier part must not write what a later one takes back, and parts with disjoint keys may be written in any
+    order."""
+    last = {spec.public_key: index for index, spec in enumerate(specs)}
+    if len(last) < len(specs):
+        specs = [spec for index, spec in enumerate(specs) if last[spec.public_key] == index]
+    for start in range(0, len(specs), size):
+        invalid: list[str] = []
+        keep: set[str] = set()
+        peers = _collect_peers(specs[start : start + size], invalid, keep)
+        yield PeerPart(peers, invalid, keep)
+
+
+def full_state_frame(msg: agent_pb2.FullState) -> DesiredState:
+    """A FullState without its peers (interface, rooms, backbone); `add_peers` adds them, part by part."""
     invalid: list[str] = []
-    keep: set[str] = set()
-    peers = _collect_peers(list(msg.peers), invalid, keep)
     rooms = _collect_rooms(list(msg.rooms), invalid)
     interface = interface_from_spec(msg.interface)
     if not interface.name:
@@ -292,14 +314,28 @@ def desired_from_full_state(msg: agent_pb2.FullState) -> DesiredState:
     return DesiredState(
         serial=msg.serial,
         full=True,
-        peers=peers,
         rooms=rooms,
         interface=interface,
         backbone=backbone,
         operation_id=msg.operation_id,
         invalid=invalid,
-        keep_peers=frozenset(keep),
     )
+
+
+def add_peers(desired: DesiredState, part: PeerPart) -> None:
+    """A converted part joins the snapshot (a key named twice: the later entry wins, as in one dict)."""
+    desired.peers.update(part.peers)
+    desired.invalid.extend(part.invalid)
+    if part.keep:
+        desired.keep_peers = desired.keep_peers | part.keep
+
+
+def desired_from_full_state(msg: agent_pb2.FullState) -> DesiredState:
+    """Convert a FullState. Invalid entries are skipped and listed in `invalid` so the rest still applies."""
+    desired = full_state_frame(msg)
+    for part in peer_parts(msg.peers, max(len(msg.peers), 1)):
+        add_peers(desired, part)
+    return desired
 
 
 def desired_from_delta(msg: agent_pb2.Delta) -> DesiredState:

@@ -17,6 +17,7 @@ from node_agent.backends import wg_netlink
 from node_agent.backends.base import Backend, BackendError, PeerStat
 from node_agent.backends.link import NETLINK_GENERIC, Link, ensure_link, netlink_socket_in_netns
 from node_agent.backends.wg_netlink import WGPEER_F_REPLACE_ALLOWEDIPS
+from node_agent.made_ahead import made_ahead
 from node_agent.reconcile import Changes
 from node_agent.state import DeviceState, Interface
 
@@ -139,7 +140,7 @@ class KernelBackend(Backend):
         messages += [self._set_message([], batch) for batch in first]
         if len(first) == 2:
             # A large set: the rest is encoded in a thread of its own while the kernel takes these.
-            rest = wg_netlink.made_ahead(self._set_message([], batch) for batch in batches)
+            rest = made_ahead((self._set_message([], batch) for batch in batches), name="netlink-encode")
             await self._send(itertools.chain(messages, rest))
         elif messages:
             await self._send(messages)

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import binascii
 import os
-import queue
 import socket
 import struct
-import threading
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 from node_agent.backends.base import PeerStat
 from node_agent.state import DeviceState, Peer, normalize_network
@@ -48,9 +45,6 @@ ZERO_KEY_BYTES = bytes(32)
 MESSAGE_BUDGET = 40_000
 ALLOWED_IPS_PER_PART = 500  # a peer with more allowed IPs is sent in parts, as `wg` does
 RECEIVE_BUFFER = 1 << 20  # dump messages are at most 32 KiB; several may come in one read
-
-
-T = TypeVar("T")
 
 
 class NetlinkError(OSError):
@@ -204,49 +198,6 @@ def _message(family: int, flags: int, seq: int, command: int, body: bytes) -> by
 
 
 # --- talking to the kernel ------------------------------------------------------------------------------------
-
-
-def made_ahead(items: Iterator[T], depth: int = 4) -> Generator[T, None, None]:
-    """`items`, made by a thread of their own up to `depth` ahead of the caller.
-
-    For a large set: the kernel takes each message inside `send()`, which releases the GIL, so the next messages are
-    encoded meanwhile on the other core instead of all before the first send (docs/testing-kernel.md). What the
-    maker raises is raised here; a caller that stops early stops the maker."""
-    ready: queue.Queue[tuple[bool, Any]] = queue.Queue(depth)
-    stopped = threading.Event()
-
-    def offer(entry: tuple[bool, Any]) -> bool:
-        while not stopped.is_set():
-            try:
-                ready.put(entry, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def make() -> None:
-        try:
-            for item in items:
-                if not offer((False, item)):
-                    return
-        except BaseException as exc:  # handed to the caller, raised there
-            offer((True, exc))
-            return
-        offer((True, None))
-
-    maker = threading.Thread(target=make, name="netlink-encode", daemon=True)
-    maker.start()
-    try:
-        while True:
-            done, value = ready.get()
-            if done:
-                if value is not None:
-                    raise value
-                return
-            yield value
-    finally:
-        stopped.set()
-        maker.join()
 
 
 def transact(sock: socket.socket, messages: Iterable[bytes]) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from netns import Namespace, missing_requirements, unique_name
 
+from node_agent import agent as agent_module
 from node_agent.agent import NodeAgent
 from node_agent.backends import uapi
 from node_agent.backends.userspace import UserspaceBackend
@@ -198,3 +199,34 @@ async def test_snapshot_with_an_invalid_peer_applies_the_rest_and_says_which(
     assert not result.result.ok and key(2) in result.result.error and "short" not in result.result.error
     # peer 2 keeps its old, working entry rather than being pruned; peer 3 was added
     assert await device_keys(node) == {key(1), key(2), key(3)}
+
+
+async def test_a_snapshot_applied_in_parts_ends_exactly_as_it_says(
+    agent: tuple[NodeAgent, Namespace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot's peers go to the device part by part as they are converted, and the removals last
+    (NodeAgent._apply_full). New peers taking the addresses of peers the snapshot drops, a key named twice in
+    different parts and an invalid entry in a later part: the device ends with exactly what the snapshot says."""
+    monkeypatch.setattr(agent_module, "PEER_PART", 100)
+    node, _ = agent
+    assert (await node.handle_full_state(snapshot([spec(n) for n in range(300)], serial=1))).result.ok
+
+    def taking_address_of(n: int, new: int) -> agent_pb2.PeerSpec:
+        return agent_pb2.PeerSpec(public_key=key(new), allowed_ips=spec(n).allowed_ips)
+
+    newcomers = [taking_address_of(n, 300 + n) for n in range(250)]  # 0-249's addresses, new keys, four parts
+    twice = agent_pb2.PeerSpec(public_key=key(310), allowed_ips=["10.66.9.9/32"])  # key(310) again, a new address
+    broken = agent_pb2.PeerSpec(public_key=key(280), preshared_key="short", allowed_ips=spec(280).allowed_ips)
+    result = await node.handle_full_state(snapshot([*newcomers, twice, broken], serial=2))
+    assert not result.result.ok and key(280) in result.result.error  # the rest applied, the broken entry named
+
+    device = await node.backend.read_device()
+    assert set(device.peers) == {key(300 + n) for n in range(250)} | {key(280)}  # 0-249 and 250-299 pruned
+    for n in range(250):
+        expected = {"10.66.9.9/32"} if n == 10 else set(spec(n).allowed_ips)
+        assert set(device.peers[key(300 + n)].allowed_ips) == expected, n
+    assert set(device.peers[key(280)].allowed_ips) == set(spec(280).allowed_ips)  # kept as it was
+    assert node.applied_serial == 2
+    # And the same snapshot again writes nothing.
+    assert (await node.handle_full_state(snapshot([*newcomers, twice, broken], serial=3))).result.error
+    assert node.last_changes is not None and node.last_changes.empty

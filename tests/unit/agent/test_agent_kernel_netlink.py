@@ -15,6 +15,7 @@ from pyroute2.netlink.generic.wireguard import WGPEER_F_REMOVE_ME, WGPEER_F_REPL
 
 from node_agent.backends import wg_netlink
 from node_agent.backends.kernel import KernelBackend
+from node_agent.made_ahead import made_ahead
 from node_agent.reconcile import Changes
 from node_agent.state import Peer
 
@@ -188,18 +189,18 @@ def test_one_address_peers_packed_at_once_read_as_the_kernel_reads_them() -> Non
 
 
 def test_messages_made_ahead_come_in_order_and_bring_their_errors() -> None:
-    assert list(wg_netlink.made_ahead(iter(range(1000)), depth=3)) == list(range(1000))
+    assert list(made_ahead(iter(range(1000)), depth=3)) == list(range(1000))
 
     def failing() -> Iterator[int]:
         yield 1
         raise ValueError("encoding failed")
 
-    made = wg_netlink.made_ahead(failing())
+    made = made_ahead(failing())
     assert next(made) == 1
     with pytest.raises(ValueError, match="encoding failed"):
         next(made)
     # A caller that stops early (the kernel refused a message) stops the maker: nothing is left running.
-    endless = wg_netlink.made_ahead(itertools.count(), depth=2)
+    endless = made_ahead(itertools.count(), depth=2, name="endless")
     assert next(endless) == 0
     endless.close()
-    assert not any(t.name == "netlink-encode" for t in threading.enumerate())
+    assert not any(t.name == "made-ahead-endless" for t in threading.enumerate())
