@@ -38,6 +38,11 @@ def make_channel(config: AgentConfig) -> grpc.aio.Channel:
         ("grpc.keepalive_permit_without_calls", 1),
         # A 100 000-peer snapshot is ~15 MB: the 4 MB default would refuse it.
         ("grpc.max_receive_message_length", 256 * 1024 * 1024),
+        # Every session dials on a new channel, after our own short delay (backoff.py). gRPC shares connections
+        # between the channels of a process by default, with their reconnect backoff (1 s, growing 1.6 times per
+        # failure): after a control plane had been away a few seconds, a new channel failed at once with the last
+        # error ("No such file or directory") until that backoff ran out, 3-5 s after the control plane was back.
+        ("grpc.use_local_subchannel_pool", 1),
     ]
     if config.tls_ca is not None:
         credentials = grpc.ssl_channel_credentials(root_certificates=config.tls_ca.read_bytes())

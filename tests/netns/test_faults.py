@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +152,7 @@ def test_agent_is_back_within_seconds_after_a_control_plane_restart(setup: Setup
     setup.cp.stop()  # an upgrade: the node shows offline until its agent is back
     time.sleep(8)  # a slow start: the agent's retries fail for 8 s (the old policy waited up to 8-16 s by now)
     setup.cp.serve()  # returns once the new process answers HTTP
-    ready = time.monotonic()
+    ready, ready_at = time.monotonic(), time.time()
     setup.relogin()
     # How soon is the retry policy's business, checked below from the delays the agent chose; the figure itself is
     # benchmarked (bench/restart_agents.py), not asserted: a loaded CI machine once took over 5 s to reconnect.
@@ -172,4 +173,18 @@ def test_agent_is_back_within_seconds_after_a_control_plane_restart(setup: Setup
     # ...about every second, never the long waits meant for a dead one: those come by design after QUICK_ATTEMPTS
     # failures, which a control plane slow to start on a loaded machine can run through.
     assert max(delays[:QUICK_ATTEMPTS]) <= 1.25, delays
+    # And a retry once the control plane is back reaches it. gRPC kept one connection per address for the whole
+    # process, with its own growing reconnect backoff: new channels failed at once with the last error for 3-5 s
+    # after the control plane was back (node_agent/client.py, make_channel).
+    failed_after_ready = [
+        line
+        for line in setup.agent.log().splitlines()[logged:]
+        if "unreachable" in line and _logged_at(line) > ready_at + 0.5
+    ]
+    assert not failed_after_ready, failed_after_ready
     assert setup.converged()
+
+
+def _logged_at(line: str) -> float:
+    """The wall-clock time of an agent log line ("2026-11-27 04:19:57,935 LEVEL ...")."""
+    return datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
