@@ -119,8 +119,9 @@ async def main() -> None:
     print(f"CPU time the new process used until the last node was in sync: {cpu:.2f} s (what an idle host would wait)")
     print(f"load average: {' '.join(load)}")
     result(
-        f"restart with {PEERS} peers on {NODES} nodes: all in sync",
-        f"{last:.2f} s from start ({cpu:.1f} s CPU; {full_again} full states; load {load[0]})",
+        "restart of the control plane: every node in sync",
+        f"{PEERS} peers on {NODES} nodes: {last:.2f} s from start ({cpu:.1f} s CPU; {full_again} full states;"
+        f" load {load[0]})",
         f"< {TARGET_SECONDS:.0f} s",
         last < TARGET_SECONDS,
     )

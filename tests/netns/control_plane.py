@@ -27,7 +27,8 @@ def free_port() -> int:
 
 
 class ControlPlane:
-    def __init__(self, workdir: Path, operation_timeout: float = 30) -> None:
+    def __init__(self, workdir: Path, operation_timeout: float = 30, database_url: str = "") -> None:
+        """`database_url`: the database to serve from (a benchmark's PostgreSQL one); by default SQLite in `workdir`."""
         self.workdir = workdir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -44,6 +45,8 @@ class ControlPlane:
             "PYTHONPATH": str(REPO),
         }
         self.env.pop("VPN_DATABASE_URL", None)
+        if database_url:
+            self.env["VPN_DATABASE_URL"] = database_url
         self.proc: subprocess.Popen[bytes] | None = None
 
     def _cli(self, *args: str) -> None:
