@@ -1,5 +1,5 @@
 """Sending a change ahead: the delta built in the transaction that queues it, for an agent whose stream this
-process holds (docs/agent-protocol.md, "Deltas").
+process holds (docs/agent-protocol.md, "Deltas: built ahead or read back").
 
 Without it, the stream hears of the change after the commit and reads it back in a transaction of its own (the
 pending operations after the serial it sent, then their peers). Built before the commit, in the queuing
@@ -36,7 +36,8 @@ class SendAhead:
 
         async def build() -> None:
             # After the caller's last change: the delta shows what this serial stands for, as a read after the
-            # commit would. A failure here must not fail the caller's change: the stream then reads it instead.
+            # commit would. A delta that cannot be built (a key that does not decrypt) must not fail the caller's
+            # change: the stream then reads it back and fails there as it always did.
             try:
                 built.append(await delta_message(db, self._box, operation))
             except Exception:
