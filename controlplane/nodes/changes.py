@@ -8,8 +8,10 @@ import msgspec
 class NodeChange(msgspec.Struct, frozen=True, omit_defaults=True):
     """References to the desired state, never key material (secrets stay encrypted in their rows).
 
-    Peers' keys, rooms' members and the backbone are read when the delta is sent (desired_state.delta_message), so
-    a delta always carries their current state, and a peer gone or off the node by then is skipped."""
+    Peers' keys, rooms' members and the backbone are read when the delta is built (desired_state.delta_message:
+    just before the queuing transaction commits, or when the stream reads it back; docs/agent-protocol.md, "Deltas:
+    built ahead or read back"), so a delta carries their state as of then, and a peer gone or off the node by then
+    is skipped."""
 
     upsert_peers: tuple[str, ...] = ()  # peer ids, in their committed form
     remove_peers: tuple[str, ...] = ()  # public keys
