@@ -42,8 +42,9 @@ log = logging.getLogger(__name__)
 # Failures of the device or firewall: answered with ok=false, then the agent resyncs from a fresh snapshot.
 APPLY_ERRORS = (BackendError, FirewallError, OSError)
 # A snapshot's peers are converted and applied this many at a time (handle_full_state): small enough that the device
-# starts taking peers early, large enough that each write carries many netlink messages or one long UAPI set.
-PEER_PART = 500
+# starts taking peers early, large enough that each write carries a few netlink messages or one long UAPI set
+# (measured in the kernel VM: 250 best of 250-2 500; docs/benchmarks.md, session 9).
+PEER_PART = 250
 
 
 class NodeAgent:
