@@ -19,7 +19,7 @@ from node_agent.config import AgentConfig
 from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
 from node_agent.made_ahead import Ahead
-from node_agent.reconcile import Changes, diff_peers, reconcile, reconcile_settings
+from node_agent.reconcile import Changes, diff_peers, pruned, reconcile, reconcile_settings
 from node_agent.relay import RelayLimits
 from node_agent.state import (
     NO_BACKBONE,
@@ -280,7 +280,7 @@ class NodeAgent:
                 await write_in_flight
         finally:
             await _stopped(writes)  # after a failure: the write still going is not left behind
-        _, _, changes.remove_peers = diff_peers(desired.peers, actual.peers, prune=True, keep=desired.keep_peers)
+        changes.remove_peers = sorted(pruned(desired.peers, actual.peers, keep=desired.keep_peers))
         if changes.remove_peers or interface is not None:
             await self.backend.apply(Changes(remove_peers=changes.remove_peers, interface=interface))
         kept = {k: actual.peers[k] for k in desired.keep_peers if k in actual.peers}

@@ -67,9 +67,14 @@ def diff_peers(
     # A key both upserted and removed in one message ends up present: the upsert is the later intent.
     removals = [key for key in remove if key in actual and key not in desired]
     if prune:
-        removals.extend(key for key in actual if key not in desired and key not in remove and key not in keep)
+        removals.extend(pruned(desired, actual, keep=keep | remove))
     removals.sort()
     return add, update, removals
+
+
+def pruned(desired: Mapping[str, Peer], actual: Mapping[str, Peer], *, keep: frozenset[str]) -> list[str]:
+    """The keys a snapshot drops: on the device, not in `desired`, not kept."""
+    return [key for key in actual if key not in desired and key not in keep]
 
 
 def diff_interface(desired: Interface, actual: DeviceState) -> InterfaceChange | None:
