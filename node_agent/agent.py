@@ -34,6 +34,7 @@ from node_agent.state import (
     desired_from_delta,
     full_state_frame,
     peer_parts,
+    snapshot_digest,
 )
 from protos import agent_pb2
 
@@ -77,6 +78,9 @@ class NodeAgent:
         self._backbone: Backbone | None = None
         self._interface_addresses: frozenset[str] = frozenset()
         self.last_changes: Changes | None = None  # what the last message changed (logs, tests, benchmarks)
+        # The last snapshot applied, by its digest, and its peers as converted: the same snapshot again (a resync
+        # after a failed apply, a reconnect behind by a reverted change) is not converted again.
+        self._converted: tuple[bytes, PeerPart] | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -115,11 +119,13 @@ class NodeAgent:
     async def handle_full_state(self, msg: agent_pb2.FullState) -> agent_pb2.AgentMessage:
         async with self._lock, _tuned_for_a_snapshot():
             started = time.perf_counter()
-            # The peers are converted in a thread of their own from now on, part by part, while the device is read
-            # (with 50 000 peers wireguard-go spends a few hundred ms writing its answer, on the other core:
-            # docs/benchmarks.md, "50 000 peers") and while the first parts are applied (_apply_full).
-            parts = Ahead(peer_parts(msg.peers, PEER_PART), name="snapshot")
             reading = asyncio.ensure_future(self._read_device_if_any())
+            try:
+                digest = await asyncio.to_thread(snapshot_digest, msg)
+            except BaseException:
+                reading.cancel()
+                raise
+            parts = self._peer_parts(msg, digest)
             try:
                 try:
                     desired = await asyncio.to_thread(full_state_frame, msg)
@@ -130,6 +136,7 @@ class NodeAgent:
                 except BaseException:
                     reading.cancel()
                     raise
+                frame_invalid = len(desired.invalid)
                 try:
                     changes = await self._apply_full(desired, parts, await reading)
                 except APPLY_ERRORS as exc:
@@ -138,6 +145,8 @@ class NodeAgent:
                     return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
             finally:
                 parts.stop()
+            peers_as_converted = PeerPart(desired.peers, desired.invalid[frame_invalid:], set(desired.keep_peers))
+            self._converted = (digest, peers_as_converted)
             self.applied_serial = msg.serial
             self.full_state_seen = True
             log.info(
@@ -157,6 +166,15 @@ class NodeAgent:
                     msg.operation_id, msg.serial, "skipped invalid entries: " + "; ".join(desired.invalid)
                 )
             return self._result(msg.operation_id, msg.serial)
+
+    def _peer_parts(self, msg: agent_pb2.FullState, digest: bytes) -> Ahead[PeerPart]:
+        """A snapshot's peers, converted: in a thread of their own from now on, part by part, while the device is read
+        (with 50 000 peers wireguard-go spends a few hundred ms writing its answer, on the other core:
+        docs/benchmarks.md, "50 000 peers") and while the first parts are applied (_apply_full); or, when this is
+        the snapshot applied last, its conversion then, as one part."""
+        if self._converted is not None and self._converted[0] == digest:
+            return Ahead(iter([self._converted[1]]), name="snapshot")
+        return Ahead(peer_parts(msg.peers, PEER_PART), name="snapshot")
 
     def _device_unknown(self) -> None:
         """An apply failed half-way: the device may differ from every serial, so the next stream must bring a

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import hashlib
 import ipaddress
 import re
 import socket
@@ -320,6 +321,16 @@ def full_state_frame(msg: agent_pb2.FullState) -> DesiredState:
         operation_id=msg.operation_id,
         invalid=invalid,
     )
+
+
+def snapshot_digest(msg: agent_pb2.FullState) -> bytes:
+    """What a snapshot says, without its serial and operation id: snapshots with the same digest convert to the same
+    peers, so the agent converts a snapshot it has just applied only once (NodeAgent.handle_full_state)."""
+    content = agent_pb2.FullState()
+    content.CopyFrom(msg)
+    content.ClearField("serial")
+    content.ClearField("operation_id")
+    return hashlib.sha256(content.SerializeToString(deterministic=True)).digest()
 
 
 def add_peers(desired: DesiredState, part: PeerPart) -> None:

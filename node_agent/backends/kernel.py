@@ -39,6 +39,7 @@ class KernelBackend(Backend):
         self._seq = itertools.count(1)
         # Stats reads and applies may overlap; one request at a time on the socket keeps answers in order.
         self._sock_lock = threading.Lock()
+        self._reader = wg_netlink.DeviceReader()
 
     async def _family_id(self) -> int:
         """WireGuard's generic netlink family id, resolved once through pyroute2 (fails without the module)."""
@@ -117,15 +118,14 @@ class KernelBackend(Backend):
         await ensure_link(self.link, interface, device)
         return device
 
-    async def _dump(self) -> wg_netlink.Dump:
-        """Every message of the device's dump, read (a device with many peers comes back as many)."""
+    async def _dump(self) -> list[bytes]:
+        """Every message of the device's dump (a device with many peers comes back as many)."""
         await self._socket()
         request = wg_netlink.get_device_message(self._family, next(self._seq), self.name)
-        bodies = await self._exchange("cannot read", lambda sock: wg_netlink.dump(sock, request))
-        return wg_netlink.read_dump(bodies)
+        return await self._exchange("cannot read", lambda sock: wg_netlink.dump(sock, request))
 
     async def read_device(self) -> DeviceState:
-        device = wg_netlink.device_state(await self._dump())
+        device = self._reader.device_state(await self._dump())
         device.addresses, device.mtu = await self.link.read()
         return device
 

@@ -2,19 +2,19 @@
 
 pyroute2 builds one Python object per netlink attribute: about 0.3 ms per peer to encode on the development
 machine, seconds for 10 000 peers, which is more than the kernel needs to take them. Here a message is built as
-bytes and a dump walked attribute by attribute, with the peers' parsed form remembered between reads (a no-op
-resync reads the same peers again). pyroute2 still resolves the family id and does everything else (links,
+bytes and a dump walked attribute by attribute, with each peer entry's parsed form remembered until the next read
+(a no-op resync reads the same peers again). pyroute2 still resolves the family id and does everything else (links,
 addresses, routes). Layout, limits and figures: docs/testing-kernel.md, "The kernel backend's netlink".
 """
 
 from __future__ import annotations
 
 import binascii
+import operator
 import os
 import socket
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from node_agent.backends.base import PeerStat
 from node_agent.state import DeviceState, Peer, normalize_network
@@ -34,7 +34,7 @@ WG_GENL_VERSION = 1
 WGDEVICE_A_IFNAME, WGDEVICE_A_PRIVATE_KEY, WGDEVICE_A_LISTEN_PORT, WGDEVICE_A_PEERS = 2, 3, 6, 8
 WGPEER_A_PUBLIC_KEY, WGPEER_A_PRESHARED_KEY, WGPEER_A_FLAGS, WGPEER_A_ENDPOINT = 1, 2, 3, 4
 WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL, WGPEER_A_LAST_HANDSHAKE_TIME = 5, 6
-WGPEER_A_RX_BYTES, WGPEER_A_TX_BYTES, WGPEER_A_ALLOWEDIPS = 7, 8, 9
+WGPEER_A_RX_BYTES, WGPEER_A_TX_BYTES, WGPEER_A_ALLOWEDIPS, WGPEER_A_PROTOCOL_VERSION = 7, 8, 9, 10
 WGALLOWEDIP_A_FAMILY, WGALLOWEDIP_A_IPADDR, WGALLOWEDIP_A_CIDR_MASK = 1, 2, 3
 WGPEER_F_REMOVE_ME, WGPEER_F_REPLACE_ALLOWEDIPS, WGPEER_F_UPDATE_ONLY = 1, 2, 4
 
@@ -311,28 +311,6 @@ def _peer_records(data: bytes, start: int, end: int, out: list[PeerRecord]) -> N
         start += (peer_length + 3) & ~3
 
 
-@dataclass(slots=True)
-class Dump:
-    """A device's dump, read: its own attributes and every peer entry, in the kernel's order."""
-
-    listen_port: int
-    private_key: bytes
-    peers: list[PeerRecord]
-
-
-def read_dump(bodies: list[bytes]) -> Dump:
-    result = Dump(0, ZERO_KEY_BYTES, [])
-    for body in bodies:
-        for kind, begin, finish in _attrs(body, 0, len(body)):
-            if kind == WGDEVICE_A_PEERS:
-                _peer_records(body, begin, finish, result.peers)
-            elif kind == WGDEVICE_A_LISTEN_PORT:
-                result.listen_port = _U16.unpack_from(body, begin)[0]
-            elif kind == WGDEVICE_A_PRIVATE_KEY:
-                result.private_key = body[begin:finish]
-    return result
-
-
 def key_text(raw: bytes) -> str:
     return binascii.b2a_base64(raw, newline=False).decode()
 
@@ -376,49 +354,114 @@ def networks_of(raw: bytes) -> frozenset[str]:
     return hit
 
 
-_PEERS: dict[tuple[bytes, bytes, bytes, int, bytes], Peer] = {}  # unchanged peers map to the same object
+# Every peer's first entry in a dump starts with the same head, in this order (drivers/net/wireguard/netlink.c,
+# get_peer): public key, preshared key, handshake time, keepalive, tx bytes, rx bytes, protocol version, each an
+# attribute of fixed size; the endpoint, if any, and the allowed IPs follow. Such an entry without the payloads of
+# the handshake time and the counters (_stable) identifies the peer's configuration.
+_HEAD = struct.Struct("=HH HH32s HH32s HH16x HHH2x HH8x HH8x HH4x")  # 136 bytes: the head, payloads skipped
+# The head's attribute headers, (length, type) each, where _HEAD puts them.
+_head_shape = operator.itemgetter(2, 3, 5, 6, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18)
+_HEAD_SHAPE = (
+    *(36, WGPEER_A_PUBLIC_KEY, 36, WGPEER_A_PRESHARED_KEY, 20, WGPEER_A_LAST_HANDSHAKE_TIME),
+    *(6, WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL, 12, WGPEER_A_TX_BYTES, 12, WGPEER_A_RX_BYTES),
+    *(8, WGPEER_A_PROTOCOL_VERSION),
+)
 
 
-def device_state(dump: Dump) -> DeviceState:
-    """The device as the agent compares it (addresses and MTU come from the link, not from here).
-
-    A peer with many allowed IPs continues in the next message under the same public key: the parts are merged.
-    """
-    peers: dict[str, Peer] = {}
-    known = _PEERS.get
-    for public_key, preshared, endpoint, keepalive, allowed, *_counters in dump.peers:
-        psk = preshared if preshared is not None else ZERO_KEY_BYTES
-        cache_key = (public_key, psk, endpoint, keepalive, allowed)
-        peer = known(cache_key)
-        if peer is None:
-            peer = Peer(
-                public_key=key_text(public_key),
-                preshared_key="" if psk == ZERO_KEY_BYTES else key_text(psk),
-                allowed_ips=networks_of(allowed),
-                endpoint=endpoint_text(endpoint),
-                persistent_keepalive=keepalive,
-            )
-            if len(_PEERS) >= _CACHE_MAX:
-                _PEERS.clear()
-            _PEERS[cache_key] = peer
-        previous = peers.get(peer.public_key)
-        if previous is not None and preshared is None:
-            peer = Peer(
-                previous.public_key,
-                previous.preshared_key,
-                previous.allowed_ips | peer.allowed_ips,
-                previous.endpoint,
-                previous.persistent_keepalive,
-            )
-        peers[peer.public_key] = peer
-    private_key = "" if dump.private_key == ZERO_KEY_BYTES else key_text(dump.private_key)
-    return DeviceState(peers=peers, listen_port=dump.listen_port, private_key=private_key)
+def _stable(data: bytes, start: int, length: int) -> bytes:
+    """The entry at `start` without the handshake time (bytes 80-96) and the tx and rx counts (108-116, 120-128):
+    every attribute header is kept, so an entry of another shape cannot match a head entry's."""
+    return (
+        data[start : start + 80]
+        + data[start + 96 : start + 108]
+        + data[start + 116 : start + 120]
+        + (data[start + 128 : start + length])
+    )
 
 
-def peer_stats(dump: Dump) -> list[PeerStat]:
+class DeviceReader:
+    """Reads one device's dumps into the DeviceState the agent compares, remembering the last read's peer entries.
+
+    A resync reads every peer again, and almost every entry comes back as it was but for its handshake time and
+    counters: such an entry is the Peer it was last time, found with one struct call and one lookup instead of an
+    attribute walk (a 10 000-peer no-op resync in the kernel VM: docs/testing-kernel.md, "The kernel backend's
+    netlink"). The key holds every attribute header of the head, and an entry is remembered only when those
+    headers were checked to be the kernel's head: an entry of another shape cannot match one."""
+
+    def __init__(self) -> None:
+        self._last: dict[bytes, Peer] = {}
+
+    def device_state(self, bodies: list[bytes]) -> DeviceState:
+        """The device in `bodies` (a dump's messages); addresses and MTU come from the link, not from here."""
+        device = DeviceState()
+        private_key = ZERO_KEY_BYTES
+        seen: dict[bytes, Peer] = {}
+        for body in bodies:
+            for kind, begin, finish in _attrs(body, 0, len(body)):
+                if kind == WGDEVICE_A_PEERS:
+                    self._read_peers(body, begin, finish, device.peers, seen)
+                elif kind == WGDEVICE_A_LISTEN_PORT:
+                    device.listen_port = _U16.unpack_from(body, begin)[0]
+                elif kind == WGDEVICE_A_PRIVATE_KEY:
+                    private_key = body[begin:finish]
+        self._last = seen  # only what the device holds now: nothing stale piles up
+        device.private_key = "" if private_key == ZERO_KEY_BYTES else key_text(private_key)
+        return device
+
+    def _read_peers(self, data: bytes, start: int, end: int, peers: dict[str, Peer], seen: dict[bytes, Peer]) -> None:
+        """Every peer entry of a WGDEVICE_A_PEERS payload into `peers`: the hot loop of a resync, kept flat."""
+        last = self._last.get
+        header = NLA_HDR.unpack_from
+        while start + 4 <= end:
+            length = header(data, start)[0]
+            if length < 4:
+                return
+            stable = _stable(data, start, length)
+            peer = last(stable)
+            if peer is None:
+                records: list[PeerRecord] = []
+                _peer_records(data, start, start + length, records)
+                (record,) = records
+                peer = _peer_of(record)
+                previous = peers.get(peer.public_key)
+                if previous is not None and record[1] is None:
+                    # A continuation entry (the key and more allowed IPs) belongs to the peer before it.
+                    peer = Peer(
+                        previous.public_key,
+                        previous.preshared_key,
+                        previous.allowed_ips | peer.allowed_ips,
+                        previous.endpoint,
+                        previous.persistent_keepalive,
+                    )
+                    stable = b""  # not remembered: what it stands for depends on the entry before it
+                elif length < _HEAD.size or _head_shape(_HEAD.unpack_from(data, start)) != _HEAD_SHAPE:
+                    stable = b""  # not the kernel's head: read the long way every time
+            if stable:
+                seen[stable] = peer
+            peers[peer.public_key] = peer
+            start += (length + 3) & ~3
+
+
+def _peer_of(record: PeerRecord) -> Peer:
+    public_key, preshared, endpoint, keepalive, allowed, *_counters = record
+    return Peer(
+        public_key=key_text(public_key),
+        preshared_key="" if preshared is None or preshared == ZERO_KEY_BYTES else key_text(preshared),
+        allowed_ips=networks_of(allowed),
+        endpoint=endpoint_text(endpoint),
+        persistent_keepalive=keepalive,
+    )
+
+
+def peer_stats(bodies: list[bytes]) -> list[PeerStat]:
     """Per-peer handshake, counters and endpoint; a continuation entry (more allowed IPs) carries none."""
+    records: list[PeerRecord] = []
+    for body in bodies:
+        for kind, begin, finish in _attrs(body, 0, len(body)):
+            if kind == WGDEVICE_A_PEERS:
+                _peer_records(body, begin, finish, records)
     return [
         PeerStat(key_text(public_key), handshake, rx, tx, endpoint_text(endpoint))
-        for public_key, preshared, endpoint, _keepalive, _allowed, handshake, rx, tx in dump.peers
+        for public_key, preshared, endpoint, _keepalive, _allowed, handshake, rx, tx in records
         if preshared is not None
     ]

@@ -20,6 +20,7 @@ from node_agent.backends.userspace import UserspaceBackend
 from node_agent.config import AgentConfig
 from node_agent.firewall import Firewall
 from node_agent.keys import generate_private_key
+from node_agent.state import Peer
 from protos import agent_pb2
 
 
@@ -111,6 +112,25 @@ async def test_same_snapshot_twice_writes_nothing(
     assert second.result.ok
     assert node.last_changes is not None and node.last_changes.empty
     assert writes == []
+
+
+async def test_the_same_snapshot_again_repairs_what_was_changed_by_hand(agent: tuple[NodeAgent, Namespace]) -> None:
+    """The agent converts a snapshot it has just applied only once (its digest names it), but it still compares
+    the device with it: an operator's changes since are undone."""
+    node, ns = agent
+    state = [spec(n, psk=key(1000 + n)) for n in range(50)]
+    assert (await node.handle_full_state(snapshot(state, serial=3))).result.ok
+    ns.run(["wg", "set", node.config.interface, "peer", key(1), "remove"])
+    ns.run(["wg", "set", node.config.interface, "peer", key(2), "allowed-ips", "10.66.9.9/32"])
+    ns.run(["wg", "set", node.config.interface, "peer", key(999), "allowed-ips", "10.66.9.10/32"])
+
+    assert (await node.handle_full_state(snapshot(state, serial=4))).result.ok
+    device = await node.backend.read_device()
+    assert device.peers == {key(n): Peer(key(n), key(1000 + n), frozenset(spec(n).allowed_ips)) for n in range(50)}
+    assert node.last_changes is not None
+    assert [p.public_key for p in node.last_changes.add_peers] == [key(1)]
+    assert [p.public_key for p in node.last_changes.update_peers] == [key(2)]
+    assert node.last_changes.remove_peers == [key(999)]
 
 
 async def test_stale_delta_is_acknowledged_and_ignored(agent: tuple[NodeAgent, Namespace]) -> None:

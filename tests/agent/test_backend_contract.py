@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import ipaddress
 import time
 
@@ -92,6 +93,32 @@ async def test_large_set_is_complete_and_resync_is_a_noop(backend: Backend) -> N
     actual = await backend.read_device()
     assert actual.peers == wanted
     assert reconcile(desired, actual).peers_empty
+
+
+async def test_a_change_made_by_hand_shows_on_the_next_read(backend: Backend, namespace: Namespace) -> None:
+    """A read remembers what it found (the kernel backend finds an unchanged peer entry in one lookup:
+    wg_netlink.DeviceReader); whatever an operator changes with `wg set` between two reads must still show."""
+    await backend.ensure_interface(iface(backend), generate_private_key())
+    wanted = {p.public_key: p for p in peers(6, psk=True)}
+    await backend.apply(Changes(add_peers=list(wanted.values())))
+    assert await backend.read_peers() == wanted
+    assert await backend.read_peers() == wanted  # read again: the same peers
+
+    def wg_set(*args: str, stdin: str | None = None) -> None:
+        namespace.run(["wg", "set", backend.name, *args], input=stdin)
+
+    wg_set("peer", key(0), "preshared-key", "/dev/stdin", stdin=key(77) + "\n")
+    wg_set("peer", key(1), "allowed-ips", "10.64.9.9/32,fd64::9/128")
+    wg_set("peer", key(2), "persistent-keepalive", "25")
+    wg_set("peer", key(3), "endpoint", "127.0.0.1:9")  # nothing is sent: no traffic, no keepalive
+    wg_set("peer", key(4), "remove")
+    expected = dict(wanted)
+    expected[key(0)] = dataclasses.replace(wanted[key(0)], preshared_key=key(77))
+    expected[key(1)] = dataclasses.replace(wanted[key(1)], allowed_ips=frozenset({"10.64.9.9/32", "fd64::9/128"}))
+    expected[key(2)] = dataclasses.replace(wanted[key(2)], persistent_keepalive=25)
+    expected[key(3)] = dataclasses.replace(wanted[key(3)], endpoint="127.0.0.1:9")
+    del expected[key(4)]
+    assert await backend.read_peers() == expected
 
 
 async def test_peer_with_many_allowed_ips_reads_back_whole(backend: Backend) -> None:

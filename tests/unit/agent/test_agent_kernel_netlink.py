@@ -4,6 +4,7 @@ what we encode, pyroute2 decodes as the kernel would; what pyroute2 encodes as t
 from __future__ import annotations
 
 import base64
+import dataclasses
 import ipaddress
 import itertools
 import threading
@@ -86,7 +87,7 @@ def test_dump_over_several_messages_is_read_whole() -> None:
     )
     # The kernel sends "no preshared key" as 32 zero bytes.
     second = kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(b), kernel_peer(c)]]])
-    device = wg_netlink.device_state(wg_netlink.read_dump([first, second]))
+    device = wg_netlink.DeviceReader().device_state([first, second])
     assert device.listen_port == 51820
     assert device.private_key == key(9)
     assert device.peers == {key(1): a, key(3): b, key(4): c}
@@ -95,22 +96,72 @@ def test_dump_over_several_messages_is_read_whole() -> None:
 def test_peer_continued_in_next_message_keeps_all_allowed_ips() -> None:
     part1 = Peer(key(1), key(2), frozenset(f"10.9.0.{n}/32" for n in range(1, 101)), "192.0.2.1:5000", 25)
     part2 = Peer(key(1), "", frozenset(f"10.9.1.{n}/32" for n in range(1, 101)))
-    dump = wg_netlink.read_dump(
-        [
-            kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(part1, rx=5)]]]),
-            kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(part2, first_part=False)]]]),
-        ]
-    )
-    device = wg_netlink.device_state(dump)
+    dump = [
+        kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(part1, rx=5)]]]),
+        kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(part2, first_part=False)]]]),
+    ]
+    device = wg_netlink.DeviceReader().device_state(dump)
     assert device.peers == {key(1): Peer(key(1), key(2), part1.allowed_ips | part2.allowed_ips, "192.0.2.1:5000", 25)}
     # The continuation is the same peer: one stats entry, with the counters of the first part.
     assert [(s.public_key, s.rx_bytes) for s in wg_netlink.peer_stats(dump)] == [(key(1), 5)]
 
 
+def test_a_peer_read_again_is_found_as_it_was_and_any_change_is_seen() -> None:
+    """The device reader remembers each peer entry of its last read (the kernel's head without the handshake time
+    and counters): a resync finds unchanged peers in one lookup, and must still see every change an operator makes
+    by hand between two reads."""
+    peers = {
+        n: Peer(key(n), key(100 + n) if n % 2 else "", frozenset({f"10.8.0.{n}/32"}), "192.0.2.1:5000" if n > 4 else "")
+        for n in range(1, 9)
+    }
+    reader = wg_netlink.DeviceReader()
+
+    def read(changed: dict[int, Peer], traffic: int) -> dict[str, Peer]:
+        entries = [kernel_peer(peer, rx=traffic, tx=traffic, handshake=traffic) for peer in changed.values()]
+        return reader.device_state([kernel_message([["WGDEVICE_A_PEERS", entries]])]).peers
+
+    first = read(peers, traffic=0)
+    assert first == {peer.public_key: peer for peer in peers.values()}
+    again = read(peers, traffic=5000)  # handshakes and counters moved on: the same configuration
+    assert again == first and all(again[k] is first[k] for k in first)  # found as they were, not parsed again
+
+    by_hand = dict(peers)
+    by_hand[1] = dataclasses.replace(peers[1], preshared_key=key(999))
+    by_hand[2] = dataclasses.replace(peers[2], preshared_key=key(998))  # had none
+    by_hand[3] = dataclasses.replace(peers[3], allowed_ips=frozenset({"10.8.0.33/32"}))
+    by_hand[4] = dataclasses.replace(peers[4], persistent_keepalive=25)
+    by_hand[5] = dataclasses.replace(peers[5], endpoint="[2001:db8::5]:51820")
+    by_hand[6] = dataclasses.replace(peers[6], allowed_ips=peers[6].allowed_ips | {"fd00::6/128"})
+    del by_hand[7]
+    assert read(by_hand, traffic=6000) == {peer.public_key: peer for peer in by_hand.values()}
+    assert read(peers, traffic=7000) == first  # and back
+
+
+def test_a_continued_peer_read_again_keeps_its_continuation() -> None:
+    part1 = Peer(key(1), key(2), frozenset(f"10.9.0.{n}/32" for n in range(1, 101)))
+    part2 = Peer(key(1), "", frozenset(f"10.9.1.{n}/32" for n in range(1, 101)))
+    other = Peer(key(3), "", frozenset({"10.9.2.1/32"}))
+    reader = wg_netlink.DeviceReader()
+
+    def read(first: Peer, continuation: Peer) -> dict[str, Peer]:
+        dump = [
+            kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(first)]]]),
+            kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(continuation, first_part=False), kernel_peer(other)]]]),
+        ]
+        return reader.device_state(dump).peers
+
+    whole = Peer(key(1), key(2), part1.allowed_ips | part2.allowed_ips)
+    assert read(part1, part2) == {key(1): whole, key(3): other}
+    assert read(part1, part2) == {key(1): whole, key(3): other}
+    # A continuation stands for nothing alone: a change in the first part shows with the continuation unchanged.
+    rekeyed = dataclasses.replace(part1, preshared_key=key(5), allowed_ips=frozenset({"10.9.0.1/32"}))
+    assert read(rekeyed, part2)[key(1)] == Peer(key(1), key(5), frozenset({"10.9.0.1/32"}) | part2.allowed_ips)
+
+
 def test_stats_carry_handshake_and_counters() -> None:
     peer = Peer(key(1), "", frozenset({"10.8.0.2/32"}), "192.0.2.1:5000")
     body = kernel_message([["WGDEVICE_A_PEERS", [kernel_peer(peer, rx=100, tx=200, handshake=1_700_000_000)]]])
-    (stat,) = wg_netlink.peer_stats(wg_netlink.read_dump([body]))
+    (stat,) = wg_netlink.peer_stats([body])
     assert (stat.public_key, stat.rx_bytes, stat.tx_bytes) == (key(1), 100, 200)
     assert stat.latest_handshake == 1_700_000_000
     assert stat.endpoint == "192.0.2.1:5000"
