@@ -309,6 +309,7 @@ def _timed_parts(agent: Any, undo: bool = False) -> dict[str, float]:
     from node_agent import made_ahead
 
     targets = [
+        ("snapshot digest", agent_module, "snapshot_digest"),
         ("snapshot settings", agent_module, "full_state_frame"),
         ("waiting for converted peers", made_ahead.Ahead, "__anext__"),  # converted in a thread meanwhile
         ("diff", agent_module, "diff_peers"),
@@ -316,6 +317,7 @@ def _timed_parts(agent: Any, undo: bool = False) -> dict[str, float]:
         ("kernel sends", agent.backend, "_send"),
         ("device read", agent.backend, "read_device"),
         ("of it the dump", agent.backend, "_dump"),
+        ("of it parsing", agent.backend._reader, "device_state"),
         ("of it the link", agent.backend.link, "read"),
         ("interface", agent.backend, "ensure_interface"),
         ("firewall", agent.firewall, "apply"),

@@ -11,7 +11,7 @@ import logging
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
@@ -80,7 +80,7 @@ class NodeAgent:
         self.last_changes: Changes | None = None  # what the last message changed (logs, tests, benchmarks)
         # The last snapshot applied, by its digest, and its peers as converted: the same snapshot again (a resync
         # after a failed apply, a reconnect behind by a reverted change) is not converted again.
-        self._converted: tuple[bytes, PeerPart] | None = None
+        self._converted: _Converted | None = None
         self._lock = asyncio.Lock()
 
     @property
@@ -120,12 +120,8 @@ class NodeAgent:
         async with self._lock, _tuned_for_a_snapshot():
             started = time.perf_counter()
             reading = asyncio.ensure_future(self._read_device_if_any())
-            try:
-                digest = await asyncio.to_thread(snapshot_digest, msg)
-            except BaseException:
-                reading.cancel()
-                raise
-            parts = self._peer_parts(msg, digest)
+            digest: list[bytes] = []  # the snapshot's, filled in by the converting thread
+            parts = Ahead(self._converted_peers(msg, digest), name="snapshot")
             try:
                 try:
                     desired = await asyncio.to_thread(full_state_frame, msg)
@@ -145,8 +141,8 @@ class NodeAgent:
                     return self._result(msg.operation_id, msg.serial, f"apply failed: {exc}")
             finally:
                 parts.stop()
-            peers_as_converted = PeerPart(desired.peers, desired.invalid[frame_invalid:], set(desired.keep_peers))
-            self._converted = (digest, peers_as_converted)
+            converted = PeerPart(desired.peers, desired.invalid[frame_invalid:], set(desired.keep_peers))
+            self._converted = _Converted(digest[0], len(msg.peers), converted)
             self.applied_serial = msg.serial
             self.full_state_seen = True
             log.info(
@@ -167,14 +163,24 @@ class NodeAgent:
                 )
             return self._result(msg.operation_id, msg.serial)
 
-    def _peer_parts(self, msg: agent_pb2.FullState, digest: bytes) -> Ahead[PeerPart]:
-        """A snapshot's peers, converted: in a thread of their own from now on, part by part, while the device is read
-        (with 50 000 peers wireguard-go spends a few hundred ms writing its answer, on the other core:
-        docs/benchmarks.md, "50 000 peers") and while the first parts are applied (_apply_full); or, when this is
-        the snapshot applied last, its conversion then, as one part."""
-        if self._converted is not None and self._converted[0] == digest:
-            return Ahead(iter([self._converted[1]]), name="snapshot")
-        return Ahead(peer_parts(msg.peers, PEER_PART), name="snapshot")
+    def _converted_peers(self, msg: agent_pb2.FullState, digest: list[bytes]) -> Iterator[PeerPart]:
+        """A snapshot's peers, converted part by part in a thread of their own (Ahead) from the moment it arrives,
+        while the device is read (with 50 000 peers wireguard-go spends a few hundred ms writing its answer, on the
+        other core: docs/benchmarks.md, "50 000 peers") and while the first parts are applied (_apply_full).
+
+        The snapshot applied last is not converted again: its conversion comes as one part. Its digest is taken
+        first only when the snapshot names as many peers as the last one; otherwise after the last part, while the
+        device takes the last writes. Either way it ends in `digest`, for the next snapshot to compare with."""
+        last = self._converted
+        if last is not None and last.count == len(msg.peers):
+            digest.append(snapshot_digest(msg))
+            if digest[0] == last.digest:
+                yield last.peers
+                return
+            yield from peer_parts(msg.peers, PEER_PART)
+            return
+        yield from peer_parts(msg.peers, PEER_PART)
+        digest.append(snapshot_digest(msg))
 
     def _device_unknown(self) -> None:
         """An apply failed half-way: the device may differ from every serial, so the next stream must bring a
@@ -374,6 +380,16 @@ class NodeAgent:
         await self.backend.close()
         if self.backbone_backend is not None:
             await self.backbone_backend.close()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Converted:
+    """A snapshot applied: its digest (state.snapshot_digest), how many peer entries it had, and its peers as
+    converted (the valid ones, the invalid entries' errors, the keys kept)."""
+
+    digest: bytes
+    count: int
+    peers: PeerPart
 
 
 @contextlib.asynccontextmanager

@@ -15,6 +15,7 @@ import os
 import socket
 import struct
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from node_agent.backends.base import PeerStat
 from node_agent.state import DeviceState, Peer, normalize_network
@@ -419,27 +420,47 @@ class DeviceReader:
             stable = _stable(data, start, length)
             peer = last(stable)
             if peer is None:
-                records: list[PeerRecord] = []
-                _peer_records(data, start, start + length, records)
-                (record,) = records
-                peer = _peer_of(record)
-                previous = peers.get(peer.public_key)
-                if previous is not None and record[1] is None:
-                    # A continuation entry (the key and more allowed IPs) belongs to the peer before it.
-                    peer = Peer(
-                        previous.public_key,
-                        previous.preshared_key,
-                        previous.allowed_ips | peer.allowed_ips,
-                        previous.endpoint,
-                        previous.persistent_keepalive,
-                    )
-                    stable = b""  # not remembered: what it stands for depends on the entry before it
-                elif length < _HEAD.size or _head_shape(_HEAD.unpack_from(data, start)) != _HEAD_SHAPE:
+                fields = _HEAD.unpack_from(data, start) if length >= _HEAD.size else None
+                if fields is not None and _head_shape(fields) == _HEAD_SHAPE:
+                    peer = _peer_after_head(fields, data, start + _HEAD.size, start + length)
+                else:
                     stable = b""  # not the kernel's head: read the long way every time
+                    records: list[PeerRecord] = []
+                    _peer_records(data, start, start + length, records)
+                    (record,) = records
+                    peer = _peer_of(record)
+                    previous = peers.get(peer.public_key)
+                    if previous is not None and record[1] is None:
+                        # A continuation entry (the key and more allowed IPs) belongs to the peer before it.
+                        peer = Peer(
+                            previous.public_key,
+                            previous.preshared_key,
+                            previous.allowed_ips | peer.allowed_ips,
+                            previous.endpoint,
+                            previous.persistent_keepalive,
+                        )
             if stable:
                 seen[stable] = peer
             peers[peer.public_key] = peer
             start += (length + 3) & ~3
+
+
+def _peer_after_head(fields: tuple[Any, ...], data: bytes, start: int, end: int) -> Peer:
+    """The peer of an entry with the kernel's head (`fields`, from _HEAD): only what follows the head is walked."""
+    endpoint = allowed = b""
+    for kind, begin, finish in _attrs(data, start, end):
+        if kind == WGPEER_A_ENDPOINT:
+            endpoint = data[begin:finish]
+        elif kind == WGPEER_A_ALLOWEDIPS:
+            allowed = data[begin:finish]
+    preshared = fields[7]
+    return Peer(
+        key_text(fields[4]),
+        "" if preshared == ZERO_KEY_BYTES else key_text(preshared),
+        networks_of(allowed),
+        endpoint_text(endpoint),
+        fields[12],
+    )
 
 
 def _peer_of(record: PeerRecord) -> Peer:
