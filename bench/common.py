@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import resource
 import signal
@@ -141,6 +142,24 @@ async def deployment(extra_env: dict[str, str] | None = None) -> AsyncIterator[B
                 yield dep
             finally:
                 dep.process.stop()
+                report_logged_errors(dep.process.log_path)
+
+
+def report_logged_errors(log_path: Path) -> None:
+    """Print what the control plane logged at ERROR or above during the run (its log goes with the temporary
+    folder): a figure measured beside server errors should say so."""
+    if not log_path.exists():
+        return
+    errors = []
+    for line in log_path.read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # uvicorn's or the interpreter's own lines before logging is configured
+        if isinstance(entry, dict) and entry.get("level") in ("ERROR", "CRITICAL"):
+            errors.append(line)
+    if errors:
+        print(f"control plane logged {len(errors)} error(s); the first: {errors[0][:2000]}", flush=True)
 
 
 def start_profiler(pid: int) -> subprocess.Popen[bytes] | None:

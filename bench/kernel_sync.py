@@ -14,7 +14,7 @@ tests/kernel/run_in_vm.py (software emulation: minutes, docs/testing-kernel.md) 
 - reading the device back: every peer, over how many dump messages.
 
 The no-op resync's target is in host time: the VM runs Python many times slower than the host (the reference loop
-of `python_speed`, timed on the host and passed in with --host-speed), and the kernel's dump alone takes about
+of bench/host_speed.py, timed on the host and passed in with --host-speed), and the kernel's dump alone takes about
 150 ms there (docs/benchmarks.md, "The kernel no-op resync in host time").
 
 Devices are never deleted here: removing a peer costs the kernel an RCU grace period (seconds for thousands under
@@ -42,6 +42,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 # Only what the VM needs is imported at the top: its root file system is uncached 9p under emulation, and
 # bench/common.py pulls in the control plane (seconds of imports there).
+from host_speed import python_speed  # noqa: E402
+
 from protos import agent_pb2  # noqa: E402
 
 WHAT = (
@@ -55,15 +57,6 @@ NESTED = 0x8000  # NLA_F_NESTED
 
 def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
-def python_speed() -> float:
-    """CPU seconds of a fixed pure-Python loop: the VM's emulation slowdown is this figure over the host's."""
-    started = time.process_time()
-    total = 0
-    for n in range(3_000_000):
-        total += n & 7
-    return time.process_time() - started
 
 
 def report_result(what: str, figure: str, target: str, met: bool | None) -> None:

@@ -5,12 +5,14 @@ A benchmark whose figures depend on the database runs twice, on SQLite and then 
 the two figures side by side (docs/benchmarks.md, "Two databases"). The PostgreSQL server is VPN_BENCH_PG_URL
 (default: the loopback server the tests use); each deployment makes its own database on it and drops it.
 
-The machine matters: run it on an otherwise idle host (figures taken beside other work are "under load").
+The machine matters: run it on an otherwise idle host (figures taken beside other work are "under load"). Before
+every benchmark it prints the host's speed (bench/host_speed.py): figures in milliseconds follow it.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -21,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from common import DATABASE_ENV, DATABASE_PREFIX, RESULT_PREFIX  # noqa: E402
+from host_speed import python_speed  # noqa: E402
 
 PG_SERVER = os.environ.get("VPN_BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
@@ -61,15 +64,17 @@ class Row:
     figures: dict[str, tuple[str, str]]  # database (or "" for a row that has none) -> (figure, verdict)
 
 
-def run(benchmark: Benchmark, database: str, rows: dict[str, Row]) -> bool:
+def run(benchmark: Benchmark, database: str, rows: dict[str, Row], speeds: list[float]) -> bool:
     """One run of one benchmark; its RESULT lines become (or join) rows of the table. False if it failed."""
+    speeds.append(python_speed() * 1000)
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
     env.pop(DATABASE_ENV, None)
     if database == POSTGRESQL:
         env[DATABASE_ENV] = PG_SERVER
     if database == SQLITE:
         env.update(benchmark.sqlite_env)
-    print(f"== {' '.join((benchmark.script, *benchmark.args))}" + (f" ({database})" if database else ""), flush=True)
+    name = " ".join((benchmark.script, *benchmark.args)) + (f" ({database})" if database else "")
+    print(f"== {name}; host speed {speeds[-1]:.0f} ms", flush=True)
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, str(HERE / benchmark.script), *benchmark.args],
@@ -113,15 +118,19 @@ def table(rows: dict[str, Row]) -> list[str]:
 
 def main() -> int:
     rows: dict[str, Row] = {}
+    speeds: list[float] = []  # host_speed.python_speed before each benchmark, in ms
     failed = []
     started = time.perf_counter()
     for benchmark in BENCHMARKS:
         for database in (SQLITE, POSTGRESQL) if benchmark.database else ("",):
-            if not run(benchmark, database, rows):
+            if not run(benchmark, database, rows, speeds):
                 failed.append(benchmark.script + (f" ({database})" if database else ""))
     print()
     print("\n".join(table(rows)))
-    print(f"make bench took {(time.perf_counter() - started) / 60:.1f} min")
+    print(
+        f"make bench took {(time.perf_counter() - started) / 60:.1f} min; host speed (fixed Python loop, lower is "
+        f"faster) {min(speeds):.0f}-{max(speeds):.0f} ms, median {statistics.median(speeds):.0f}"
+    )
     if failed:
         print(f"benchmarks that did not finish: {', '.join(failed)}")
     return 1 if failed else 0
