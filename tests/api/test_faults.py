@@ -17,8 +17,10 @@ import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import DBAPIError
 
+from controlplane import db as database
 from controlplane.app import create_app
 from controlplane.domain.accounts.models import User
 from controlplane.domain.accounts.schemas import LoginRequest
@@ -152,3 +154,36 @@ if TEST_DB == "postgresql":
             assert registered.status_code == 201, registered.text  # the refused attempt left nothing behind
         async with services.sessionmaker() as db:
             assert await db.scalar(select(func.count()).select_from(User).where(User.username == "nueva")) == 1
+
+    async def test_a_pooled_connection_idle_for_a_while_is_checked_before_use(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # The server restarts while nobody asks: every pooled connection is dead. The control plane's own pool (the
+        # API tests open a connection per use, so this takes the engine as a deployment builds it) pings a
+        # connection that sat idle (controlplane/db.py, _ping_when_idle): the first statement after the quiet spell
+        # works. One used moments ago is not pinged: that statement fails, and the one after it works. The idle
+        # spell is shortened from 2 s to keep the test quick.
+        monkeypatch.setattr(database, "PING_AFTER_IDLE_SECONDS", 0.5)
+        proxy, url = TcpProxy.for_url(settings.database_url.replace("+asyncpg", ""))
+        engine = database.create_engine(url.replace("postgresql", "postgresql+asyncpg", 1))
+
+        async def select_one() -> Any:
+            async with engine.connect() as connection:
+                return await connection.scalar(text("SELECT 1"))
+
+        try:
+            assert await select_one() == 1
+            proxy.cut()
+            proxy.restore()
+            await asyncio.sleep(0.6)
+            assert await select_one() == 1  # pinged, found dead, replaced: nobody saw the restart
+
+            proxy.cut()
+            proxy.restore()
+            with pytest.raises(DBAPIError) as failed:
+                await select_one()
+            assert failed.value.connection_invalidated  # answered 503 by the API (errors.unreachable_handler)
+            assert await select_one() == 1
+        finally:
+            await engine.dispose()
+            proxy.close()
