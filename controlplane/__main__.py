@@ -13,6 +13,13 @@ import uvicorn
 from controlplane.observability.logs import configure_logging
 from controlplane.settings import Settings
 
+# How long an idle HTTP connection stays open. Longer than the proxy in front keeps its idle connections to us
+# (packaging/nginx-vpn.conf: 60 s) and than HTTP clients' usual 5 s: whoever closes an idle connection must be the
+# side that would reuse it, or a request sent as the other side closes is lost (a POST is not retried). uvicorn's
+# default, 5 s, is httpx's too: most likely how a benchmark's login storm lost one login. docs/deployment.md,
+# "Idle connections".
+HTTP_KEEPALIVE_SECONDS = 75
+
 
 def uvicorn_server(settings: Settings) -> uvicorn.Server:
     from controlplane.app import create_app
@@ -29,6 +36,7 @@ def uvicorn_server(settings: Settings) -> uvicorn.Server:
         log_config=None,  # keep the handlers configure_logging set (text or JSON, with request ids)
         access_log=False,  # http_observer writes one access line per request, with its request id
         proxy_headers=False,
+        timeout_keep_alive=HTTP_KEEPALIVE_SECONDS,
         ws_max_size=64 * 1024,
         # No per-socket compression (docs/benchmarks.md, "Reconnect storms"): a pair of zlib streams per socket cost
         # about 45 kB of its ~80, for pushes of a few hundred bytes; compressing beside secrets is a risk too.
