@@ -6,20 +6,28 @@ unrelated customer lists their peers one request after the other and renames the
 
 Targets: the peer list's p99 under the storm below 100 ms; every write commits; no login answers 5xx (401 or 429).
 SQLite unless VPN_BENCH_DATABASE_URL names a PostgreSQL server (bench/common.py: a fresh database on it).
+
+The storm runs in a process of its own, in groups of 20 clients per connection pool: in the customer's process,
+200 requests in flight through one httpx pool kept that process busy (the pool looks over every connection for
+every request), and the customer's p99 measured the benchmark's own event loop (430 ms, while the control plane
+answered every peer list within 100 ms by its own metrics).
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import statistics
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 
 import httpx
 from common import database_name, deployment, raise_fd_limit, result
 from seed import customer_with_listed_peers
 
 STORM = 200
+POOL_CLIENTS = 20  # storm clients sharing one httpx pool (see above)
 STORM_SECONDS = 10.0
 QUIET_SECONDS = 3.0
 TARGET_P99_MS = 100.0
@@ -64,18 +72,34 @@ async def rename(http: httpx.AsyncClient, token: str, until: float) -> tuple[int
     return done, failed, took
 
 
-async def storm_client(http: httpx.AsyncClient, n: int, until: float, answers: Counter[int]) -> None:
+async def storm_client(http: httpx.AsyncClient, n: int, until: float, answers: Counter[int | str]) -> None:
     address = {"X-Forwarded-For": f"198.18.{n // 200}.{n % 200 + 1}"}
     tries = 0
-    while time.perf_counter() < until:
+    while time.time() < until:
         # Unknown names cost a hash as real ones do, and keep the per-pair waits from answering without one.
         login = {"username": f"victima{n}x{tries}", "password": f"adivinanza-{tries}"}
         try:
             answer = await http.post("/api/client/login", json=login, headers=address)
             answers[answer.status_code] += 1
         except httpx.HTTPError as exc:
-            answers[f"{type(exc).__name__}"] += 1  # type: ignore[index]
+            answers[f"{type(exc).__name__}"] += 1
         tries += 1
+
+
+async def storm(url: str, until: float) -> Counter[int | str]:
+    """STORM clients until `until` (wall clock: it runs in another process), in pools of POOL_CLIENTS."""
+    answers: Counter[int | str] = Counter()
+    limits = httpx.Limits(max_connections=POOL_CLIENTS, max_keepalive_connections=POOL_CLIENTS)
+    pools = [httpx.AsyncClient(base_url=url, timeout=60, limits=limits) for _ in range(STORM // POOL_CLIENTS)]
+    try:
+        await asyncio.gather(*(storm_client(pools[n // POOL_CLIENTS], n, until, answers) for n in range(STORM)))
+    finally:
+        await asyncio.gather(*(pool.aclose() for pool in pools))
+    return answers
+
+
+def storm_process(url: str, until: float) -> dict[int | str, int]:
+    return dict(asyncio.run(storm(url, until)))
 
 
 async def main() -> None:
@@ -84,23 +108,24 @@ async def main() -> None:
         token = await customer_with_listed_peers(dep.services())
         dep.process.start()
         await asyncio.to_thread(dep.process.wait_ready)
-        limits = httpx.Limits(max_connections=STORM + 10, max_keepalive_connections=STORM + 10)
-        async with (
-            httpx.AsyncClient(base_url=dep.process.url, timeout=60, limits=limits) as storm_http,
-            httpx.AsyncClient(base_url=dep.process.url, timeout=60) as customer,
-        ):
+        async with httpx.AsyncClient(base_url=dep.process.url, timeout=60) as customer:
             quiet_until = time.perf_counter() + QUIET_SECONDS
             quiet, (_, _, quiet_write_ms) = await asyncio.gather(
                 list_peers(customer, token, quiet_until), rename(customer, token, quiet_until)
             )
-            answers: Counter[int] = Counter()
-            until = time.perf_counter() + STORM_SECONDS
-            storm = [asyncio.create_task(storm_client(storm_http, n, until, answers)) for n in range(STORM)]
-            await asyncio.sleep(1.0)  # the storm is under way
-            listed, (written, write_failed, write_ms) = await asyncio.gather(
-                list_peers(customer, token, until), rename(customer, token, until)
-            )
-            await asyncio.gather(*storm)
+            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as storm_runner:
+                # The storm's process starts (imports) before the clock runs: it then runs for STORM_SECONDS.
+                await asyncio.get_running_loop().run_in_executor(storm_runner, time.sleep, 0)
+                ends = time.time() + STORM_SECONDS
+                storming = asyncio.get_running_loop().run_in_executor(
+                    storm_runner, storm_process, dep.process.url, ends
+                )
+                await asyncio.sleep(1.0)  # the storm is under way
+                until = time.perf_counter() + ends - time.time()
+                listed, (written, write_failed, write_ms) = await asyncio.gather(
+                    list_peers(customer, token, until), rename(customer, token, until)
+                )
+                answers = Counter(await storming)
     print(f"database: {database_name()}")
     print(f"peer list quiet: p50 {statistics.median(quiet):.1f} ms, p99 {p99(quiet):.1f} ms ({len(quiet)} requests)")
     print(f"peer list storm: p50 {statistics.median(listed):.1f} ms, p99 {p99(listed):.1f} ms ({len(listed)} requests)")
