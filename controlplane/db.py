@@ -98,12 +98,13 @@ _LAST_USED = "vpn_last_used"
 
 
 def _ping_when_idle(engine: Engine) -> None:
-    """SQLAlchemy's pool_pre_ping, but only for a connection that sat in the pool: the ping is a transaction begun and
-    rolled back (two round trips), and on a busy process it doubled the round trips of a short transaction.
+    """SQLAlchemy's pool_pre_ping, but only for a connection that sat in the pool: on asyncpg the ping is a
+    transaction begun, an empty query and a rollback (three round trips), a third of a regenerate's statements.
 
-    A connection checked in moments ago is as alive as the ping would say. If the server went away since, the
-    statement fails, SQLAlchemy sees a disconnect and drops every pooled connection opened before it, and the
-    request answers 503 as it would have with a ping; after a quiet spell every connection is pinged again."""
+    The trade: if the server restarts while the process is busy, a request that takes a connection used moments ago
+    fails (503 `unavailable`, Retry-After) instead of being served on a fresh one; SQLAlchemy then sees the
+    disconnect and drops every pooled connection opened before it, so only the requests of that moment fail. After
+    a quiet spell every connection is pinged, and the first request after a restart is served."""
 
     @event.listens_for(engine, "connect")
     def _opened(_dbapi_connection: Any, record: Any) -> None:
