@@ -14,8 +14,8 @@ tests/kernel/run_in_vm.py (software emulation: minutes, docs/testing-kernel.md) 
 - reading the device back: every peer, over how many dump messages.
 
 The no-op resync's target is in host time: the VM runs Python many times slower than the host (the reference loop
-of bench/host_speed.py, timed on the host and passed in with --host-speed), and the kernel's dump alone takes about
-150 ms there (docs/benchmarks.md, "The kernel no-op resync in host time").
+of bench/host_speed.py, timed on the host and passed in with --host-speed), and the kernel's dump alone takes
+50-190 ms there (docs/benchmarks.md, "The kernel no-op resync in host time").
 
 Devices are never deleted here: removing a peer costs the kernel an RCU grace period (seconds for thousands under
 emulation); the VM powers off with them. Not a test: it prints figures, it does not fail on them.

@@ -177,10 +177,9 @@ class NodeAgent:
             if digest[0] == last.digest:
                 yield last.peers
                 return
-            yield from peer_parts(msg.peers, PEER_PART)
-            return
         yield from peer_parts(msg.peers, PEER_PART)
-        digest.append(snapshot_digest(msg))
+        if not digest:
+            digest.append(snapshot_digest(msg))
 
     def _device_unknown(self) -> None:
         """An apply failed half-way: the device may differ from every serial, so the next stream must bring a
