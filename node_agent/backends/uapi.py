@@ -63,10 +63,12 @@ def _peer_lines(peer: Peer, out: list[str], *, replace: bool) -> None:
     allowed = [f"allowed_ip={network}" for network in sorted(peer.allowed_ips)]
     out.extend(allowed)
     if not peer.endpoint:
-        # How wireguard-go will show this peer in its next get=1 answer (see _PEER_BLOCK): the first read after a
+        # How wireguard-go will show this peer in its next get=1 answer (see _LIVE_LINES): the first read after a
         # large sync then finds every peer already parsed. A guess that does not match is only a cache miss.
-        _remember_block(
-            (key_hex, psk_hex, "", str(peer.persistent_keepalive), "".join(a + "\n" for a in allowed)), peer
+        _remember(
+            f"{key_hex}\npreshared_key={psk_hex}\nprotocol_version=1"
+            f"\npersistent_keepalive_interval={peer.persistent_keepalive}" + "".join("\n" + a for a in allowed),
+            peer,
         )
 
 
@@ -88,57 +90,48 @@ def encode_set(changes: Changes, *, private_key: str | None = None, listen_port:
     return "\n".join(out).encode()
 
 
-# One peer of a get=1 answer in the layout wireguard-go writes (allowed IPs last). Matched in one C-level pass
-# per device, a 10 000-peer answer (~90 000 lines) parses in a third of the line loop's time; any answer not
-# entirely in this layout (another implementation, a newer field) goes through the line loop instead.
-_PEER_BLOCK = re.compile(
-    r"^public_key=([0-9a-f]{64})\npreshared_key=([0-9a-f]{64})\nprotocol_version=\d+\n(?:endpoint=([^\n]*)\n)?"
-    r"last_handshake_time_sec=\d+\nlast_handshake_time_nsec=\d+\ntx_bytes=\d+\nrx_bytes=\d+\n"
-    r"persistent_keepalive_interval=(\d+)\n((?:allowed_ip=[^\n]*\n)*)",
-    re.MULTILINE,
-)
-# A peer's matched fields -> its Peer: unchanged peers come back as the same object on every read.
-_PEER_BLOCKS: dict[tuple[str, ...], Peer] = {}
+# A peer's lines that change while it is up (its handshake and counters, in the order wireguard-go writes them) and
+# that a resync does not compare. Taken out of a get=1 answer in one C-level pass, they leave each peer's text the
+# same string on every read while the peer is unchanged: it is looked up, not parsed (a no-op resync of 50 000 peers
+# must stay under 500 ms, and wireguard-go alone takes 150-350 ms to write its answer: docs/benchmarks.md). A peer
+# whose lines come in another order (another implementation, a newer field) is parsed by the line loop, and its
+# text remembered the same way.
+_LIVE_LINES = re.compile(r"\nlast_handshake_time_sec=\d+\nlast_handshake_time_nsec=\d+\ntx_bytes=\d+\nrx_bytes=\d+")
+_PEER_LINE = "public_key="
+# A peer's text (what follows its public_key=, live lines taken out) -> (its key, its Peer): the same object on every
+# read, and pairs a dict is built from in one C-level call.
+_PEER_TEXTS: dict[str, tuple[str, Peer]] = {}
 
 
-def _peers_in_wireguard_go_layout(text: str) -> dict[str, Peer] | None:
-    """The peers of a get=1 answer, or None when not every peer is in wireguard-go's layout."""
-    blocks = _PEER_BLOCK.findall(text)
-    if len(blocks) != text.count("public_key="):
-        return None
-    peers: dict[str, Peer] = {}
-    known = _PEER_BLOCKS.get
-    for block in blocks:
-        peer = known(block)
-        if peer is None:
-            key, psk, endpoint, keepalive, allowed = block
-            networks = frozenset(line[len("allowed_ip=") :] for line in allowed.split("\n") if line)
-            peer = Peer(
-                hex_to_key(key), "" if psk == ZERO_KEY_HEX else hex_to_key(psk), networks, endpoint, int(keepalive)
-            )
-            _remember_block(block, peer)
-        peers[peer.public_key] = peer
-    return peers
+def _remember(peer_text: str, peer: Peer) -> None:
+    if len(_PEER_TEXTS) >= 500_000:
+        _PEER_TEXTS.clear()
+    _PEER_TEXTS[peer_text] = (peer.public_key, peer)
 
 
-def _remember_block(block: tuple[str, ...], peer: Peer) -> None:
-    if len(_PEER_BLOCKS) >= 500_000:
-        _PEER_BLOCKS.clear()
-    _PEER_BLOCKS[block] = peer
+def _peers_by_text(peer_lines: str) -> dict[str, Peer]:
+    """The peers of the part of a get=1 answer that holds them (from the first public_key= to before errno=)."""
+    texts = _LIVE_LINES.sub("", peer_lines).split("\n" + _PEER_LINE)
+    texts[0] = texts[0].removeprefix(_PEER_LINE)
+    try:
+        return dict(map(_PEER_TEXTS.__getitem__, texts))
+    except KeyError:  # peers not seen before (or the cache was cleared): those are parsed
+        for text in texts:
+            if text not in _PEER_TEXTS:
+                (peer,) = _parse_device_lines(_PEER_LINE + text).peers.values()
+                _remember(text, peer)
+        return dict(map(_PEER_TEXTS.__getitem__, texts))
 
 
 def parse_device(text: str) -> DeviceState:
-    """Peers (keys, preshared keys, allowed IPs) and port from a get=1 answer (a no-op resync of 10 000 peers
-    must stay well under 150 ms: see _PEER_BLOCK)."""
-    start = text.find("public_key=")
-    if start > 0 and text[start - 1] != "\n":
-        start = -1  # not at a line start: leave it to the line loop
-    peers = _peers_in_wireguard_go_layout(text) if start >= 0 else None
-    if peers is None:
-        return _parse_device_lines(text)
+    """Peers (keys, preshared keys, allowed IPs) and port from a get=1 answer."""
+    start = text.find(_PEER_LINE)
+    end = text.rfind("\nerrno=")
+    if start < 0 or (start > 0 and text[start - 1] != "\n") or end < start:
+        return _parse_device_lines(text)  # no peers, or not in the usual order: the line loop decides
     # The device's own lines come before the first peer; errno comes last.
-    device = _parse_device_lines(text[:start] + text[text.rfind("errno=") :])
-    device.peers = peers
+    device = _parse_device_lines(text[:start] + text[end + 1 :])
+    device.peers = _peers_by_text(text[start:end])
     return device
 
 

@@ -91,3 +91,28 @@ def test_a_roaming_client_is_read_with_its_new_endpoint() -> None:
     moved = parse_device(GET_ANSWER.replace("192.0.2.7:5555", "198.51.100.1:4444"))
     assert first.peers[key(1)].endpoint == "192.0.2.7:5555"
     assert moved.peers[key(1)].endpoint == "198.51.100.1:4444"
+
+
+def test_live_counters_do_not_hide_a_changed_peer() -> None:
+    # A peer's text without its handshake and counters is remembered: new counters read as the same peer, and any
+    # other difference (an allowed IP, a preshared key) is read as it is.
+    first = parse_device(GET_ANSWER)
+    busier = parse_device(GET_ANSWER.replace("tx_bytes=10\nrx_bytes=20", "tx_bytes=99999\nrx_bytes=123456"))
+    assert busier.peers == first.peers
+    changed = parse_device(GET_ANSWER.replace("allowed_ip=10.8.0.2/32", "allowed_ip=10.8.0.9/32"))
+    assert changed.peers[key(1)].allowed_ips == {"10.8.0.9/32", "fd00::2/128"}
+    rekeyed = parse_device(GET_ANSWER.replace(f"preshared_key={hexkey(9)}", f"preshared_key={hexkey(8)}"))
+    assert rekeyed.peers[key(2)].preshared_key == key(8)
+
+
+def test_one_peer_in_another_layout_among_the_usual_ones() -> None:
+    odd = (
+        f"public_key={hexkey(3)}\nallowed_ip=10.8.0.3/32\nprotocol_version=1\npreshared_key={'0' * 64}\n"
+        "persistent_keepalive_interval=25\n"
+    )
+    answer = GET_ANSWER.replace(f"public_key={hexkey(2)}", odd + f"public_key={hexkey(2)}")
+    device = parse_device(answer)
+    assert device.peers.keys() == {key(1), key(2), key(3)}
+    assert device.peers[key(3)].allowed_ips == {"10.8.0.3/32"}
+    assert device.peers[key(3)].persistent_keepalive == 25
+    assert device.peers[key(2)] == parse_device(GET_ANSWER).peers[key(2)]
