@@ -18,6 +18,8 @@ from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import NullPool
 from sqlalchemy.types import TypeDecorator
 
+from controlplane import sqlite_driver
+
 # Stable constraint names so that Alembic batch migrations on SQLite can find and alter them.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -81,7 +83,8 @@ def create_engine(url: str, pooled: bool = True) -> AsyncEngine:
     """`pooled=False` opens a connection per use: needed where one engine serves several event loops (tests)."""
     pool: dict[str, Any] = {} if pooled else {"poolclass": NullPool}
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, connect_args={"timeout": 30}, **pool)
+        # One hand-off to aiosqlite's thread per statement, not four (controlplane/sqlite_driver.py).
+        engine = create_async_engine(url, connect_args={"timeout": 30}, module=sqlite_driver.dbapi(), **pool)
         _configure_sqlite(engine.sync_engine)
         return engine
     if not pooled:
