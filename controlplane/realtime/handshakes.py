@@ -2,9 +2,11 @@
 
 After a restart every browser reconnects within seconds (webui/src/lib/socket.ts draws 2.5-5 s), and a new
 process has no token cached: one session lookup per socket was a third of a handshake's CPU (docs/benchmarks.md,
-"Reconnect storms"). A socket's check waits for nothing: the first one of a moment starts a check, and the ones that
-arrive while it runs go together in the next one.
-"""
+"Reconnect storms"). After a quiet spell a socket's check waits for nothing: the first one of a moment starts a
+check, and the ones that arrive while it runs go together in the next one. During a storm the checks follow each other closely, and sockets
+arrive a few at a time between them: there a check first waits a moment for more to join it (on PostgreSQL, checks
+of four sockets, as they came, cost a third of each socket's CPU: docs/benchmarks.md, "Reconnect storms: checks
+that wait for company")."""
 
 from __future__ import annotations
 
@@ -20,6 +22,11 @@ if TYPE_CHECKING:
     from controlplane.domain.accounts.sessions import Principal, SessionService
 
 BATCH = 500  # tokens per query: well under SQLite's 32 766 bound parameters
+# A check that follows another within STORM_SECONDS waits GATHER_SECONDS for more sockets to join it: a
+# reconnecting page does not notice 20 ms, and a storm of 10 000 sockets in 10 s takes hundreds of checks instead of
+# thousands. A socket arriving after a quiet spell is checked at once.
+STORM_SECONDS = 0.1
+GATHER_SECONDS = 0.02
 
 
 class HandshakeChecks:
@@ -28,6 +35,7 @@ class HandshakeChecks:
         self._sessionmaker = read_sessionmaker
         self._waiting: dict[str, asyncio.Future[Principal]] = {}
         self._checker: asyncio.Task[None] | None = None
+        self._last_check_ended = float("-inf")  # event-loop time
 
     async def principal(self, token: str) -> Principal:
         """The token's principal (either area), or the DomainError `SessionService.resolve` would raise."""
@@ -43,8 +51,10 @@ class HandshakeChecks:
         return await asyncio.shield(future)
 
     async def _check_waiting(self) -> None:
-        await asyncio.sleep(0)  # the sockets of this moment join
+        loop = asyncio.get_running_loop()
         while self._waiting:
+            storm = loop.time() - self._last_check_ended < STORM_SECONDS and len(self._waiting) < BATCH
+            await asyncio.sleep(GATHER_SECONDS if storm else 0)  # the sockets of this moment join
             tokens = list(self._waiting)[:BATCH]
             futures = {token: self._waiting.pop(token) for token in tokens}
             try:
@@ -55,6 +65,8 @@ class HandshakeChecks:
                     if not future.done():
                         future.set_exception(exc)
                 continue
+            finally:
+                self._last_check_ended = loop.time()
             for token, future in futures.items():
                 if future.done():
                     continue

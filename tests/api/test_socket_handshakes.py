@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import text, update
+from sqlalchemy import event, text, update
 
 from controlplane.domain.accounts.models import User
 from controlplane.domain.accounts.sessions import Principal
@@ -78,3 +78,27 @@ async def test_more_sockets_than_one_query_takes_are_all_answered(
     verdicts = await asyncio.gather(*(_verdict(services, t) for t in tokens))
     assert verdicts[:-1] == ["invalid_token"] * sockets
     assert isinstance(verdicts[-1], Principal) and verdicts[-1].username == "ana"
+
+
+async def test_sockets_that_keep_coming_are_checked_together(services: Services, client: AsyncTestClient[Any]) -> None:
+    # A storm as the server sees it: one socket after another, a few milliseconds apart, each with its own session.
+    await make_user(services, "ana")
+    tokens = [(await login(client, "ana"))["access"] for _ in range(30)]
+    session_reads: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "login_sessions" in statement:
+            session_reads.append(statement)
+
+    async def arrive(after: float, token: str) -> Principal | str:
+        await asyncio.sleep(after)
+        return await _verdict(services, token)
+
+    event.listen(services.engine.sync_engine, "before_cursor_execute", count)
+    try:
+        verdicts = await asyncio.gather(*(arrive(n * 0.002, token) for n, token in enumerate(tokens)))
+    finally:
+        event.remove(services.engine.sync_engine, "before_cursor_execute", count)
+    assert [v.username if isinstance(v, Principal) else v for v in verdicts] == ["ana"] * len(tokens)
+    # Checked one by one as they came, that would be 30 reads of the sessions table.
+    assert len(session_reads) <= len(tokens) // 3, len(session_reads)
