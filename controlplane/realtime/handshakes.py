@@ -3,10 +3,10 @@
 After a restart every browser reconnects within seconds (webui/src/lib/socket.ts draws 2.5-5 s), and a new
 process has no token cached: one session lookup per socket was a third of a handshake's CPU (docs/benchmarks.md,
 "Reconnect storms"). After a quiet spell a socket's check waits for nothing: the first one of a moment starts a
-check, and the ones that arrive while it runs go together in the next one. During a storm the checks follow each other closely, and sockets
-arrive a few at a time between them: there a check first waits a moment for more to join it (on PostgreSQL, checks
-of four sockets, as they came, cost a third of each socket's CPU: docs/benchmarks.md, "Reconnect storms: checks
-that wait for company")."""
+check, and the ones that arrive while it runs go together in the next one. During a storm the checks follow each
+other closely, and sockets arrive a few at a time between them: there a check first waits a moment for more to
+join it (on PostgreSQL, checks of four sockets, as they came, cost a third of each socket's CPU:
+docs/benchmarks.md, "Reconnect storms: checks that wait for company")."""
 
 from __future__ import annotations
 
