@@ -66,7 +66,21 @@ class PeerController(Controller):
             headers={"Content-Disposition": f'attachment; filename="{peer.name}.conf"', "Cache-Control": "no-store"},
         )
 
-    @patch("/accounts/peers/{peer_id:str}", operation_id="operatePeer", opt={"errors": (409,)})
+    @patch(
+        "/accounts/peers/{peer_id:str}",
+        operation_id="operatePeer",
+        opt={"errors": (409,)},
+        # Two answers (docs/api.md, "Peers"): the link and device-binding operations are done when they
+        # answer; new keys and a move are accepted and end later, told by push.
+        responses={
+            200: ResponseSpec(schemas.PeerUpdated, generate_examples=False, description="Hecho: el peer como queda"),
+            202: ResponseSpec(
+                schemas.PeerOperationAccepted,
+                generate_examples=False,
+                description="Aceptado: el resultado llega por push",
+            ),
+        },
+    )
     async def operate(
         self,
         peers: Peers,

@@ -1116,6 +1116,12 @@ export interface components {
             server?: string | null;
             enabled?: boolean | null;
         };
+        /** PeerOperationAccepted */
+        PeerOperationAccepted: {
+            success: boolean;
+            message: string;
+            data: components["schemas"]["PeerView"];
+        };
         /** PeerPage */
         PeerPage: {
             items: components["schemas"]["StaffPeer"][];
@@ -1140,6 +1146,33 @@ export interface components {
             online?: boolean;
             /** @default false */
             in_sync?: boolean;
+        };
+        /** PeerUpdated */
+        PeerUpdated: {
+            id: string;
+            name: string;
+            active: boolean;
+            /** Format: date-time */
+            created: string;
+            expiration_date: string | null;
+            manual_payment: boolean;
+            plans_history: components["schemas"]["PlanHistoryItem"][];
+            server: components["schemas"]["PeerServer"];
+            mirror_link: string;
+            party: components["schemas"]["RoomRef"] | null;
+            address: string;
+            processing: boolean;
+            version: number;
+            /** @enum {null|string} */
+            disabled_reason?: "admin" | "expired" | null;
+            /** @default false */
+            shared_config_warning?: boolean;
+            /** @default false */
+            mirror_binding?: boolean;
+            /** @default false */
+            mirror_bound?: boolean;
+            /** @default  */
+            message?: string;
         };
         /** PeerView */
         PeerView: {
@@ -3276,13 +3309,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Request fulfilled, document follows */
+            /** @description Hecho: el peer como queda */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PeerUpdated"];
+                };
+            };
+            /** @description Aceptado: el resultado llega por push */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeerOperationAccepted"];
                 };
             };
             /** @description Sin sesión, o sesión inválida o expirada */
