@@ -99,14 +99,22 @@ def encode_set(changes: Changes, *, private_key: str | None = None, listen_port:
 _LIVE_LINES = re.compile(r"\nlast_handshake_time_sec=\d+\nlast_handshake_time_nsec=\d+\ntx_bytes=\d+\nrx_bytes=\d+")
 _PEER_LINE = "public_key="
 # A peer's text (what follows its public_key=, live lines taken out) -> (its key, its Peer): the same object on every
-# read, and pairs a dict is built from in one C-level call.
+# read, and pairs a dict is built from in one C-level call. Bounded: a read that misses forgets the texts it did not
+# see (peers gone, endpoints that moved), and whatever the churn it never holds more than _PEER_TEXTS_MAX.
 _PEER_TEXTS: dict[str, tuple[str, Peer]] = {}
+_PEER_TEXTS_MAX = 500_000
 
 
-def _remember(peer_text: str, peer: Peer) -> None:
-    if len(_PEER_TEXTS) >= 500_000:
+def _remember(peer_text: str, peer: Peer) -> tuple[str, Peer]:
+    if len(_PEER_TEXTS) >= _PEER_TEXTS_MAX:
         _PEER_TEXTS.clear()
-    _PEER_TEXTS[peer_text] = (peer.public_key, peer)
+    pair = _PEER_TEXTS[peer_text] = (peer.public_key, peer)
+    return pair
+
+
+def _parsed(peer_text: str) -> tuple[str, Peer]:
+    (peer,) = _parse_device_lines(_PEER_LINE + peer_text).peers.values()
+    return _remember(peer_text, peer)
 
 
 def _peers_by_text(peer_lines: str) -> dict[str, Peer]:
@@ -115,12 +123,12 @@ def _peers_by_text(peer_lines: str) -> dict[str, Peer]:
     texts[0] = texts[0].removeprefix(_PEER_LINE)
     try:
         return dict(map(_PEER_TEXTS.__getitem__, texts))
-    except KeyError:  # peers not seen before (or the cache was cleared): those are parsed
-        for text in texts:
-            if text not in _PEER_TEXTS:
-                (peer,) = _parse_device_lines(_PEER_LINE + text).peers.values()
-                _remember(text, peer)
-        return dict(map(_PEER_TEXTS.__getitem__, texts))
+    except KeyError:  # peers not seen before, or forgotten: parsed
+        pairs = [_PEER_TEXTS.get(text) or _parsed(text) for text in texts]
+        if len(_PEER_TEXTS) > 2 * len(texts):
+            _PEER_TEXTS.clear()
+            _PEER_TEXTS.update(zip(texts, pairs, strict=True))
+        return dict(pairs)
 
 
 def parse_device(text: str) -> DeviceState:

@@ -6,6 +6,7 @@ import base64
 
 import pytest
 
+from node_agent.backends import uapi
 from node_agent.backends.uapi import UapiError, encode_set, parse_device, parse_stats
 from node_agent.reconcile import Changes
 from node_agent.state import Peer
@@ -116,3 +117,21 @@ def test_one_peer_in_another_layout_among_the_usual_ones() -> None:
     assert device.peers[key(3)].allowed_ips == {"10.8.0.3/32"}
     assert device.peers[key(3)].persistent_keepalive == 25
     assert device.peers[key(2)] == parse_device(GET_ANSWER).peers[key(2)]
+
+
+def test_peers_that_come_and_go_are_not_remembered_for_ever() -> None:
+    # A node whose peers change (renewals, moves, roaming endpoints) reads many peer texts over its life; what the
+    # agent keeps to read them fast stays about the size of the device.
+    def answer(first: int) -> str:
+        peers = "".join(
+            f"public_key={hexkey(n)}\npreshared_key={'0' * 64}\nprotocol_version=1\n"
+            "last_handshake_time_sec=0\nlast_handshake_time_nsec=0\ntx_bytes=0\nrx_bytes=0\n"
+            f"persistent_keepalive_interval=0\nallowed_ip=10.9.{n // 250}.{n % 250}/32\n"
+            for n in range(first, first + 50)
+        )
+        return f"listen_port=51820\n{peers}errno=0\n\n"
+
+    for round_ in range(40):
+        device = parse_device(answer(1000 + round_ * 50))
+        assert device.peers.keys() == {key(n) for n in range(1000 + round_ * 50, 1050 + round_ * 50)}
+    assert len(uapi._PEER_TEXTS) <= 100
