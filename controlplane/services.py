@@ -160,6 +160,7 @@ def build_services(settings: Settings) -> Services:
             presence=rooms.record_presence,
             endpoints=devices.record,
             usage=UsageMeter(),
+            status=rooms.server_status_changed,
         ),
         servers=servers,
         peers=peers,

@@ -17,6 +17,7 @@ from controlplane.db import transaction, utcnow
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerService
+from controlplane.domain.servers.status import is_online
 from controlplane.domain.usage.meter import Reading, UsageMeter
 from controlplane.nodes import desired_state
 from controlplane.nodes.backbone import refresh_backbone
@@ -36,6 +37,8 @@ CONNECTED_SECONDS = 180
 PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
 # (db, server id, public key -> endpoint): likewise; two devices on one peer (domain/peers/devices.py).
 EndpointHook = Callable[[AsyncSession, str, dict[str, str]], Awaitable[None]]
+# (db, server id): the node went online (its agent connected) or offline (its stream ended), in that transaction.
+StatusHook = Callable[[AsyncSession, str], Awaitable[None]]
 
 
 class AgentSessions:
@@ -50,6 +53,7 @@ class AgentSessions:
         presence: PresenceHook | None = None,
         endpoints: EndpointHook | None = None,
         usage: UsageMeter | None = None,
+        status: StatusHook | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker
         self._read_sessionmaker = read_sessionmaker  # the deltas' read: no write lock (db.create_read_sessionmaker)
@@ -60,6 +64,7 @@ class AgentSessions:
         self._presence = presence  # room members' online state (RoomService.record_presence)
         self._endpoints = endpoints  # shared configurations (SharedConfigWatch.record)
         self._usage = usage  # usage history (docs/usage.md)
+        self._status = status  # rooms showing whether a member's server is up (RoomService.server_status_changed)
 
     async def admit(self, hello: agent_pb2.Hello) -> tuple[str, int | None] | None:
         """(server id, its serial when the agent already applied it, else None), or None for a refused node.
@@ -83,7 +88,10 @@ class AgentSessions:
                     await refresh_backbone(db, self._nodes)
             server.agent_version = hello.agent_version[:32]
             server.backend = hello.backend[:16]
+            was_online = is_online(server)
             server.last_seen = utcnow()
+            if not was_online and self._status is not None:
+                await self._status(db, server.id)
             if hello.resume and not key_changed and 0 < hello.applied_serial == server.serial:
                 # Operations whose results were lost with the old process are applied: the serial says so.
                 await self._nodes.covered_by_snapshot(db, server.id, server.serial)
@@ -131,6 +139,8 @@ class AgentSessions:
                 await db.execute(
                     update(Server).where(Server.id == server_id).values(last_seen=now, disconnected_at=now)
                 )
+                if self._status is not None:
+                    await self._status(db, server_id)
             if self._usage is not None:
                 await self._usage.node_closed(self._sessionmaker, server_id)
         log.info("node %s disconnected", server_id)

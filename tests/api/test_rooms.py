@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ from controlplane.nodes.desired_state import delta_message, full_state
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.services import Services
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
+from tests.api.test_agent_resume import agents_endpoint, wait_until
+from tests.multiprocess.scripted_agent import ScriptedAgent
 
 ROOMS = "/api/client/network/partys"
 PEERS = "/api/client/accounts/peers"
@@ -768,6 +771,43 @@ async def test_members_show_whether_their_server_is_connected_and_in_sync(
     await agent_stream(services, world["s2"], connected=True)
     await node_answers(services)
     assert await servers_shown(ana, "owned_partys") == [*both_up, ("beto2", "Madrid 1", True, True)]
+
+
+async def test_a_server_going_down_and_back_is_pushed_to_the_rooms_it_holds(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any], tmp_path: Path
+) -> None:
+    """A member's `server_online` changes live when its server's agent goes away or comes back (docs/api.md,
+    rooms): the agents' gRPC server runs for real and a scripted agent for Madrid connects, leaves and returns."""
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+    async with services.sessionmaker.begin() as db:
+        credential = await services.servers.reissue_credential(db, world["s2"].id)
+    target = f"unix:{tmp_path / 'grpc.sock'}"
+    agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+
+    def madrid_shown(who: Any, kind: str) -> list[bool]:
+        pushed = [m["data"] for m in who.inbox.of(kind)]
+        return [p["server_online"] for view in pushed for p in view["peers"] if p["name"] == "beto1"]
+
+    try:
+        async with agents_endpoint(services, target):
+            agent.start()
+            await agent.wait_full_state(1)
+            for who in (ana, beto, caro):
+                who.inbox.clear()
+            await agent.stop()  # Madrid's agent goes away: its stream ends
+            await wait_until(lambda: madrid_shown(ana, "updated_owner_party") == [False], "Ana was not told")
+            await wait_until(lambda: madrid_shown(beto, "updated_guest_party") == [False], "Beto was not told")
+            assert caro.inbox.of("updated_owner_party") == caro.inbox.of("updated_guest_party") == []
+
+            agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+            agent.start()  # and comes back
+            await wait_until(lambda: madrid_shown(ana, "updated_owner_party") == [False, True], "Ana: not back")
+            await wait_until(lambda: madrid_shown(beto, "updated_guest_party") == [False, True], "Beto: not back")
+    finally:
+        await agent.stop()
 
 
 async def stats_from(services: Services, server: Server, handshakes: dict[Peer, int]) -> None:

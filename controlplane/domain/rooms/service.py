@@ -145,6 +145,26 @@ class RoomService:
             raise RoomNotFound()
         return room
 
+    async def server_status_changed(self, db: AsyncSession, server_id: str) -> None:
+        """A server's agent connected or its stream ended: the users of every room with a member placed there see
+        the room again, with that member's `server_online` as it now is (docs/api.md, rooms)."""
+        rooms = (
+            await db.execute(
+                select(Room)
+                .where(
+                    Room.id.in_(
+                        select(RoomMember.room_id)
+                        .join(Peer, Peer.id == RoomMember.peer_id)
+                        .where(Peer.server_id == server_id)
+                    )
+                )
+                .order_by(Room.id)
+            )
+        ).scalars()
+        for room in rooms:
+            users = await self._users_of(db, room.id, room.owner_id)
+            await self._tell(db, room, users | {room.owner_id}, operation_started=False)
+
     async def record_presence(
         self, db: AsyncSession, server_id: str, handshakes: Mapping[str, int], now: float | None = None
     ) -> None:
