@@ -37,7 +37,8 @@ CONNECTED_SECONDS = 180
 PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
 # (db, server id, public key -> endpoint): likewise; two devices on one peer (domain/peers/devices.py).
 EndpointHook = Callable[[AsyncSession, str, dict[str, str]], Awaitable[None]]
-# (db, server id): the node went online (its agent connected) or offline (its stream ended), in that transaction.
+# (db, server id): the node went online (its agent connected) or offline (its stream ended); called in a read
+# transaction of its own once that is committed, so that it can never undo or hold back the mark itself.
 StatusHook = Callable[[AsyncSession, str], Awaitable[None]]
 
 
@@ -88,15 +89,16 @@ class AgentSessions:
                     await refresh_backbone(db, self._nodes)
             server.agent_version = hello.agent_version[:32]
             server.backend = hello.backend[:16]
-            was_online = is_online(server)
+            server_id, came_back = server.id, not is_online(server)
             server.last_seen = utcnow()
-            if not was_online and self._status is not None:
-                await self._status(db, server.id)
+            in_sync = None
             if hello.resume and not key_changed and 0 < hello.applied_serial == server.serial:
                 # Operations whose results were lost with the old process are applied: the serial says so.
-                await self._nodes.covered_by_snapshot(db, server.id, server.serial)
-                return server.id, server.serial
-            return server.id, None
+                await self._nodes.covered_by_snapshot(db, server_id, server.serial)
+                in_sync = server.serial
+        if came_back:
+            await self._status_changed(server_id)
+        return server_id, in_sync
 
     async def connected(self, server_id: str) -> None:
         await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=True)))
@@ -125,6 +127,15 @@ class AgentSessions:
             if await self._nodes.finish(db, result.operation_id, error, server_id) is None:
                 log.info("node %s answered an operation not its own or no longer pending", server_id)
 
+    async def _status_changed(self, server_id: str) -> None:
+        if self._status is None:
+            return
+        try:
+            async with transaction(self._read_sessionmaker) as db:
+                await self._status(db, server_id)
+        except Exception:  # the node's own bookkeeping is done; a room that misses this push shows it when read
+            log.exception("telling the rooms on node %s that it went offline or came back failed", server_id)
+
     async def seen(self, server_id: str) -> None:
         async with transaction(self._sessionmaker) as db:
             await db.execute(update(Server).where(Server.id == server_id).values(last_seen=utcnow()))
@@ -139,8 +150,7 @@ class AgentSessions:
                 await db.execute(
                     update(Server).where(Server.id == server_id).values(last_seen=now, disconnected_at=now)
                 )
-                if self._status is not None:
-                    await self._status(db, server_id)
+            await self._status_changed(server_id)
             if self._usage is not None:
                 await self._usage.node_closed(self._sessionmaker, server_id)
         log.info("node %s disconnected", server_id)

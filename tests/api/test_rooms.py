@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import Room
 from controlplane.domain.servers.models import Server
+from controlplane.domain.servers.status import is_online as server_is_online
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.desired_state import delta_message, full_state
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
@@ -808,6 +809,51 @@ async def test_a_server_going_down_and_back_is_pushed_to_the_rooms_it_holds(
             await wait_until(lambda: madrid_shown(beto, "updated_guest_party") == [False, True], "Beto: not back")
     finally:
         await agent.stop()
+
+
+async def test_a_node_that_leaves_is_marked_offline_even_when_its_rooms_cannot_be_read(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any], tmp_path: Path
+) -> None:
+    """Telling the rooms comes after the offline mark, in a transaction of its own: a database that fails that read
+    (the rooms' table gone for the moment) leaves the node marked offline and the room's users without a push."""
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    await node_answers(services)
+    async with services.sessionmaker.begin() as db:
+        credential = await services.servers.reissue_credential(db, world["s2"].id)
+    target = f"unix:{tmp_path / 'grpc.sock'}"
+    agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+
+    async def madrid_online() -> bool:
+        async with services.sessionmaker() as db:
+            return server_is_online(await db.get_one(Server, world["s2"].id))
+
+    try:
+        async with agents_endpoint(services, target):
+            agent.start()
+            await agent.wait_full_state(1)
+            ana.inbox.clear()
+            async with services.sessionmaker.begin() as db:
+                await db.execute(text("ALTER TABLE rooms RENAME TO rooms_away"))
+            try:
+                await agent.stop()
+                await wait_until(lambda: _not(madrid_online()), "Madrid stayed online")
+            finally:
+                async with services.sessionmaker.begin() as db:
+                    await db.execute(text("ALTER TABLE rooms_away RENAME TO rooms"))
+            assert ana.inbox.of("updated_owner_party") == []
+            # The rooms can be read again: Madrid coming back is pushed as usual.
+            agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+            agent.start()
+            await wait_until(lambda: ana.inbox.of("updated_owner_party"), "Ana was not told Madrid is back")
+            assert await madrid_online()
+    finally:
+        await agent.stop()
+
+
+async def _not(value: Any) -> bool:
+    return not await value
 
 
 async def stats_from(services: Services, server: Server, handshakes: dict[Peer, int]) -> None:
