@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -774,26 +775,40 @@ async def test_members_show_whether_their_server_is_connected_and_in_sync(
     assert await servers_shown(ana, "owned_partys") == [*both_up, ("beto2", "Madrid 1", True, True)]
 
 
-async def test_a_server_going_down_and_back_is_pushed_to_the_rooms_it_holds(
+async def room_across_two_servers(
     services: Services, client: AsyncTestClient[Any], world: dict[str, Any], tmp_path: Path
-) -> None:
-    """A member's `server_online` changes live when its server's agent goes away or comes back (docs/api.md,
-    rooms): the agents' gRPC server runs for real and a scripted agent for Madrid connects, leaves and returns."""
-    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+) -> Callable[[], ScriptedAgent]:
+    """Ana's room with Beto's peer on Madrid, applied; then a maker of scripted agents for Madrid, speaking to the
+    agents' gRPC server at `tmp_path`'s socket (agents_endpoint)."""
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
     room = await create(client, ana, "LAN", peers["ana1"])
     assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
     await node_answers(services)
     async with services.sessionmaker.begin() as db:
         credential = await services.servers.reissue_credential(db, world["s2"].id)
-    target = f"unix:{tmp_path / 'grpc.sock'}"
-    agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+    target = agents_target(tmp_path)
+    return lambda: ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+
+
+def agents_target(tmp_path: Path) -> str:
+    return f"unix:{tmp_path / 'grpc.sock'}"
+
+
+async def test_a_server_going_down_and_back_is_pushed_to_the_rooms_it_holds(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any], tmp_path: Path
+) -> None:
+    """A member's `server_online` changes live when its server's agent goes away or comes back (docs/api.md,
+    rooms): the agents' gRPC server runs for real and a scripted agent for Madrid connects, leaves and returns."""
+    ana, beto, caro = world["ana"], world["beto"], world["caro"]
+    madrids_agent = await room_across_two_servers(services, client, world, tmp_path)
+    agent = madrids_agent()
 
     def madrid_shown(who: Any, kind: str) -> list[bool]:
         pushed = [m["data"] for m in who.inbox.of(kind)]
         return [p["server_online"] for view in pushed for p in view["peers"] if p["name"] == "beto1"]
 
     try:
-        async with agents_endpoint(services, target):
+        async with agents_endpoint(services, agents_target(tmp_path)):
             agent.start()
             await agent.wait_full_state(1)
             for who in (ana, beto, caro):
@@ -803,7 +818,7 @@ async def test_a_server_going_down_and_back_is_pushed_to_the_rooms_it_holds(
             await wait_until(lambda: madrid_shown(beto, "updated_guest_party") == [False], "Beto was not told")
             assert caro.inbox.of("updated_owner_party") == caro.inbox.of("updated_guest_party") == []
 
-            agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+            agent = madrids_agent()
             agent.start()  # and comes back
             await wait_until(lambda: madrid_shown(ana, "updated_owner_party") == [False, True], "Ana: not back")
             await wait_until(lambda: madrid_shown(beto, "updated_guest_party") == [False, True], "Beto: not back")
@@ -816,21 +831,16 @@ async def test_a_node_that_leaves_is_marked_offline_even_when_its_rooms_cannot_b
 ) -> None:
     """Telling the rooms comes after the offline mark, in a transaction of its own: a database that fails that read
     (the rooms' table gone for the moment) leaves the node marked offline and the room's users without a push."""
-    ana, beto, peers = world["ana"], world["beto"], world["peers"]
-    room = await create(client, ana, "LAN", peers["ana1"])
-    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
-    await node_answers(services)
-    async with services.sessionmaker.begin() as db:
-        credential = await services.servers.reissue_credential(db, world["s2"].id)
-    target = f"unix:{tmp_path / 'grpc.sock'}"
-    agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+    ana = world["ana"]
+    madrids_agent = await room_across_two_servers(services, client, world, tmp_path)
+    agent = madrids_agent()
 
-    async def madrid_online() -> bool:
+    async def madrid_online(expected: bool = True) -> bool:
         async with services.sessionmaker() as db:
-            return server_is_online(await db.get_one(Server, world["s2"].id))
+            return server_is_online(await db.get_one(Server, world["s2"].id)) is expected
 
     try:
-        async with agents_endpoint(services, target):
+        async with agents_endpoint(services, agents_target(tmp_path)):
             agent.start()
             await agent.wait_full_state(1)
             ana.inbox.clear()
@@ -838,22 +848,18 @@ async def test_a_node_that_leaves_is_marked_offline_even_when_its_rooms_cannot_b
                 await db.execute(text("ALTER TABLE rooms RENAME TO rooms_away"))
             try:
                 await agent.stop()
-                await wait_until(lambda: _not(madrid_online()), "Madrid stayed online")
+                await wait_until(lambda: madrid_online(expected=False), "Madrid stayed online")
             finally:
                 async with services.sessionmaker.begin() as db:
                     await db.execute(text("ALTER TABLE rooms_away RENAME TO rooms"))
             assert ana.inbox.of("updated_owner_party") == []
             # The rooms can be read again: Madrid coming back is pushed as usual.
-            agent = ScriptedAgent(target, world["s2"].id, credential, retry_seconds=0.05, resume=False)
+            agent = madrids_agent()
             agent.start()
             await wait_until(lambda: ana.inbox.of("updated_owner_party"), "Ana was not told Madrid is back")
             assert await madrid_online()
     finally:
         await agent.stop()
-
-
-async def _not(value: Any) -> bool:
-    return not await value
 
 
 async def stats_from(services: Services, server: Server, handshakes: dict[Peer, int]) -> None:

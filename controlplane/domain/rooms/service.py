@@ -12,7 +12,7 @@ import secrets
 import time
 from collections.abc import Iterable, Mapping
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, Select, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -75,6 +75,11 @@ class RoomsDisabled(Conflict):
 RECENT_HANDSHAKE_SECONDS = 180
 
 
+def _rooms_with_a_member(peer_condition: ColumnElement[bool]) -> Select[tuple[str]]:
+    """Ids of the rooms with a member peer that meets `peer_condition` (a subquery)."""
+    return select(RoomMember.room_id).join(Peer, Peer.id == RoomMember.peer_id).where(peer_condition)
+
+
 def is_online(handshake_at: int, now: float) -> bool:
     return bool(handshake_at) and now - handshake_at < RECENT_HANDSHAKE_SECONDS
 
@@ -112,11 +117,7 @@ class RoomService:
                     select(Room)
                     .where(
                         Room.owner_id != user_id,
-                        Room.id.in_(
-                            select(RoomMember.room_id)
-                            .join(Peer, Peer.id == RoomMember.peer_id)
-                            .where(Peer.user_id == user_id)
-                        ),
+                        Room.id.in_(_rooms_with_a_member(Peer.user_id == user_id)),
                     )
                     .order_by(Room.created)
                 )
@@ -148,19 +149,8 @@ class RoomService:
     async def server_status_changed(self, db: AsyncSession, server_id: str) -> None:
         """A server's agent connected or its stream ended: the users of every room with a member placed there see
         the room again, with that member's `server_online` as it now is (docs/api.md, rooms)."""
-        rooms = (
-            await db.execute(
-                select(Room)
-                .where(
-                    Room.id.in_(
-                        select(RoomMember.room_id)
-                        .join(Peer, Peer.id == RoomMember.peer_id)
-                        .where(Peer.server_id == server_id)
-                    )
-                )
-                .order_by(Room.id)
-            )
-        ).scalars()
+        query = select(Room).where(Room.id.in_(_rooms_with_a_member(Peer.server_id == server_id)))
+        rooms = (await db.execute(query.order_by(Room.id))).scalars()
         for room in rooms:
             users = await self._users_of(db, room.id, room.owner_id)
             await self._tell(db, room, users | {room.owner_id}, operation_started=False)
