@@ -89,6 +89,17 @@ ROUTE_HANDLERS: list[Any] = [
 ]
 
 
+def tune_garbage_collection() -> None:
+    """Garbage collection, tuned for a process that holds thousands of sockets (docs/benchmarks.md, "Reconnect
+    storms"): what the start-up made (modules, mappers, routes) lives as long as the process, so it is left out of
+    every later collection; and the youngest generation is collected every 50 000 new objects rather than 700, so
+    10 000 sockets opening at once (about a million objects) set off no full collection instead of ten (each walks
+    every object: up to 0.8 s at 10 000 sockets)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, *gc.get_threshold()[1:])
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Litestar:
     """Build the app; `services` may be given by tests that want to reach inside (fakes, clocks)."""
     settings = settings or (services.settings if services else Settings.from_env())
@@ -109,14 +120,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         if jobs:
             jobs.start()
         if owned:
-            # Garbage collection, tuned for a process that holds thousands of sockets (docs/benchmarks.md,
-            # "Reconnect storms"): what the start-up made (modules, mappers, routes) lives as long as the process,
-            # so it is left out of every later collection; and the youngest generation is collected every 50 000
-            # new objects rather than 700, so 10 000 sockets opening at once (about a million objects) set off no
-            # full collection instead of ten (each walks every object: up to 0.8 s at 10 000 sockets).
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(50_000, *gc.get_threshold()[1:])
+            tune_garbage_collection()
         try:
             yield
         finally:

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
+from node_agent.backends.base import PeerStat
 from node_agent.config import AgentConfig
 from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
@@ -36,6 +37,7 @@ from node_agent.state import (
     peer_parts,
     snapshot_digest,
 )
+from node_agent.stats import StatsReporter
 from protos import agent_pb2
 
 log = logging.getLogger(__name__)
@@ -82,6 +84,7 @@ class NodeAgent:
         # after a failed apply, a reconnect behind by a reverted change) is not converted again.
         self._converted: _Converted | None = None
         self._lock = asyncio.Lock()
+        self._stats = StatsReporter(config.stats_full_interval)
 
     @property
     def relay_limits(self) -> RelayLimits:
@@ -110,6 +113,7 @@ class NodeAgent:
         """A new stream: nothing may be pruned or changed by delta until its snapshot has arrived."""
         self.full_state_seen = False
         self.resync_needed = False
+        self._stats.stream_started()
 
     def _result(self, operation_id: str, serial: int, error: str = "") -> agent_pb2.AgentMessage:
         return agent_pb2.AgentMessage(
@@ -232,25 +236,15 @@ class NodeAgent:
             )
             return self._result(msg.operation_id, msg.serial)
 
-    async def stats_report(self) -> agent_pb2.AgentMessage | None:
+    async def read_stats(self) -> list[PeerStat] | None:
+        """Every peer's live figures, or None before there is a device to read (a fresh node)."""
         if not self.full_state_seen and not self._peers:
             return None  # the interface may not exist yet on a fresh node
-        stats = await self.backend.read_stats()
-        return agent_pb2.AgentMessage(
-            stats=agent_pb2.StatsReport(
-                serial=self.applied_serial,
-                peers=[
-                    agent_pb2.PeerStats(
-                        public_key=s.public_key,
-                        latest_handshake=s.latest_handshake,
-                        rx_bytes=s.rx_bytes,
-                        tx_bytes=s.tx_bytes,
-                        endpoint=s.endpoint,
-                    )
-                    for s in stats
-                ],
-            )
-        )
+        return await self.backend.read_stats()
+
+    def stats_report(self, stats: list[PeerStat]) -> agent_pb2.AgentMessage:
+        """The report of what changed since the previous one on this stream (node_agent/stats.py)."""
+        return agent_pb2.AgentMessage(stats=self._stats.report(self.applied_serial, stats))
 
     # --- applying -----------------------------------------------------------------------------------------
 

@@ -180,13 +180,13 @@ class ControlClient:
         while True:
             await asyncio.sleep(self.config.stats_interval)
             try:
-                report = await self.agent.stats_report()
+                stats = await self.agent.read_stats()
             except Exception as exc:  # stats are best effort: never end the session for them
                 log.warning("cannot read stats: %s", exc)
                 continue
-            if report is not None:
-                self.metrics.record_handshakes(p.latest_handshake for p in report.stats.peers)
-                outbox.put_nowait(report)
+            if stats is not None:
+                self.metrics.record_handshakes(s.latest_handshake for s in stats)
+                outbox.put_nowait(self.agent.stats_report(stats))
 
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:
         while True:

@@ -34,6 +34,7 @@ class AgentConfig:
     state_dir: Path = DEFAULT_STATE_DIR
     tls_ca: Path | None = None  # None = plaintext gRPC (only for loopback / tests / a private link)
     stats_interval: float = 5.0
+    stats_full_interval: float = 60.0  # a stats report holding every peer at least this often (node_agent/stats.py)
     keepalive_interval: float = 20.0
     backoff_initial: float = 1.0
     backoff_max: float = 30.0
@@ -66,6 +67,7 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "state_dir": ("VPN_NODE_STATE_DIR", Path),
     "tls_ca": ("VPN_NODE_TLS_CA", Path),
     "stats_interval": ("VPN_NODE_STATS_INTERVAL", float),
+    "stats_full_interval": ("VPN_NODE_STATS_FULL_INTERVAL", float),
     "keepalive_interval": ("VPN_NODE_KEEPALIVE_INTERVAL", float),
     "backoff_initial": ("VPN_NODE_BACKOFF_INITIAL", float),
     "backoff_max": ("VPN_NODE_BACKOFF_MAX", float),

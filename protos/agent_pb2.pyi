@@ -171,12 +171,28 @@ class PeerStats(_message.Message):
     def __init__(self, public_key: _Optional[str] = ..., latest_handshake: _Optional[int] = ..., rx_bytes: _Optional[int] = ..., tx_bytes: _Optional[int] = ..., endpoint: _Optional[str] = ...) -> None: ...
 
 class StatsReport(_message.Message):
-    __slots__ = ("serial", "peers")
+    __slots__ = ("serial", "peers", "totals", "complete")
     SERIAL_FIELD_NUMBER: _ClassVar[int]
     PEERS_FIELD_NUMBER: _ClassVar[int]
+    TOTALS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
     serial: int
     peers: _containers.RepeatedCompositeFieldContainer[PeerStats]
-    def __init__(self, serial: _Optional[int] = ..., peers: _Optional[_Iterable[_Union[PeerStats, _Mapping]]] = ...) -> None: ...
+    totals: StatsTotals
+    complete: bool
+    def __init__(self, serial: _Optional[int] = ..., peers: _Optional[_Iterable[_Union[PeerStats, _Mapping]]] = ..., totals: _Optional[_Union[StatsTotals, _Mapping]] = ..., complete: _Optional[bool] = ...) -> None: ...
+
+class StatsTotals(_message.Message):
+    __slots__ = ("peers", "peers_connected", "rx_bytes", "tx_bytes")
+    PEERS_FIELD_NUMBER: _ClassVar[int]
+    PEERS_CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    RX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    TX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    peers: int
+    peers_connected: int
+    rx_bytes: int
+    tx_bytes: int
+    def __init__(self, peers: _Optional[int] = ..., peers_connected: _Optional[int] = ..., rx_bytes: _Optional[int] = ..., tx_bytes: _Optional[int] = ...) -> None: ...
 
 class Keepalive(_message.Message):
     __slots__ = ("sent_at_ms",)

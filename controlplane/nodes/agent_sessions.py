@@ -13,8 +13,9 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
-from controlplane.db import transaction, utcnow
+from controlplane.db import one_of, transaction, utcnow
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.servers.status import is_online
@@ -33,10 +34,12 @@ FULL_PREFIX = "full:"
 # A handshake this recent counts as connected (the manager's "peers connected").
 CONNECTED_SECONDS = 180
 
-# (db, server id, public key -> latest handshake): called in the transaction that stores a stats report.
+# (db, server id, public key -> latest handshake of the report's peers that are in a room): called in the
+# transaction that stores a stats report.
 PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
-# (db, server id, public key -> endpoint): likewise; two devices on one peer (domain/peers/devices.py).
-EndpointHook = Callable[[AsyncSession, str, dict[str, str]], Awaitable[None]]
+# (db, server id, public key -> endpoint, whether the report holds every peer of the node): likewise; two devices
+# on one peer (domain/peers/devices.py).
+EndpointHook = Callable[[AsyncSession, str, dict[str, str], bool], Awaitable[None]]
 # (db, server id): the node went online (its agent connected) or offline (its stream ended); called in a read
 # transaction of its own once that is committed, so that it can never undo or hold back the mark itself.
 StatusHook = Callable[[AsyncSession, str], Awaitable[None]]
@@ -157,45 +160,65 @@ class AgentSessions:
         await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=False)))
 
     async def stats(self, server_id: str, report: agent_pb2.StatsReport) -> None:
-        """Live handshake and traffic figures: stored, then pushed to staff and to each owner in one message."""
+        """Live handshake and traffic figures: stored, then pushed to staff and to each owner in one message.
+
+        An agent of this version sends only the peers whose figures changed, with the node's totals, and every
+        peer once a minute (docs/agent-protocol.md, "Stats"); what the hooks keep per peer is replaced by a
+        complete report and updated by the others."""
         by_key = {s.public_key: s for s in report.peers}
-        if not by_key:
+        complete = report.complete or not report.HasField("totals")
+        if not by_key and not report.HasField("totals"):
             # A node without peers still reports: it is alive (the manager's "online" reads last_seen).
             await self.seen(server_id)
             return
+        rows: list[Any] = []
         async with transaction(self._sessionmaker) as db:
-            rows = (
-                await db.execute(
-                    select(Peer.id, Peer.user_id, Peer.public_key).where(
-                        Peer.server_id == server_id, Peer.public_key.in_(list(by_key))
-                    )
+            if by_key:
+                # With each peer, whether it is in a room: presence is kept for room members only, and most
+                # reports name none (one query, not a second one per report to find out).
+                rows = list(
+                    (
+                        await db.execute(
+                            select(Peer.id, Peer.user_id, Peer.public_key, RoomMember.peer_id.is_not(None))
+                            .outerjoin(RoomMember, RoomMember.peer_id == Peer.id)
+                            .where(Peer.server_id == server_id, one_of(db, Peer.public_key, by_key))
+                        )
+                    ).all()
                 )
-            ).all()
             now = utcnow()
-            totals = {
-                "stats_at": now,
-                "stats_peers_connected": sum(
-                    1
-                    for p in report.peers
-                    if p.latest_handshake and now.timestamp() - p.latest_handshake < CONNECTED_SECONDS
-                ),
-                "stats_rx_bytes": sum(p.rx_bytes for p in report.peers),
-                "stats_tx_bytes": sum(p.tx_bytes for p in report.peers),
-            }
+            totals: dict[str, Any] = {"stats_at": now, **_totals(report, now.timestamp())}
             await db.execute(update(Server).where(Server.id == server_id).values(last_seen=now, **totals))
-            if self._presence is not None:
-                await self._presence(db, server_id, {k: s.latest_handshake for k, s in by_key.items()})
+            members = {key: by_key[key].latest_handshake for _p, _u, key, in_room in rows if in_room}
+            if self._presence is not None and members:
+                await self._presence(db, server_id, members)
             if self._endpoints is not None:
-                await self._endpoints(db, server_id, {k: s.endpoint for k, s in by_key.items()})
-            if self._usage is not None:
-                readings = {pid: Reading(key, by_key[key].rx_bytes, by_key[key].tx_bytes) for pid, _u, key in rows}
+                await self._endpoints(db, server_id, {k: s.endpoint for k, s in by_key.items()}, complete)
+            if self._usage is not None and rows:
+                readings = {pid: Reading(key, by_key[key].rx_bytes, by_key[key].tx_bytes) for pid, _u, key, _r in rows}
                 await self._usage.record(db, server_id, readings, now)
         await self._hub.push_staff(messages.NodeStats(data=messages.NodeStatsData(id=server_id, **totals)))
         per_user: dict[str, list[messages.PeerStatsLine]] = defaultdict(list)
-        for peer_id, user_id, public_key in rows:
+        for peer_id, user_id, public_key, _in_room in rows:
             stats = by_key[public_key]
             per_user[user_id].append(
                 messages.PeerStatsLine(peer_id, stats.latest_handshake, stats.rx_bytes, stats.tx_bytes)
             )
-        for user_id, peers in per_user.items():
-            await self._hub.push(user_id, messages.PeerStats(data=messages.PeerStatsData(peers)))
+        if per_user:
+            await self._hub.push_many(
+                {user_id: messages.PeerStats(data=messages.PeerStatsData(lines)) for user_id, lines in per_user.items()}
+            )
+
+
+def _totals(report: agent_pb2.StatsReport, now: float) -> dict[str, int]:
+    """The node's figures for the manager: the agent's own totals, or (an agent of an earlier version, whose
+    report holds every peer) summed here."""
+    if report.HasField("totals"):
+        t = report.totals
+        return {"stats_peers_connected": t.peers_connected, "stats_rx_bytes": t.rx_bytes, "stats_tx_bytes": t.tx_bytes}
+    return {
+        "stats_peers_connected": sum(
+            1 for p in report.peers if p.latest_handshake and now - p.latest_handshake < CONNECTED_SECONDS
+        ),
+        "stats_rx_bytes": sum(p.rx_bytes for p in report.peers),
+        "stats_tx_bytes": sum(p.tx_bytes for p in report.peers),
+    }

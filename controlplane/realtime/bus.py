@@ -20,6 +20,22 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[None]]
 ACK_TOPIC = "ack"
 ACK_FIELD = "_ack"  # set on events published by publish_everywhere: each process answers on ACK_TOPIC
+
+
+class _Acked(msgspec.Struct, rename={"id": ACK_FIELD}):
+    id: str | None = None
+
+
+def _ack_id(data: bytes) -> str | None:
+    """The acknowledgement an event asks for, if any (most ask none: no second decoding for them)."""
+    if f'"{ACK_FIELD}"'.encode() not in data:
+        return None
+    try:
+        return msgspec.json.decode(data, type=_Acked).id
+    except msgspec.DecodeError:
+        return None
+
+
 ACK_TIMEOUT = 2.0
 
 
@@ -163,17 +179,18 @@ class EventBus:
                         if message.get("type") != "pmessage":
                             continue
                         topic = message["channel"].decode().removeprefix(self._channel_prefix)
-                        event = msgspec.json.decode(message["data"])
+                        data = message["data"]
                         if topic == ACK_TOPIC:
-                            self._acknowledged(event)
+                            self._acknowledged(msgspec.json.decode(data))
                             continue
-                        ack_id = event.pop(ACK_FIELD, None)
+                        # Decoded straight into the topic's payload (a raw part stays as it was published).
                         known = self._topics.get(topic)
                         try:
-                            payload = None if known is None else msgspec.convert(event, known.payload)
-                        except msgspec.ValidationError as exc:  # a process of another version: skip, stay subscribed
+                            payload = None if known is None else msgspec.json.decode(data, type=known.payload)
+                        except msgspec.DecodeError as exc:  # a process of another version: skip, stay subscribed
                             log.warning("%s event not understood (%s)", topic, exc)
                             payload = None
+                        ack_id = _ack_id(data)
                         if payload is not None:
                             await self._dispatch(topic, payload)
                         if ack_id is not None:

@@ -15,9 +15,11 @@ from controlplane.realtime.topics import (
     SESSIONS_ENDED,
     STAFF_PUSH,
     USER_PUSH,
+    USER_PUSHES,
     SessionsEnded,
     StaffPush,
     UserPush,
+    UserPushes,
 )
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ class PushHub:
         self._staff: set[Socket] = set()
         bus.subscribe(USER_PUSH, self._deliver)
         bus.subscribe(STAFF_PUSH, self._deliver_staff)
+        bus.subscribe(USER_PUSHES, self._deliver_many)
         bus.subscribe(SESSIONS_ENDED, self._close_user_sockets)
 
     @property
@@ -85,6 +88,12 @@ class PushHub:
         if isinstance(data, dict) and "version" in data:
             data["version"] = view_version()
         await self._bus.publish(USER_PUSH, UserPush(user_id, message))
+
+    async def push_many(self, by_user: dict[str, msgspec.Struct]) -> None:
+        """A push for each of many users, in one bus event (topics.UserPushes). For pushes without a `version`
+        (a node's stats): versions are stamped by push()."""
+        encode = msgspec.json.encode
+        await self._bus.publish(USER_PUSHES, UserPushes({u: msgspec.Raw(encode(p)) for u, p in by_user.items()}))
 
     async def push_staff(self, push: msgspec.Struct) -> None:
         """Reaches every open manager page on every process."""
@@ -134,12 +143,19 @@ class PushHub:
                 self._staff.discard(socket)
 
     async def _deliver(self, event: UserPush) -> None:
-        sockets = self._sockets.get(event.user_id)
+        if event.user_id in self._sockets:
+            await self._send(event.user_id, msgspec.json.encode(event.push).decode())
+
+    async def _deliver_many(self, event: UserPushes) -> None:
+        for user_id in event.by_user.keys() & self._sockets.keys():
+            await self._send(user_id, bytes(event.by_user[user_id]).decode())
+
+    async def _send(self, user_id: str, text: str) -> None:
+        sockets = self._sockets.get(user_id)
         if not sockets:
             return
-        text = msgspec.json.encode(event.push).decode()
         targets = list(sockets)
         results = await asyncio.gather(*(s.send_text(text) for s in targets), return_exceptions=True)
         for socket, result in zip(targets, results, strict=True):
             if isinstance(result, Exception):
-                self.detach(event.user_id, socket)
+                self.detach(user_id, socket)

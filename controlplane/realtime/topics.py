@@ -41,6 +41,16 @@ class StaffPush(msgspec.Struct, frozen=True):
     push: dict[str, Any]
 
 
+class UserPushes(msgspec.Struct, frozen=True):
+    """Pushes for many users at once (a node's stats report, nodes/agent_sessions.py): each process delivers those
+    of the users with a socket on it. One event, not one per user: a report names hundreds of owners, few of whom
+    have a page open, and a publish per owner was most of a report's cost (docs/benchmarks.md, "Stats reports")."""
+
+    # User id -> a realtime/messages.py message as JSON, encoded once by the publisher and sent as it is: the bus
+    # carries it without decoding it.
+    by_user: dict[str, msgspec.Raw]
+
+
 class SessionsEnded(msgspec.Struct, frozen=True):
     """Sessions of a user ended (logout, reset, block, deletion): every process closes their sockets (hub.py)."""
 
@@ -59,5 +69,6 @@ class CachesStale(msgspec.Struct, frozen=True):
 NODE_CHANGED = Topic("node", NodeChanged)
 USER_PUSH = Topic("user", UserPush)
 STAFF_PUSH = Topic("staff", StaffPush)
+USER_PUSHES = Topic("users", UserPushes)
 SESSIONS_ENDED = Topic("sessions_ended", SessionsEnded)
 CACHES_STALE = Topic("invalidate", CachesStale)

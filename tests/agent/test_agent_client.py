@@ -55,6 +55,7 @@ async def node(tmp_path: Path) -> AsyncIterator[tuple[NodeAgent, AgentConfig]]:
             interface=name,
             state_dir=tmp_path,
             stats_interval=0.2,
+            stats_full_interval=1.0,
             keepalive_interval=0.3,
             backoff_initial=0.05,
             backoff_max=0.4,
@@ -125,8 +126,28 @@ async def test_client_applies_snapshot_and_deltas_reports_stats_and_keepalives(
         await until(lambda: any(r.serial == 5 for r in session.stats) and session.keepalives >= 1)
     assert set(await agent.backend.read_peers()) == {key(2)}
     reports = [r for r in session.stats if r.serial == 5]
-    assert reports and {p.public_key for p in reports[-1].peers} == {key(2)}
+    assert reports and all(r.totals.peers == 1 for r in reports)
+    assert {p.public_key for r in reports for p in r.peers} <= {key(2)}
     assert session.keepalives >= 1
+
+
+async def test_stats_reports_hold_every_peer_first_then_what_changed(node: tuple[NodeAgent, AgentConfig]) -> None:
+    # Two idle peers on a real device (no endpoint, no handshake): after the stream's first report, which holds
+    # both, the reports carry the totals and no peer until the full interval (1 s here) brings both again.
+    agent, config = node
+    cp = FakeControlPlane(lambda: state(4, 1, 2), CREDENTIAL)
+    async with serve(cp, config.control_url), running(ControlClient(config, agent)):
+        session = await cp.next_session(within=10)
+        assert (await session.result("op-1")).ok
+        await until(lambda: sum(r.complete for r in session.stats) >= 2)
+    reports = list(session.stats)
+    complete = [n for n, r in enumerate(reports) if r.complete]
+    assert complete[0] == 0
+    assert {p.public_key for p in reports[0].peers} == {key(1), key(2)}
+    between = reports[1 : complete[1]]
+    assert between, "the full interval is five stats intervals: reports of changes come between"
+    assert all(not r.peers and r.totals.peers == 2 and r.totals.peers_connected == 0 for r in between)
+    assert {p.public_key for p in reports[complete[1]].peers} == {key(1), key(2)}
 
 
 async def test_control_plane_restart_brings_a_reconnect_and_a_fresh_snapshot(

@@ -101,6 +101,34 @@ async def test_two_devices_taking_turns_warn_the_owner_once_and_staff_see_a_coun
     assert stored.shared_config_warned_at is not None
 
 
+async def test_reports_of_changes_that_do_not_name_a_peer_keep_following_its_moves(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    # An agent of this version names only the peers whose figures changed (docs/agent-protocol.md, "Stats"): a
+    # report about somebody else says the peer stayed where it was, it does not forget its moves.
+    server = await make_server(services)
+    ana = await person(services, client, "ana")
+    peer = await make_peer(services, ana.user, "movil", server)
+    other = await make_peer(services, ana.user, "pc", server)
+    clock = Clock()
+    node, _ = node_with_watch(services, clock)
+    totals = agent_pb2.StatsTotals(peers=2)
+
+    async def changes(who: Peer, endpoint: str, complete: bool = False) -> None:
+        clock.now += 5
+        line = agent_pb2.PeerStats(public_key=who.public_key, latest_handshake=int(clock.now), endpoint=endpoint)
+        await node.stats(server.id, agent_pb2.StatsReport(serial=1, peers=[line], totals=totals, complete=complete))
+
+    await changes(peer, HOME, complete=True)
+    for endpoint in (FRIEND, HOME, FRIEND):  # A -> B -> A -> B, with the other peer's news in between
+        await changes(other, MOBILE)
+        await changes(peer, endpoint)
+    mine = (await client.get(PEERS, headers=ana.headers)).json()
+    assert {p["name"]: p["shared_config_warning"] for p in mine} == {"movil": True, "pc": False}
+    [push] = ana.inbox.of("updated_peer")
+    assert push["data"]["id"] == peer.id
+
+
 async def test_a_phone_that_changes_network_is_not_warned(services: Services, client: AsyncTestClient[Any]) -> None:
     server = await make_server(services)
     ana = await person(services, client, "ana")
@@ -353,7 +381,7 @@ async def test_a_mark_lost_with_its_transaction_is_made_again_by_the_next_report
     for endpoint in (HOME, FRIEND, HOME):
         clock.now += 5
         async with transaction(services.sessionmaker) as db:
-            await watch.record(db, server.id, {peer.public_key: endpoint})
+            await watch.record(db, server.id, {peer.public_key: endpoint}, True)
 
     class ReportFailed(Exception):
         pass
@@ -361,13 +389,13 @@ async def test_a_mark_lost_with_its_transaction_is_made_again_by_the_next_report
     clock.now += 5
     with pytest.raises(ReportFailed):
         async with transaction(services.sessionmaker) as db:
-            await watch.record(db, server.id, {peer.public_key: FRIEND})  # the fourth turn: marks
+            await watch.record(db, server.id, {peer.public_key: FRIEND}, True)  # the fourth turn: marks
             raise ReportFailed()
     assert (await listed(client, ana.headers))["shared_config_warning"] is False
     assert ana.inbox.of("updated_peer") == []
 
     clock.now += 5
     async with transaction(services.sessionmaker) as db:
-        await watch.record(db, server.id, {peer.public_key: FRIEND})
+        await watch.record(db, server.id, {peer.public_key: FRIEND}, True)
     assert (await listed(client, ana.headers))["shared_config_warning"] is True
     assert len(ana.inbox.of("updated_peer")) == 1

@@ -88,11 +88,13 @@ class ScriptedAgent:
             self.connected.clear()
             await asyncio.sleep(self.retry_seconds)
 
-    def report(self, *peers: tuple[str, int, int]) -> None:
-        """Send a stats report on the open stream: (peer public key, cumulative rx bytes, cumulative tx bytes)."""
+    def report(self, *peers: tuple[str, int, int], totals: agent_pb2.StatsTotals | None = None) -> None:
+        """Send a stats report on the open stream: (peer public key, cumulative rx bytes, cumulative tx bytes).
+        Without `totals`, as an agent of an earlier version (every peer); with them, a report of changes."""
         assert self._outbox is not None, "not connected"
         lines = [agent_pb2.PeerStats(public_key=key, rx_bytes=rx, tx_bytes=tx) for key, rx, tx in peers]
-        self._outbox.put_nowait(agent_pb2.AgentMessage(stats=agent_pb2.StatsReport(peers=lines)))
+        report = agent_pb2.StatsReport(peers=lines, totals=totals)
+        self._outbox.put_nowait(agent_pb2.AgentMessage(stats=report))
 
     async def _session(self) -> None:
         outbox: asyncio.Queue[agent_pb2.AgentMessage] = asyncio.Queue()

@@ -18,6 +18,7 @@ import httpx
 import pytest
 import websockets
 
+from protos import agent_pb2
 from tests.multiprocess.cluster import ADMIN, HTTP_TIMEOUT, ControlPlaneProcess
 from tests.multiprocess.conftest import EXPIRY_INTERVAL, Cluster
 from tests.multiprocess.scripted_agent import ScriptedAgent
@@ -134,6 +135,51 @@ async def test_a_push_made_through_one_process_reaches_a_browser_on_the_other(
             assert push["data"]["id"] == peer_id
     finally:
         await customer.aclose()
+        await agent.stop()
+
+
+async def test_a_stats_report_on_one_process_reaches_each_owner_on_the_other_with_their_own_peers_only(
+    cluster: Cluster, admin: httpx.AsyncClient
+) -> None:
+    # One bus event carries the report's lines for every owner (realtime/topics.py, UserPushes); the process
+    # holding the browsers hands each its own lines, and nobody else's.
+    server_id, credential = await new_server(admin)
+    agent = await attached_agent(cluster.first, server_id, credential)
+    owners = [await new_customer(cluster.first) for _ in range(2)]
+    peers: dict[str, tuple[str, str]] = {}  # username -> (peer id, public key)
+    for username in owners:
+        created = await admin.post("/api/admin/peers", json={"username": username, "name": "pc", "server": server_id})
+        assert created.status_code == 201, created.text
+        peers[username] = (created.json()["id"], (await agent.next_delta()).upsert_peers[0].public_key)
+    customers = [await customer_client(cluster.first, u) for u in owners]
+    tokens = [c.headers["Authorization"].removeprefix("Bearer ") for c in customers]
+    try:
+        async with (
+            websockets.connect(f"ws://127.0.0.1:{cluster.second.http_port}/ws?token={tokens[0]}") as first,
+            websockets.connect(f"ws://127.0.0.1:{cluster.second.http_port}/ws?token={tokens[1]}") as second,
+        ):
+            for ws in (first, second):
+                await next_push(ws, "auth")
+            (id_a, key_a), (id_b, key_b) = peers[owners[0]], peers[owners[1]]
+            # A report of changes, as this version's agents send: the node's totals are the agent's own.
+            totals = agent_pb2.StatsTotals(peers=5, peers_connected=0, rx_bytes=7_000, tx_bytes=90_000)
+            agent.report((key_a, 1_000, 20_000), (key_b, 3_000, 40_000), totals=totals)
+            got_a, got_b = await next_push(first, "peer_stats"), await next_push(second, "peer_stats")
+            assert got_a["data"]["peers"] == [
+                {"id": id_a, "latest_handshake": 0, "rx_bytes": 1_000, "tx_bytes": 20_000}
+            ]
+            assert got_b["data"]["peers"] == [
+                {"id": id_b, "latest_handshake": 0, "rx_bytes": 3_000, "tx_bytes": 40_000}
+            ]
+        db = await asyncpg.connect(cluster.database_url)
+        try:
+            stored = await db.fetchrow("SELECT stats_rx_bytes, stats_tx_bytes FROM servers WHERE id = $1", server_id)
+        finally:
+            await db.close()
+        assert tuple(stored) == (7_000, 90_000)  # not the sum of the two lines
+    finally:
+        for customer in customers:
+            await customer.aclose()
         await agent.stop()
 
 

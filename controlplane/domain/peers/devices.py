@@ -100,12 +100,18 @@ class SharedConfigWatch:
         self._trails: dict[str, dict[str, Trail]] = {}  # server id -> public key -> trail
         self._warned: dict[str, set[str]] = {}  # server id -> public keys already warned (no query each report)
 
-    async def record(self, db: AsyncSession, server_id: str, endpoints: Mapping[str, str]) -> None:
-        """A stats report (public key -> endpoint): called in the transaction that stores it."""
+    async def record(self, db: AsyncSession, server_id: str, endpoints: Mapping[str, str], complete: bool) -> None:
+        """A stats report (public key -> endpoint): called in the transaction that stores it. `complete`: the report
+        holds every peer of the node; otherwise only those whose figures changed (the others' endpoints stayed)."""
         now = self._clock()
         previous = self._trails.get(server_id, {})
-        warned = self._warned.get(server_id, set()) & endpoints.keys()
-        trails: dict[str, Trail] = {}
+        warned = self._warned.get(server_id, set())
+        if complete:
+            # Keys the node no longer reports (deleted, moved away, new keys) are dropped with their trails.
+            trails: dict[str, Trail] = {}
+            warned &= endpoints.keys()
+        else:
+            trails = previous
         suspects: list[str] = []
         for key, endpoint in endpoints.items():
             trail = follow(previous.get(key), endpoint, now)
@@ -114,7 +120,6 @@ class SharedConfigWatch:
             trails[key] = trail
             if key not in warned and shared(trail):
                 suspects.append(key)
-        # Keys the node no longer reports (deleted, moved away, new keys) are dropped with their trails.
         self._trails[server_id] = trails
         self._warned[server_id] = warned
         if suspects:

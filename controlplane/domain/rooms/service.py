@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
-from controlplane.db import after_commit
+from controlplane.db import after_commit, one_of
 from controlplane.domain.accounts.models import User
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, owned_peer
@@ -170,7 +170,7 @@ class RoomService:
             await db.execute(
                 select(RoomMember, Peer.public_key)
                 .join(Peer, Peer.id == RoomMember.peer_id)
-                .where(Peer.server_id == server_id, Peer.public_key.in_(list(handshakes)))
+                .where(Peer.server_id == server_id, one_of(db, Peer.public_key, handshakes))
             )
         ).all()
         flipped: set[str] = set()

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from controlplane.db import transaction
+from controlplane.db import one_of, transaction
 from controlplane.domain.usage import store
 from controlplane.domain.usage.models import UsageCounter
 
@@ -178,6 +178,6 @@ class UsageMeter:
 
 
 async def _load(db: AsyncSession, peer_ids: list[str], lock: bool = False) -> dict[str, _Counted]:
-    query = select(UsageCounter).where(UsageCounter.peer_id.in_(peer_ids))
+    query = select(UsageCounter).where(one_of(db, UsageCounter.peer_id, peer_ids))
     rows = (await db.execute(query.with_for_update() if lock else query)).scalars().all()
     return {r.peer_id: _Counted(r.server_id, r.public_key, r.rx, r.tx, r.counted_at) for r in rows}
