@@ -69,10 +69,16 @@ def _error_schema() -> Schema:
 MUTATING = {"POST", "PUT", "PATCH", "DELETE"}
 
 
+# The `opt` of a handler that resolves the customer itself rather than taking the `customer` parameter (the peer
+# list: domain/peers/controllers.py).
+RESOLVES_CUSTOMER = "resolves_customer"
+
+
 def authenticated(handler: HTTPRouteHandler) -> bool:
     """Called with an access token: a customer's (the `customer` parameter) or the staff's (a role guard)."""
     guards = handler.resolve_guards()
-    return "customer" in handler.parsed_fn_signature.parameters or any(g in guards for g in ROLE_GUARDS)
+    customer = "customer" in handler.parsed_fn_signature.parameters or handler.opt.get(RESOLVES_CUSTOMER, False)
+    return customer or any(g in guards for g in ROLE_GUARDS)
 
 
 def error_statuses(handler: HTTPRouteHandler, path_params: set[str]) -> set[int]:

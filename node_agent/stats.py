@@ -2,7 +2,8 @@
 
 Most peers of a node are idle at any moment: their handshake, counters and endpoint are what the previous report
 said. Sending every peer every 5 s made the control plane's work grow with the peers a node holds rather than with
-what they do (about 4 CPU-seconds a second at a million peers, docs/benchmarks.md). A report now holds the peers
+what they do (13 CPU-seconds a second at a million peers, docs/benchmarks.md, "Stats reports at a million
+peers"). A report now holds the peers
 whose figures changed since the previous report on this stream, plus the node's totals. The first report of a
 stream, and one a minute after it (`stats_full_interval`), holds every peer: a browser opened since then sees its
 idle peers' figures within that minute, and what the control plane keeps per peer is pruned of peers gone.

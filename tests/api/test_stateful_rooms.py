@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
@@ -39,6 +40,7 @@ from sqlalchemy import func, select
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.peers.schemas import PeerView
 from controlplane.domain.rooms.models import Room as StoredRoom
 from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.rooms.service import MAX_OWNED, NAME_MAX, RoomNotFound
@@ -576,7 +578,8 @@ class RoomLifeCycle(ServicesMachine):
                         for pid in room.members
                     }, f"{customer.alias} sees room {room.name} unlike the database"
                 async with self.services.sessionmaker() as db:
-                    for peer in await self.services.peers.list_for(customer.id):  # what GET .../peers answers
+                    listed = await self.services.peers.list_json_for(customer.id)  # what GET .../peers answers
+                    for peer in msgspec.json.decode(listed, type=list[PeerView]):
                         room_id = self._room_of(peer.id)
                         expected = (room_id, self.rooms[room_id].name) if room_id else None
                         assert (peer.party and (peer.party.id, peer.party.name)) == expected, f"peer {peer.name}: room"

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Literal, Protocol
 
+import msgspec
 from sqlalchemy import bindparam, case, func, inspect, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -158,10 +159,11 @@ class PeerService:
     def mirror_link(self, peer: Peer) -> str:
         return f"{self._client_url}/mirror/{self._box.decrypt(peer.mirror_token_enc)}"
 
-    async def list_for(self, user_id: str) -> list[schemas.PeerView]:
-        """The customer's peers; served from this process's cache while nothing they show has changed (and then
-        without a database session at all: docs/benchmarks.md, "Peer list")."""
-        cached: list[schemas.PeerView] | None = self._lists.get(user_id)
+    async def list_json_for(self, user_id: str) -> bytes:
+        """The customer's peers (a JSON array of PeerView), as `GET /accounts/peers` answers them; served from this
+        process's cache, encoded, while nothing they show has changed (and then without a database session at all:
+        docs/benchmarks.md, "Peer list")."""
+        cached: bytes | None = self._lists.get(user_id)
         if cached is not None:
             return cached
         async with transaction(self._read_sessionmaker) as db:
@@ -170,8 +172,9 @@ class PeerService:
             version = view_version()
             peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
             views = [self.view(p, version) for p in peers.scalars()]
-        self._lists.put(user_id, views, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
-        return views
+        body = msgspec.json.encode(views)
+        self._lists.put(user_id, body, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
+        return body
 
     async def owned(self, db: AsyncSession, user_id: str, peer_id: str, *, lock: bool = False) -> Peer:
         return await owned_peer(db, user_id, peer_id, lock=lock)

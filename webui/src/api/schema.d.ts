@@ -3401,7 +3401,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Request fulfilled, document follows */
+            /** @description Sus peers */
             200: {
                 headers: {
                     [name: string]: unknown;
