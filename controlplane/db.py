@@ -84,7 +84,8 @@ def new_id() -> str:
 def one_of(db: AsyncSession, column: InstrumentedAttribute[Any], values: Any) -> ColumnElement[bool]:
     """`column IN values` for a long list of values (a node's peers by key, in a stats report). On PostgreSQL it
     is written `column = ANY($1)` with the list as one array parameter: SQLAlchemy renders an IN list's parameters
-    again on every execution, about 4 µs each (1.4 ms of CPU for 350 keys, docs/benchmarks.md, "Stats reports")."""
+    again on every execution, about 4 µs each (1.4 ms of CPU for 350 keys: docs/benchmarks.md, "Stats reports at
+    a million peers")."""
     values = list(values)
     if db.get_bind().dialect.name == "postgresql":
         return column == any_(bindparam(None, values, type_=ARRAY(column.type)))

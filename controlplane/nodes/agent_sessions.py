@@ -160,7 +160,7 @@ class AgentSessions:
         await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=False)))
 
     async def stats(self, server_id: str, report: agent_pb2.StatsReport) -> None:
-        """Live handshake and traffic figures: stored, then pushed to staff and to each owner in one message.
+        """Live handshake and traffic figures: stored, then pushed to staff, and to every owner in one bus event.
 
         An agent of this version sends only the peers whose figures changed, with the node's totals, and every
         peer once a minute (docs/agent-protocol.md, "Stats"); what the hooks keep per peer is replaced by a

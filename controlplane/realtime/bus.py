@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[None]]
 ACK_TOPIC = "ack"
 ACK_FIELD = "_ack"  # set on events published by publish_everywhere: each process answers on ACK_TOPIC
+ACK_TIMEOUT = 2.0
 
 
 class _Acked(msgspec.Struct, rename={"id": ACK_FIELD}):
@@ -34,9 +35,6 @@ def _ack_id(data: bytes) -> str | None:
         return msgspec.json.decode(data, type=_Acked).id
     except msgspec.DecodeError:
         return None
-
-
-ACK_TIMEOUT = 2.0
 
 
 class _Acks:

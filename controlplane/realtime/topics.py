@@ -44,7 +44,8 @@ class StaffPush(msgspec.Struct, frozen=True):
 class UserPushes(msgspec.Struct, frozen=True):
     """Pushes for many users at once (a node's stats report, nodes/agent_sessions.py): each process delivers those
     of the users with a socket on it. One event, not one per user: a report names hundreds of owners, few of whom
-    have a page open, and a publish per owner was most of a report's cost (docs/benchmarks.md, "Stats reports")."""
+    have a page open, and a publish per owner was most of a report's cost (docs/benchmarks.md, "Stats reports at a
+    million peers")."""
 
     # User id -> a realtime/messages.py message as JSON, encoded once by the publisher and sent as it is: the bus
     # carries it without decoding it.
