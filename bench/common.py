@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncpg
+from redis.asyncio import Redis
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -31,6 +32,25 @@ DATABASE_PREFIX = "DATABASE|"  # printed by bench_database: run_all.py checks th
 # A PostgreSQL server (any database on it; the benchmark makes its own beside it). Unset: SQLite in a temporary
 # folder. run_all.py sets it for the second run of every benchmark that depends on the database.
 DATABASE_ENV = "VPN_BENCH_DATABASE_URL"
+
+
+# The Redis of the benchmarks that need one (the WebSocket and stats benchmarks): each deployment on it gets a
+# prefix of its own.
+REDIS_URL = os.environ.get("VPN_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+async def redis_env() -> dict[str, str] | None:
+    """The settings that put a deployment on REDIS_URL under a prefix of its own, or None (said why) when Redis
+    does not answer."""
+    redis = Redis.from_url(REDIS_URL)
+    try:
+        await redis.ping()
+    except Exception as exc:
+        print(f"Redis not reachable at {REDIS_URL}: {exc}")
+        return None
+    finally:
+        await redis.aclose()
+    return {"VPN_REDIS_URL": REDIS_URL, "VPN_REDIS_PREFIX": f"vpn-bench-{uuid.uuid4().hex[:8]}:"}
 
 
 def database_name() -> str:

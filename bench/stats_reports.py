@@ -20,12 +20,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 
-from common import database_name, deployment, result
-from redis.asyncio import Redis
+from common import database_name, deployment, redis_env, result
 from seed import customers_with_tokens, servers_with_peers
 from sqlalchemy import select, update
 
@@ -48,7 +46,6 @@ WARM_UP = 12
 REPORTS = 36  # three minutes of reports: three complete ones from node B
 MILLION, NODES = 1_000_000, 1_000
 TARGET_CORES = 1.0
-REDIS_URL = os.environ.get("VPN_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 class Device:
@@ -90,17 +87,11 @@ def round_robin(items: list[str]) -> Iterator[str]:
 
 
 async def main() -> None:
-    prefix = f"vpn-bench-{uuid.uuid4().hex[:8]}:"
-    redis = Redis.from_url(REDIS_URL)
-    try:
-        await redis.ping()
-    except Exception as exc:
-        print(f"Redis not reachable at {REDIS_URL}: {exc}")
+    redis = await redis_env()
+    if redis is None:
         result("stats reports at 1 000 000 peers", "not measured (no Redis)", f"< {TARGET_CORES:.0f} CPU-s/s", None)
         return
-    finally:
-        await redis.aclose()
-    async with deployment({"VPN_REDIS_URL": REDIS_URL, "VPN_REDIS_PREFIX": prefix}) as dep:
+    async with deployment(redis) as dep:
         services = dep.services()
         try:
             customers = [user_id for user_id, _ in await customers_with_tokens(services, PEERS // PEERS_PER_CUSTOMER)]

@@ -24,17 +24,18 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
 import zlib
 from collections import Counter
 from pathlib import Path
 
 import msgspec
 from common import (
+    REDIS_URL,
     database_name,
     deployment,
     process_cpu_seconds,
     raise_fd_limit,
+    redis_env,
     result,
     start_profiler,
     stop_profiler,
@@ -47,7 +48,6 @@ EVENTS = 300
 # Handshakes in flight at once: browsers reconnect 2.5-5 s after the close (webui/src/lib/socket.ts), so after a
 # restart thousands arrive together; uvicorn's listen backlog is 2048.
 IN_FLIGHT = int(os.environ.get("BENCH_IN_FLIGHT", "1000"))
-REDIS_URL = os.environ.get("VPN_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
 TARGET_SECONDS = 10.0
 TARGET_KB = 30.0
 
@@ -203,18 +203,13 @@ async def main() -> None:
     if limit < SOCKETS + 500:
         result("WebSocket reconnect storm", f"fd limit {limit}", f"{SOCKETS} open", None)
         return
-    prefix = f"vpn-bench-{uuid.uuid4().hex[:8]}:"
-    redis = Redis.from_url(REDIS_URL)
-    try:
-        await redis.ping()
-    except Exception as exc:
-        print(f"Redis not reachable at {REDIS_URL}: {exc}")
+    redis = await redis_env()
+    if redis is None:
         result("WebSocket event to one user", "not measured (no Redis)", "p99 < 50 ms", None)
         return
-    finally:
-        await redis.aclose()
+    prefix = redis["VPN_REDIS_PREFIX"]
     print(f"database: {database_name()}; load average {os.getloadavg()[0]:.1f}", flush=True)
-    async with deployment({"VPN_REDIS_URL": REDIS_URL, "VPN_REDIS_PREFIX": prefix}) as dep:
+    async with deployment(redis) as dep:
         services = dep.services()
         try:
             users = await customers_with_tokens(services, SOCKETS)
