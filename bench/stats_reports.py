@@ -32,7 +32,7 @@ from controlplane.app import tune_garbage_collection
 from controlplane.domain.peers.models import Peer
 from controlplane.realtime.topics import STAFF_PUSH, USER_PUSH, USER_PUSHES, StaffPush, UserPush, UserPushes
 from node_agent.backends.base import PeerStat
-from node_agent.stats import StatsReporter
+from node_agent.stats import StatsReporter, line
 from protos import agent_pb2
 from tests.clock import ManualClock
 
@@ -75,10 +75,7 @@ class Device:
 
 def every_peer(stats: list[PeerStat]) -> agent_pb2.StatsReport:
     """A report as agents before this version sent it: every peer, no totals."""
-    return agent_pb2.StatsReport(
-        peers=[agent_pb2.PeerStats(public_key=s.public_key, latest_handshake=s.latest_handshake,
-                                   rx_bytes=s.rx_bytes, tx_bytes=s.tx_bytes, endpoint=s.endpoint) for s in stats]
-    )  # fmt: skip
+    return agent_pb2.StatsReport(peers=[line(s) for s in stats])
 
 
 def round_robin(items: list[str]) -> Iterator[str]:

@@ -124,6 +124,11 @@ def bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
     return token.strip()
 
 
+# The `opt` of a handler that calls provide_customer itself rather than taking the `customer` parameter (the peer
+# list: domain/peers/controllers.py); the OpenAPI document gives it the answers of an authenticated route.
+RESOLVES_CUSTOMER = "resolves_customer"
+
+
 async def provide_customer(request: Request[Any, Any, Any]) -> Principal:
     return await services_of(request).sessions.resolve(bearer_token(request), CLIENT)
 

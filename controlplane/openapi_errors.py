@@ -29,7 +29,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 from litestar.openapi.spec.security_scheme import SecurityScheme
 from litestar.routes import HTTPRoute
 
-from controlplane.dependencies import customer_area
+from controlplane.dependencies import RESOLVES_CUSTOMER, customer_area
 from controlplane.domain.accounts.guards import ROLE_GUARDS
 
 ERROR_SCHEMA = "ErrorBody"
@@ -67,11 +67,6 @@ def _error_schema() -> Schema:
 
 
 MUTATING = {"POST", "PUT", "PATCH", "DELETE"}
-
-
-# The `opt` of a handler that resolves the customer itself rather than taking the `customer` parameter (the peer
-# list: domain/peers/controllers.py).
-RESOLVES_CUSTOMER = "resolves_customer"
 
 
 def authenticated(handler: HTTPRouteHandler) -> bool:

@@ -27,6 +27,17 @@ FULL_INTERVAL = 60.0
 CONNECTED_SECONDS = 180
 
 
+def line(stat: PeerStat) -> agent_pb2.PeerStats:
+    """A peer's figures as a report line."""
+    return agent_pb2.PeerStats(
+        public_key=stat.public_key,
+        latest_handshake=stat.latest_handshake,
+        rx_bytes=stat.rx_bytes,
+        tx_bytes=stat.tx_bytes,
+        endpoint=stat.endpoint,
+    )
+
+
 def connected(latest_handshake: int, now: float) -> bool:
     return latest_handshake > 0 and now - latest_handshake < CONNECTED_SECONDS
 
@@ -62,15 +73,7 @@ class StatsReporter:
             entry = (stat, online)
             sent[stat.public_key] = entry
             if complete or previous.get(stat.public_key) != entry:
-                lines.append(
-                    agent_pb2.PeerStats(
-                        public_key=stat.public_key,
-                        latest_handshake=stat.latest_handshake,
-                        rx_bytes=stat.rx_bytes,
-                        tx_bytes=stat.tx_bytes,
-                        endpoint=stat.endpoint,
-                    )
-                )
+                lines.append(line(stat))
         # Peers gone from the device are simply not in `sent`: the control plane learns of removals from its own
         # changes, and its per-peer memory is pruned by the next complete report.
         self._sent = sent

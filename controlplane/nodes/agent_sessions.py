@@ -176,15 +176,12 @@ class AgentSessions:
             if by_key:
                 # With each peer, whether it is in a room: presence is kept for room members only, and most
                 # reports name none (one query, not a second one per report to find out).
-                rows = list(
-                    (
-                        await db.execute(
-                            select(Peer.id, Peer.user_id, Peer.public_key, RoomMember.peer_id.is_not(None))
-                            .outerjoin(RoomMember, RoomMember.peer_id == Peer.id)
-                            .where(Peer.server_id == server_id, one_of(db, Peer.public_key, by_key))
-                        )
-                    ).all()
+                query = (
+                    select(Peer.id, Peer.user_id, Peer.public_key, RoomMember.peer_id.is_not(None))
+                    .outerjoin(RoomMember, RoomMember.peer_id == Peer.id)
+                    .where(Peer.server_id == server_id, one_of(db, Peer.public_key, by_key))
                 )
+                rows = list((await db.execute(query)).all())
             now = utcnow()
             totals: dict[str, Any] = {"stats_at": now, **_totals(report, now.timestamp())}
             await db.execute(update(Server).where(Server.id == server_id).values(last_seen=now, **totals))

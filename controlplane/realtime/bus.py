@@ -21,6 +21,7 @@ Handler = Callable[[Any], Awaitable[None]]
 ACK_TOPIC = "ack"
 ACK_FIELD = "_ack"  # set on events published by publish_everywhere: each process answers on ACK_TOPIC
 ACK_TIMEOUT = 2.0
+_ACK_MARK = f'"{ACK_FIELD}"'.encode()
 
 
 class _Acked(msgspec.Struct, rename={"id": ACK_FIELD}):
@@ -29,7 +30,7 @@ class _Acked(msgspec.Struct, rename={"id": ACK_FIELD}):
 
 def _ack_id(data: bytes) -> str | None:
     """The acknowledgement an event asks for, if any (most ask none: no second decoding for them)."""
-    if f'"{ACK_FIELD}"'.encode() not in data:
+    if _ACK_MARK not in data:
         return None
     try:
         return msgspec.json.decode(data, type=_Acked).id

@@ -17,6 +17,7 @@ from controlplane.db import utcnow
 from controlplane.dependencies import (
     CUSTOMER,
     DB,
+    RESOLVES_CUSTOMER,
     Accounts,
     Audit,
     Box,
@@ -41,7 +42,6 @@ from controlplane.domain.peers.staff import search_peers, staff_peer
 from controlplane.domain.plans.staff import get_plan
 from controlplane.domain.servers.models import Server
 from controlplane.errors import Invalid, NotFound
-from controlplane.openapi_errors import RESOLVES_CUSTOMER
 from controlplane.query_params import LOOSE_QUERY
 
 

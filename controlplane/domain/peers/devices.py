@@ -109,7 +109,7 @@ class SharedConfigWatch:
         if complete:
             # Keys the node no longer reports (deleted, moved away, new keys) are dropped with their trails.
             trails: dict[str, Trail] = {}
-            warned &= endpoints.keys()
+            warned = warned & endpoints.keys()
         else:
             trails = previous
         suspects: list[str] = []
