@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 import msgspec
 
 DEFAULT_VAR_DIR = Path("var")
+# The built web client beside this program, wherever it is started from (VPN_WEBUI_DIST overrides it).
+DEFAULT_WEBUI_DIST = Path(__file__).resolve().parent.parent / "webui" / "dist"
 DEFAULT_HTTP_BIND = "127.0.0.1:8000"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
@@ -104,7 +106,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     grpc_public_url: str = "127.0.0.1:50051"  # what agents dial (shown in the install steps)
     grpc_tls_cert: str = ""
     grpc_tls_key: str = ""
-    webui_dist: Path = Path("webui/dist")
+    webui_dist: Path = DEFAULT_WEBUI_DIST
     allowed_origins: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
     access_token_minutes: int = 15
@@ -176,7 +178,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             grpc_public_url=get("GRPC_PUBLIC_URL") or get("GRPC_BIND", "127.0.0.1:50051"),
             grpc_tls_cert=get("GRPC_TLS_CERT"),
             grpc_tls_key=get("GRPC_TLS_KEY"),
-            webui_dist=Path(get("WEBUI_DIST", "webui/dist")),
+            webui_dist=Path(get("WEBUI_DIST")) if get("WEBUI_DIST") else DEFAULT_WEBUI_DIST,
             allowed_origins=origins or default_origins(client_url),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
             operation_timeout_seconds=float(get("OPERATION_TIMEOUT", "60")),
