@@ -65,7 +65,7 @@ async def test_download_is_a_wg_quick_file_matching_the_peer(services: Services,
     headers, peer, server = await _setup(services, client)
     answer = await client.get(f"{PEERS}/{peer.id}", headers=headers)
     assert answer.status_code == 200
-    assert answer.headers["content-disposition"] == 'attachment; filename="movil.conf"'
+    assert answer.headers["content-disposition"] == "attachment; filename=\"movil.conf\"; filename*=UTF-8''movil.conf"
     config = _parse(answer.text)
     assert public_key_of(config.interface["PrivateKey"]) == peer.public_key
     assert config.interface["Address"] == "10.8.0.2/32"

@@ -1,11 +1,18 @@
-"""Renders a peer's standard wg-quick file, the one customers load into the official WireGuard apps."""
+"""Renders a peer's standard wg-quick file, the one customers load into the official WireGuard apps, and the header
+that names it."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import re
 from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import quote
 
 import wgconfig
+
+from controlplane.domain.servers.fields import first_control
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +26,21 @@ class ClientConfig:
     endpoint_port: int
 
 
+class UnsafeValue(ValueError):
+    """A value holds a control character: written into the file it could start a line of its own (wg-quick runs
+    `PostUp = ...` lines as root). The server's fields are checked when staff set them; this refuses a row that
+    got past them (one from before the check, or written by hand)."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(f"control character in {field}")
+        self.field = field
+
+
 def render(config: ClientConfig) -> str:
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if isinstance(value, str) and first_control(value) is not None:
+            raise UnsafeValue(field.name)
     wg = wgconfig.WGConfig()
     wg.initialize_file()
     wg.add_attr(None, "PrivateKey", config.private_key)
@@ -37,3 +58,16 @@ def render(config: ClientConfig) -> str:
     out = io.StringIO()
     wg.write_to_fileobj(out)
     return out.getvalue()
+
+
+# What may stand in the plain `filename="..."` of the header: everything else becomes "_".
+_UNSAFE_IN_FILENAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def content_disposition(kind: Literal["attachment", "inline"], peer_name: str) -> str:
+    """`{kind}; filename="{name}.conf"; filename*=UTF-8''{name}.conf` (RFC 6266, RFC 5987). Peer names are checked
+    when they are made (letters, digits, "-", "_"); a stored one that is not still yields one header that names one
+    file: control characters are dropped, and the plain name keeps only safe characters, the encoded one the rest."""
+    name = "".join(ch for ch in peer_name if first_control(ch) is None) or "peer"
+    plain = _UNSAFE_IN_FILENAME.sub("_", name)
+    return f"{kind}; filename=\"{plain}.conf\"; filename*=UTF-8''{quote(name, safe='')}.conf"

@@ -38,6 +38,7 @@ from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.manager import schemas as staff_schemas
 from controlplane.domain.peers import mirror_binding, schemas
+from controlplane.domain.peers.config_file import content_disposition
 from controlplane.domain.peers.staff import search_peers, staff_peer
 from controlplane.domain.plans.staff import get_plan
 from controlplane.domain.servers.models import Server
@@ -77,7 +78,10 @@ class PeerController(Controller):
         return Response(
             text,
             media_type="text/plain; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{peer.name}.conf"', "Cache-Control": "no-store"},
+            headers={
+                "Content-Disposition": content_disposition("attachment", peer.name),
+                "Cache-Control": "no-store",
+            },
         )
 
     @patch(
@@ -197,7 +201,7 @@ class MirrorController(Controller):
             "ETag": etag,
             # The configuration holds the private key: never kept by a cache (clients keep the ETag themselves).
             "Cache-Control": "no-store",
-            "Content-Disposition": f'inline; filename="{peer.name}.conf"',
+            "Content-Disposition": content_disposition("inline", peer.name),
         }
         if request.headers.get("if-none-match") == etag:
             return Response("", status_code=304, headers=headers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.peers import schemas
-from controlplane.domain.peers.config_file import ClientConfig, render
+from controlplane.domain.peers.config_file import ClientConfig, UnsafeValue, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import ONE_PEER, Peer, PlanHistory
 from controlplane.domain.servers.addresses import allocate
@@ -30,7 +31,13 @@ from controlplane.realtime.hub import PushHub, view_version
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
 
+log = logging.getLogger(__name__)
 PEER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+# The configuration's field each refused value came from, by the server's own column name (for the operator's log).
+_SERVER_FIELD = {"dns": "dns", "endpoint_host": "address", "endpoint_port": "port", "server_public_key": "public_key"}
+MISCONFIGURED = (
+    "El servidor de este peer tiene un error de configuración: avise a soporte o cambie el peer de servidor."
+)
 INACTIVE_DOWNLOAD = "No se puede descargar la configuración de un peer inactivo"
 ADDRESS_RETRIES = 5
 SERVER_OFFLINE = (
@@ -194,17 +201,29 @@ class PeerService:
             raise Conflict(
                 "El servidor del peer aún no está listo. Intente de nuevo en unos minutos.", code="server_not_ready"
             )
-        return render(
-            ClientConfig(
-                private_key=self._box.decrypt(peer.private_key_enc),
-                address=peer.address,
-                dns=server.dns,
-                server_public_key=server.public_key,
-                preshared_key=self._box.decrypt(peer.preshared_key_enc),
-                endpoint_host=server.address,
-                endpoint_port=server.port,
+        try:
+            return render(
+                ClientConfig(
+                    private_key=self._box.decrypt(peer.private_key_enc),
+                    address=peer.address,
+                    dns=server.dns,
+                    server_public_key=server.public_key,
+                    preshared_key=self._box.decrypt(peer.preshared_key_enc),
+                    endpoint_host=server.address,
+                    endpoint_port=server.port,
+                )
             )
-        )
+        except UnsafeValue as refused:
+            # Never a configuration with a line the template did not write (docs/security.md, "Third round"): the
+            # customer hears that the server is at fault, the operator which server and field to fix.
+            field = _SERVER_FIELD.get(refused.field, f"peer.{refused.field}")
+            log.error(
+                "server %s: control character in its %s, configurations refused until staff correct it",
+                server.id,
+                field,
+                extra={"code": "server_misconfigured", "server_id": server.id, "field": field, "peer_id": peer.id},
+            )
+            raise Conflict(MISCONFIGURED, code="server_misconfigured") from None
 
     async def by_mirror_token(self, db: AsyncSession, token: str) -> Peer | None:
         peer = (

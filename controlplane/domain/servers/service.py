@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import re
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import utcnow
+from controlplane.domain.servers import fields
 from controlplane.domain.servers.addresses import BACKBONE_SUBNET, allocate, validate_subnet
 from controlplane.domain.servers.models import Server
 from controlplane.errors import Conflict, Invalid, NotFound
@@ -57,26 +58,15 @@ class ServerPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     backbone_port: Port | None = None
 
 
-# A DNS name (labels of letters, digits and inner hyphens) or an IP literal: what a WireGuard Endpoint takes before
-# its ":port". Only the backbone endpoint is checked this strictly: nodes dial it themselves, no person fixes a typo.
-HOST_NAME = re.compile(
-    r"^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$"
-)
-
-
 def check_backbone(endpoint: str, backbone_port: int, port: int) -> None:
     """The backbone endpoint is a bare host ("" = the server's address) and its UDP port is not the clients' one:
     both interfaces listen on the same machine."""
-    if endpoint:
-        try:
-            ipaddress.ip_address(endpoint)
-        except ValueError:
-            if not HOST_NAME.match(endpoint):
-                raise Invalid(
-                    "El endpoint del backbone debe ser un nombre de host o una IP, sin puerto ni esquema.",
-                    code="invalid_backbone_endpoint",
-                    fields={"backbone_endpoint": "Host o IP no válido."},
-                ) from None
+    if endpoint and not fields.is_host(endpoint):
+        raise Invalid(
+            "El endpoint del backbone debe ser un nombre de host o una IP, sin puerto ni esquema.",
+            code="invalid_backbone_endpoint",
+            fields={"backbone_endpoint": "Host o IP no válido."},
+        )
     if backbone_port == port:
         raise Invalid(
             "El puerto del backbone debe ser distinto del puerto UDP de los clientes.",
@@ -85,15 +75,37 @@ def check_backbone(endpoint: str, backbone_port: int, port: int) -> None:
         )
 
 
+# The checks of the fields that reach customers' files and the install steps (controlplane/domain/servers/fields.py).
+_REQUIRED = {"name": "El nombre es obligatorio.", "address": "La dirección es obligatoria."}
+_CHECKS: dict[str, Callable[[str], str]] = {
+    "name": lambda value: fields.check_text(value, "name"),
+    "ubication": lambda value: fields.check_text(value, "ubication"),
+    "address": fields.check_address,
+    "dns": fields.check_dns,
+}
+
+
+def checked(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` trimmed, each field that has a check passed through it (422 naming the first bad field)."""
+    values = {k: v.strip() if isinstance(v, str) else v for k, v in values.items()}
+    for key, message in _REQUIRED.items():
+        if values.get(key) == "":
+            raise Invalid(message, code="required", fields={key: "Campo obligatorio."})
+    for key, check in _CHECKS.items():
+        if isinstance(values.get(key), str):
+            values[key] = check(values[key])
+    return values
+
+
 class ServerService:
     def __init__(self, box: SecretBox) -> None:
         self._box = box
 
     async def create(self, db: AsyncSession, data: ServerInput) -> tuple[Server, str]:
         """A new server and its agent credential, returned this once (only a keyed hash is kept)."""
+        data = msgspec.structs.replace(data, **checked(msgspec.structs.asdict(data)))
         if await db.scalar(select(func.count()).select_from(Server).where(Server.name == data.name)):
             raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
-        data = msgspec.structs.replace(data, backbone_endpoint=data.backbone_endpoint.strip())
         check_backbone(data.backbone_endpoint, data.backbone_port, data.port)
         subnet = validate_subnet(data.tunnel_subnet)
         await self._check_overlap(db, subnet)
@@ -113,19 +125,13 @@ class ServerService:
     async def update(self, db: AsyncSession, server_id: str, patch: ServerPatch) -> tuple[Server, dict[str, Any]]:
         """Endpoint, DNS or name changes reach customers when they download their configuration again."""
         server = await self.get(db, server_id)
-        changes: dict[str, Any] = {
-            k: v.strip() if isinstance(v, str) else v for k, v in msgspec.structs.asdict(patch).items() if v is not None
-        }
+        changes = checked({k: v for k, v in msgspec.structs.asdict(patch).items() if v is not None})
         if "name" in changes:
-            if not changes["name"]:
-                raise Invalid("El nombre es obligatorio.", code="required", fields={"name": "Campo obligatorio."})
             taken = await db.scalar(
                 select(func.count()).select_from(Server).where(Server.name == changes["name"], Server.id != server.id)
             )
             if taken:
                 raise Conflict("Ya existe un servidor con ese nombre.", code="server_name_taken")
-        if "address" in changes and not changes["address"]:
-            raise Invalid("La dirección es obligatoria.", code="required", fields={"address": "Campo obligatorio."})
         if changes.keys() & {"backbone_endpoint", "backbone_port", "port"}:
             check_backbone(
                 changes.get("backbone_endpoint", server.backbone_endpoint),

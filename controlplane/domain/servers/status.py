@@ -10,6 +10,7 @@ import msgspec
 from sqlalchemy import ColumnElement, and_, or_
 
 from controlplane.db import utcnow
+from controlplane.domain.servers.fields import first_control
 from controlplane.domain.servers.models import Server
 
 # An agent reports stats every few seconds and keepalives every 20 s: silent for longer means gone.
@@ -165,7 +166,7 @@ def install_steps(
     if tls:
         toml.insert(3, 'tls_ca = "/etc/vpn-node/control-ca.pem"')
     lines = [
-        f"# Servidor {server.name} ({server.address}): como root en un Debian 12 recién instalado.",
+        f"# Servidor {_shown(server.name)} ({_shown(server.address)}): como root en un Debian 12 recién instalado.",
         "# Los mismos pasos que docs/deployment.md ('Adding a VPN node'), con los valores de este servidor.",
         "apt-get update",
         "apt-get install -y --no-install-recommends wireguard-tools nftables python3 python3-venv git ca-certificates",
@@ -193,16 +194,24 @@ def install_steps(
         "systemctl daemon-reload && systemctl enable --now vpn-node-agent",
         'journalctl -u vpn-node-agent -n 20 --no-pager   # "full state N applied in ... ms"',
         "wg show",
-        f"# Abra {server.port}/udp en el cortafuegos: los clientes se conectan a {server.address}:{server.port}.",
+        f"# Abra {server.port}/udp en el cortafuegos: los clientes se conectan a"
+        f" {_shown(server.address)}:{server.port}.",
     ]
     if server.allow_partys:
         lines.append(
             f"# Salas: abra también {server.backbone_port}/udp (backbone) a los otros servidores con salas; lo marcan"
-            f" en {server.backbone_endpoint or server.address}:{server.backbone_port}."
+            f" en {_shown(server.backbone_endpoint or server.address)}:{server.backbone_port}."
         )
     lines.append("# En la página Servidores el nodo pasa a 'En línea' en unos segundos.")
     missing = [] if source.repository else ["VPN_AGENT_REPOSITORY"]
     return "\n".join(lines) + "\n", missing
+
+
+def _shown(value: str) -> str:
+    """A stored value inside a comment line of the steps, its control characters dropped: a line break would end
+    the comment and make the rest a command the operator runs as root (the fields are checked when set; this covers
+    a row from before)."""
+    return "".join(ch for ch in value if first_control(ch) is None)
 
 
 def _toml(value: str) -> str:

@@ -218,3 +218,72 @@ async def test_install_steps_fetch_the_agent_from_the_configured_repository(
     assert "# Salas: abra también 51821/udp (backbone) a los otros servidores con salas" in body["install"]
     run_pasted(fetch, tmp_path / "opt")
     assert (tmp_path / "opt" / "VERSION").read_text() == "1.4.0\n"
+
+
+# What each field reaches (docs/api.md, "Servers"): `address`, `port` and `dns` every customer's WireGuard file,
+# `name` and `address` the node's install steps. A line break in any of them could add a `PostUp = ...` line.
+BAD_FIELDS = [
+    ({"address": "bog1.vpn.test\nPostUp = touch /tmp/pwned"}, "address", "invalid_address"),
+    ({"address": "bog1.vpn.test:51820"}, "address", "invalid_address"),
+    ({"address": "[2001:db8::7]"}, "address", "invalid_address"),
+    ({"dns": "1.1.1.1\r\nPostUp = touch /tmp/pwned"}, "dns", "invalid_dns"),
+    ({"dns": "1.1.1.1\u2028PostUp = touch /tmp/pwned"}, "dns", "invalid_dns"),
+    ({"dns": "dns.google"}, "dns", "invalid_dns"),
+    ({"dns": "1.1.1.1 8.8.8.8"}, "dns", "invalid_dns"),
+    ({"name": "Bogotá 1\x85rm -rf /"}, "name", "control_character"),
+    ({"ubication": "Bogotá\u2029Centro"}, "ubication", "control_character"),
+]
+
+
+@pytest.mark.parametrize(("fields", "field", "code"), BAD_FIELDS, ids=[f"{f}-{c}" for _, f, c in BAD_FIELDS])
+async def test_fields_customers_files_take_are_checked_on_create_and_update(
+    services: Services, client: AsyncTestClient[Any], fields: dict[str, str], field: str, code: str
+) -> None:
+    world = await build_world(services, client)
+    path = f"/api/admin/servers/{world.ids['server']}"
+    before, audits = (await client.get(path, headers=world.admin)).json(), await audit_count(services)
+    for answer in (
+        await client.post("/api/admin/servers", json={**NEW, **fields}, headers=world.admin),
+        await client.patch(path, json={"capacity": 5, **fields}, headers=world.admin),
+    ):
+        assert answer.status_code == 422, answer.text
+        body = answer.json()
+        assert body["code"] == code and list(body["fields"]) == [field], body
+    assert (await client.get(path, headers=world.admin)).json() == before  # nothing half-written
+    async with services.sessionmaker() as db:
+        assert await db.scalar(select(func.count()).select_from(Server)) == 2
+    assert await audit_count(services) == audits
+
+
+async def test_good_addresses_and_dns_are_kept_as_customers_files_write_them(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    world = await build_world(services, client)
+    body = {**NEW, "address": " 2001:db8::7 ", "dns": "10.60.0.1,2606:4700:4700::1111, bogota.lan"}
+    created = await client.post("/api/admin/servers", json=body, headers=world.admin)
+    assert created.status_code == 201, created.text
+    server = created.json()["server"]
+    assert (server["address"], server["dns"]) == ("2001:db8::7", "10.60.0.1, 2606:4700:4700::1111, bogota.lan")
+    edited = await client.patch(
+        f"/api/admin/servers/{server['id']}", json={"address": "203.0.113.7", "dns": "1.1.1.1"}, headers=world.admin
+    )
+    assert edited.status_code == 200 and (edited.json()["address"], edited.json()["dns"]) == ("203.0.113.7", "1.1.1.1")
+
+
+async def test_install_steps_never_turn_a_stored_name_into_a_command(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """A row from before the check (written past the API): its name and address go into comment lines of the steps
+    an operator pastes as root, and a line break there would end the comment."""
+    world = await build_world(services, client)
+    async with services.sessionmaker.begin() as db:
+        await db.execute(
+            update(Server)
+            .where(Server.id == world.ids["server"])
+            .values(name="Miami 1\ntouch /tmp/pwned-name", address="m1.vpn.test\u2028touch /tmp/pwned-address")
+        )
+    answer = await client.post(f"/api/admin/servers/{world.ids['server']}/credential", headers=world.admin)
+    assert answer.status_code == 201, answer.text
+    install = answer.json()["install"]
+    assert not [line for line in install.splitlines() if line.startswith("touch ")], install
+    assert "# Servidor Miami 1touch /tmp/pwned-name (m1.vpn.testtouch /tmp/pwned-address): como root" in install

@@ -145,6 +145,32 @@ describe('servers page', () => {
     expect(screen.queryByText('Debe ser distinto del puerto UDP de los clientes.')).not.toBeInTheDocument();
   }, 20_000);
 
+  it('refuses an address with a port and a DNS without an IP before asking', async () => {
+    api.servers.mockResolvedValue([]);
+    const actor = userEvent.setup({ delay: null });
+    renderManagerPage(<ServersPage />);
+    await actor.click(await screen.findByRole('button', { name: 'Nuevo servidor' }));
+    await actor.type(await screen.findByLabelText(/^Nombre/), 'Bogotá 1');
+    await actor.type(await screen.findByLabelText(/^Dirección pública/), 'bog1.vpn.test:51820');
+    const dns = await screen.findByLabelText(/^DNS/);
+    await actor.clear(dns);
+    await actor.type(dns, 'dns.google');
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
+    expect(await screen.findByText('Indique un nombre de host o una IP, sin puerto, corchetes ni esquema.')).toBeInTheDocument();
+    expect(await screen.findByText('Indique una o más IP separadas por comas; dominios de búsqueda opcionales.')).toBeInTheDocument();
+    expect(api.createServer).not.toHaveBeenCalled();
+
+    await actor.clear(await screen.findByLabelText(/^Dirección pública/));
+    await actor.type(await screen.findByLabelText(/^Dirección pública/), '2001:db8::7');
+    await actor.clear(dns);
+    await actor.type(dns, '10.60.0.1, 1.1.1.1, bogota.lan');
+    await actor.type(await screen.findByLabelText(/^Subred del túnel/), '10.60.0.0/24');
+    await actor.click(await screen.findByRole('button', { name: 'Crear servidor' }));
+    expect(api.createServer).toHaveBeenCalledWith(
+      expect.objectContaining({ address: '2001:db8::7', dns: '10.60.0.1, 1.1.1.1, bogota.lan' }),
+    );
+  }, 20_000);
+
   it('edits the backbone of an existing server', async () => {
     const server = testServerStatus({ allow_partys: true, backbone_endpoint: 'enlace.miami1.vpn.test', backbone_port: 51821 });
     api.servers.mockResolvedValue([server]);

@@ -24,7 +24,7 @@ export function ServerForm({
     event.preventDefault();
     setChecked(true);
     if (Object.keys(serverFormErrors(values)).length > 0) return;
-    onSubmit({ ...values, backbone_endpoint: values.backbone_endpoint.trim() });
+    onSubmit({ ...values, address: values.address.trim(), dns: values.dns.trim(), backbone_endpoint: values.backbone_endpoint.trim() });
   };
   return (
     <form onSubmit={submit} noValidate>
@@ -34,6 +34,7 @@ export function ServerForm({
           label="Dirección pública (host o IP que marcan los clientes)"
           required
           value={values.address}
+          error={errors.address}
           onChange={(e) => set('address', e.currentTarget.value)}
         />
         <Group grow>
@@ -49,9 +50,15 @@ export function ServerForm({
             onChange={(e) => set('tunnel_subnet', e.currentTarget.value)}
           />
         )}
-        <Group grow>
+        <Group grow align="flex-start">
           <TextInput label="Ubicación" value={values.ubication} onChange={(e) => set('ubication', e.currentTarget.value)} />
-          <TextInput label="DNS" value={values.dns} onChange={(e) => set('dns', e.currentTarget.value)} />
+          <TextInput
+            label="DNS"
+            description="IP separadas por comas; dominios de búsqueda opcionales"
+            value={values.dns}
+            error={errors.dns}
+            onChange={(e) => set('dns', e.currentTarget.value)}
+          />
         </Group>
         <Switch label="Habilitado para peers nuevos" checked={values.active} onChange={(e) => set('active', e.currentTarget.checked)} />
         <Switch label="Permite salas" checked={values.allow_partys} onChange={(e) => set('allow_partys', e.currentTarget.checked)} />
