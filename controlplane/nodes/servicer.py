@@ -112,9 +112,13 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
             return None  # the stream ends here: an agent sends its Hello at once
         if first is grpc.aio.EOF:
             return None  # gone, or its message was over the port's limit (refused by gRPC before it was read)
-        if not first.HasField("hello") or first.ByteSize() > HELLO_MAX_BYTES:
-            self._gate.failed(address, first.hello.node_id, "the first message must be a Hello")
+        if not first.HasField("hello"):
+            self._gate.failed(address, "", "the first message was not a Hello")
             await context.write(_refused("hello_required", "the first message must be a Hello"))
+            return None
+        if first.ByteSize() > HELLO_MAX_BYTES:
+            self._gate.failed(address, first.hello.node_id, f"a Hello of {first.ByteSize()} bytes")
+            await context.write(_refused("hello_too_large", f"a Hello has at most {HELLO_MAX_BYTES} bytes"))
             return None
         if self._gate.throttled(address):
             self._gate.failed(address, first.hello.node_id, "throttled")
