@@ -7,6 +7,9 @@ connects. The process is this module's own: the throttle holds its loopback addr
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +23,8 @@ from controlplane.services import build_services
 from controlplane.settings import Settings
 from protos import agent_pb2, agent_pb2_grpc
 from tests.api.factories import make_server
-from tests.multiprocess.cluster import HTTP_TIMEOUT, SMALL_ARGON2, ControlPlaneProcess
+from tests.conftest import skip_or_fail
+from tests.multiprocess.cluster import HTTP_TIMEOUT, REPO, SMALL_ARGON2, ControlPlaneProcess, free_port
 from tests.multiprocess.scripted_agent import ScriptedAgent
 
 MiB = 1 << 20
@@ -90,11 +94,16 @@ class _Outbox:
         return await self._queue.get()
 
 
-async def stream(target: str, *messages: agent_pb2.AgentMessage) -> str:
+async def stream(target: str, *messages: agent_pb2.AgentMessage, tls: grpc.ChannelCredentials | None = None) -> str:
     """Open a Connect stream on a connection of its own, send `messages`, and say how the control plane ended it:
     `refused:<code>`, `status:<gRPC code>`, `closed` (ended without a word) or `answered:<kind>`."""
     options = [("grpc.use_local_subchannel_pool", 1), ("grpc.max_send_message_length", -1)]
-    async with grpc.aio.insecure_channel(target, options=options) as channel:
+    channel = (
+        grpc.aio.insecure_channel(target, options=options)
+        if tls is None
+        else grpc.aio.secure_channel(target, tls, options=options)
+    )
+    async with channel:
         call = agent_pb2_grpc.NodeControlStub(channel).Connect(_Outbox(*messages))
         try:
             async for message in call:
@@ -149,7 +158,9 @@ async def test_oversized_unauthenticated_hellos_are_refused_with_memory_bounded_
         answered_during = len(api.statuses)
     after = memory(port.pid)
 
-    print(f"agent port: VmHWM {before['VmHWM'] // MiB} -> {after['VmHWM'] // MiB} MiB, VmRSS {after['VmRSS'] // MiB} MiB")
+    print(
+        f"agent port: VmHWM {before['VmHWM'] // MiB} -> {after['VmHWM'] // MiB} MiB, VmRSS {after['VmRSS'] // MiB} MiB"
+    )
     assert after["VmHWM"] - before["VmHWM"] < MEMORY_BOUND, (before, after)
     assert endings == ["status:RESOURCE_EXHAUSTED"] * 16, endings  # gRPC's limit, before anything is admitted
     assert answered_during > 0 and set(api.statuses) == {200}, api.statuses
@@ -179,6 +190,101 @@ async def test_unauthenticated_streams_past_the_cap_of_one_address_are_refused_a
     assert sorted(endings) == ["closed"] * 4 + ["status:RESOURCE_EXHAUSTED"] * 6, endings
     assert endings[:6] == ["status:RESOURCE_EXHAUSTED"] * 6  # refused first, not after a wait
     assert set(api.statuses) == {200}
+
+
+def shipped_agents_block(workdir: Path, port: int, upstream: str) -> Path:
+    """packaging/nginx-vpn.conf's gRPC server for agents as shipped (with the upstream and log format it uses), on a
+    loopback port with a self-signed certificate and logs in `workdir`; the HTTP server blocks are left out."""
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+            "-keyout",
+            str(workdir / "key.pem"),
+            "-out",
+            str(workdir / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    site = (REPO / "packaging" / "nginx-vpn.conf").read_text()
+    site = site[: site.index("server {")] + site[site.index("# gRPC for node agents") :]
+    changes = [
+        ("server 127.0.0.1:50051;", f"server {upstream};"),
+        ("    listen 7443 ssl http2;\n", f"    listen 127.0.0.1:{port} ssl http2;\n"),
+        ("    listen [::]:7443 ssl http2;\n", ""),
+        ("/etc/letsencrypt/live/vpn.example.net/fullchain.pem", str(workdir / "cert.pem")),
+        ("/etc/letsencrypt/live/vpn.example.net/privkey.pem", str(workdir / "key.pem")),
+        ("/var/log/nginx/", f"{workdir}/"),
+    ]
+    for old, new in changes:
+        assert old in site, f"packaging/nginx-vpn.conf no longer has {old!r}"
+        site = site.replace(old, new)
+    temp = "".join(
+        f"  {kind}_temp_path {workdir}/{kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    config = workdir / "nginx.conf"
+    config.write_text(
+        f"daemon off;\nworker_processes 1;\npid {workdir}/nginx.pid;\nerror_log {workdir}/error.log error;\n"
+        f"events {{ worker_connections 64; }}\nhttp {{\n{temp}{site}\n}}\n"
+    )
+    return config
+
+
+async def test_the_shipped_nginx_passes_an_agent_and_refuses_streams_past_its_cap_per_address(
+    port: Port, tmp_path: Path
+) -> None:
+    if shutil.which("nginx") is None:
+        skip_or_fail("nginx is not installed (Debian: apt-get install nginx)")
+    listen = free_port()
+    config = shipped_agents_block(tmp_path, listen, port.process.grpc_target)
+    with running_nginx(config):
+        tls = grpc.ssl_channel_credentials(root_certificates=(tmp_path / "cert.pem").read_bytes())
+        target = f"localhost:{listen}"
+        assert await wait_for_port(listen)
+        # A genuine agent goes through (TLS at nginx, plaintext to the control plane) and gets its snapshot.
+        assert await stream(target, hello(port.node_id, port.credential), tls=tls) == "answered:full_state"
+        # Six silent streams from one address: nginx forwards four (its per-address cap) and answers the other two
+        # itself (429, which gRPC reads as UNAVAILABLE); the four are closed by the control plane's Hello deadline.
+        endings = await asyncio.wait_for(
+            asyncio.gather(*(stream(target, tls=tls) for _ in range(6))), timeout=HTTP_TIMEOUT
+        )
+        assert sorted(endings) == ["closed"] * 4 + ["status:UNAVAILABLE"] * 2, endings
+    assert 'limiting connections by zone "vpn_agent_streams"' in (tmp_path / "error.log").read_text()
+
+
+@contextlib.contextmanager
+def running_nginx(config: Path) -> Iterator[None]:
+    checked = subprocess.run(["nginx", "-t", "-c", str(config)], capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stderr
+    nginx = subprocess.Popen(["nginx", "-c", str(config)], stderr=subprocess.PIPE)
+    try:
+        yield
+    finally:
+        nginx.terminate()
+        nginx.wait(timeout=10)
+
+
+async def wait_for_port(port: int) -> bool:
+    for _ in range(200):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return True
+    return False
 
 
 async def test_wrong_credentials_are_throttled_per_address_and_logged_once(port: Port) -> None:
