@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 # The largest message the port accepts, from anyone. gRPC's own default: an agent splits its stats reports into
 # parts of at most STATS_PART_BYTES (node_agent/stats.py), its other messages are small (a Hello is ~200 bytes, an
 # OperationResult's error is cut at 16 KiB), and an agent older than the split sends a report holding every peer
-# in one message, about 95 bytes a peer: up to ~40 000 peers on a node fit.
+# in one message, about 92 bytes a peer: up to ~45 000 peers on a node fit.
 MAX_MESSAGE_BYTES = 4 << 20
 # A Hello is two ids, a key, a version and a backend: about 200 bytes. Anything larger is not an agent.
 HELLO_MAX_BYTES = 1024
