@@ -132,6 +132,10 @@ class AgentPortGate:
         failures.count += 1
         failures.last_node = claimed
 
+    def counting(self) -> bool:
+        """Some address has failed Hellos in a window not yet over."""
+        return bool(self._failures)
+
     def flush(self) -> None:
         """End the windows that are over, logging how many Hellos each address had refused after its first."""
         now = self._clock()

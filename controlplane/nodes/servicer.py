@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 STOP_GRACE_SECONDS = 2.0
 ENDINGS_TIMEOUT_SECONDS = 10.0
 KEEPALIVE_SECONDS = 15.0
+# How often the counts of failed Hellos are looked at, to log those whose window ended.
+FLUSH_SECONDS = 5.0
 
 
 def _refused(code: str, message: str) -> agent_pb2.ControlMessage:
@@ -40,13 +42,16 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         self._endings: set[asyncio.Future[None]] = set()  # streams' end bookkeeping in flight (kept referenced)
         self._flusher: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Log the counts of failed Hellos as their windows end, also when no further stream comes."""
-        self._flusher = asyncio.create_task(self._flush_failures(), name="agent-port-failures")
+    def _failed(self, address: str, node_id: str, reason: str) -> None:
+        """Count (and maybe log) a refused Hello; the counts are logged as their windows end, also when no further
+        stream comes, by a task that runs while there are any."""
+        self._gate.failed(address, node_id, reason)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_failures(), name="agent-port-failures")
 
     async def _flush_failures(self) -> None:
-        while True:
-            await asyncio.sleep(5)
+        while self._gate.counting():
+            await asyncio.sleep(FLUSH_SECONDS)
             self._gate.flush()
 
     async def Connect(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
@@ -113,20 +118,20 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
         if first is grpc.aio.EOF:
             return None  # gone, or its message was over the port's limit (refused by gRPC before it was read)
         if not first.HasField("hello"):
-            self._gate.failed(address, "", "the first message was not a Hello")
+            self._failed(address, "", "the first message was not a Hello")
             await context.write(_refused("hello_required", "the first message must be a Hello"))
             return None
         if first.ByteSize() > HELLO_MAX_BYTES:
-            self._gate.failed(address, first.hello.node_id, f"a Hello of {first.ByteSize()} bytes")
+            self._failed(address, first.hello.node_id, f"a Hello of {first.ByteSize()} bytes")
             await context.write(_refused("hello_too_large", f"a Hello has at most {HELLO_MAX_BYTES} bytes"))
             return None
         if self._gate.throttled(address):
-            self._gate.failed(address, first.hello.node_id, "throttled")
+            self._failed(address, first.hello.node_id, "throttled")
             await context.write(_refused("throttled", "too many failed Hellos from this address; retry later"))
             return None
         admitted = await self._sessions.admit(first.hello)
         if admitted is None:
-            self._gate.failed(address, first.hello.node_id, "unknown node or wrong credential")
+            self._failed(address, first.hello.node_id, "unknown node or wrong credential")
             await context.write(_refused("unauthenticated", "unknown node or wrong credential"))
             return None
         return first, admitted
@@ -224,6 +229,5 @@ async def start_grpc_server(servicer: NodeControlServicer, bind: str, cert: str 
     else:
         port = server.add_insecure_port(bind)
     await server.start()
-    servicer.start()
     log.info("agent gRPC server listening on %s (port %d, %s)", bind, port, "TLS" if cert else "plaintext")
     return server
