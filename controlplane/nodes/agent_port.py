@@ -28,8 +28,9 @@ HELLO_MAX_BYTES = 1024
 # A stream that has not sent its Hello by then is closed: an agent sends it right after opening the stream.
 HELLO_TIMEOUT = 5.0
 # Streams not yet authenticated, per address and in all. An agent has one stream, and its Hello is checked in a
-# few milliseconds; the caps bound what strangers hold (total x MAX_MESSAGE_BYTES, 128 MiB), and VPN_GRPC_...
-# settings raise them where many agents share one address (a benchmark's scripted agents on loopback).
+# few milliseconds; the caps bound what strangers hold (total x MAX_MESSAGE_BYTES, 128 MiB). The settings
+# VPN_GRPC_UNAUTHENTICATED_PER_ADDRESS / _TOTAL raise them where many agents share one address (the benchmarks'
+# scripted agents on loopback).
 UNAUTHENTICATED_PER_ADDRESS = 4
 UNAUTHENTICATED_TOTAL = 32
 # Failed Hellos from one address: after this many within the window, its Hellos are refused without reading the
