@@ -214,6 +214,9 @@ def server_options() -> list[tuple[str, int]]:
         # Headers: an agent sends none of its own (about 200 bytes of gRPC's); gRPC's defaults are 8 and 16 KiB.
         ("grpc.max_metadata_size", 4 << 10),
         ("grpc.absolute_max_metadata_size", 8 << 10),
+        # No grpc.max_concurrent_streams: a process's channels to one address share a connection unless told not
+        # to (the benchmarks' thousand scripted agents are one connection), and the caps per address in
+        # agent_port.py bound strangers' streams whichever connection carries them.
         # A connection with no stream is not an agent's (its stream lives for days): closed after a minute.
         ("grpc.max_connection_idle_ms", 60_000),
     ]
