@@ -144,6 +144,10 @@ class BenchDeployment:
             # process writes its own into the temporary folder on its first start, so a restart reads it.
             "PYTHONDONTWRITEBYTECODE": "",
             "PYTHONPYCACHEPREFIX": str(workdir / "pycache"),
+            # Up to a thousand scripted agents dial from this one loopback address at once (a restart): the caps on
+            # unauthenticated streams per address are for strangers (controlplane/nodes/agent_port.py).
+            "VPN_GRPC_UNAUTHENTICATED_PER_ADDRESS": "100000",
+            "VPN_GRPC_UNAUTHENTICATED_TOTAL": "100000",
             **(extra_env or {}),
         }
         self.process = ControlPlaneProcess("cp", workdir, self.env)

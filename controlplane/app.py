@@ -42,6 +42,7 @@ from controlplane.domain.switches.controllers import AdminSwitchesController, Pu
 from controlplane.domain.usage.controllers import UsageController
 from controlplane.errors import EXCEPTION_HANDLERS
 from controlplane.jobs.scheduler import Jobs
+from controlplane.nodes.agent_port import AgentPortGate
 from controlplane.nodes.servicer import NodeControlServicer, start_grpc_server
 from controlplane.observability.health import healthz, readyz
 from controlplane.observability.metrics import http_observer, metrics_endpoint
@@ -112,7 +113,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         await running.start()
         grpc_server = servicer = None
         if settings.run_grpc:
-            servicer = NodeControlServicer(running.agent_sessions, running.agents)
+            gate = AgentPortGate(
+                settings.trusted_proxies,
+                per_address=settings.grpc_unauthenticated_per_address,
+                total=settings.grpc_unauthenticated_total,
+            )
+            servicer = NodeControlServicer(running.agent_sessions, running.agents, gate)
             grpc_server = await start_grpc_server(
                 servicer, settings.grpc_bind, settings.grpc_tls_cert, settings.grpc_tls_key
             )

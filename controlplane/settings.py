@@ -106,6 +106,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     grpc_public_url: str = "127.0.0.1:50051"  # what agents dial (shown in the install steps)
     grpc_tls_cert: str = ""
     grpc_tls_key: str = ""
+    # Agents' streams not yet authenticated, from one address and in all (nodes/agent_port.py): raise them only
+    # where many agents share one address.
+    grpc_unauthenticated_per_address: int = 4
+    grpc_unauthenticated_total: int = 32
     webui_dist: Path = DEFAULT_WEBUI_DIST
     allowed_origins: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
@@ -178,6 +182,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             grpc_public_url=get("GRPC_PUBLIC_URL") or get("GRPC_BIND", "127.0.0.1:50051"),
             grpc_tls_cert=get("GRPC_TLS_CERT"),
             grpc_tls_key=get("GRPC_TLS_KEY"),
+            grpc_unauthenticated_per_address=int(get("GRPC_UNAUTHENTICATED_PER_ADDRESS", "4")),
+            grpc_unauthenticated_total=int(get("GRPC_UNAUTHENTICATED_TOTAL", "32")),
             webui_dist=Path(get("WEBUI_DIST")) if get("WEBUI_DIST") else DEFAULT_WEBUI_DIST,
             allowed_origins=origins or default_origins(client_url),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),

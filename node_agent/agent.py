@@ -37,7 +37,7 @@ from node_agent.state import (
     peer_parts,
     snapshot_digest,
 )
-from node_agent.stats import StatsReporter
+from node_agent.stats import StatsReporter, split
 from protos import agent_pb2
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,9 @@ APPLY_ERRORS = (BackendError, FirewallError, OSError)
 # starts taking peers early, large enough that each write carries a few netlink messages or one long UAPI set
 # (measured in the kernel VM: 250 best of 250-2 500; docs/benchmarks.md, session 9).
 PEER_PART = 250
+# An OperationResult's error is cut to this: the control plane takes no message over 4 MiB, and an operator reads
+# the first entries anyway (16 KiB is about 200 named keys).
+ERROR_MAX_CHARS = 16 << 10
 
 
 class NodeAgent:
@@ -116,6 +119,8 @@ class NodeAgent:
         self._stats.stream_started()
 
     def _result(self, operation_id: str, serial: int, error: str = "") -> agent_pb2.AgentMessage:
+        if len(error) > ERROR_MAX_CHARS:  # "skipped invalid entries" may name thousands of keys
+            error = error[:ERROR_MAX_CHARS] + f"... ({len(error) - ERROR_MAX_CHARS} more characters)"
         return agent_pb2.AgentMessage(
             result=agent_pb2.OperationResult(operation_id=operation_id, serial=serial, ok=not error, error=error)
         )
@@ -242,9 +247,11 @@ class NodeAgent:
             return None  # the interface may not exist yet on a fresh node
         return await self.backend.read_stats()
 
-    def stats_report(self, stats: list[PeerStat]) -> agent_pb2.AgentMessage:
-        """The report of what changed since the previous one on this stream (node_agent/stats.py)."""
-        return agent_pb2.AgentMessage(stats=self._stats.report(self.applied_serial, stats))
+    def stats_report(self, stats: list[PeerStat]) -> list[agent_pb2.AgentMessage]:
+        """The report of what changed since the previous one on this stream, in parts when it is large
+        (node_agent/stats.py): the messages to send, in this order."""
+        report = self._stats.report(self.applied_serial, stats)
+        return [agent_pb2.AgentMessage(stats=part) for part in split(report)]
 
     # --- applying -----------------------------------------------------------------------------------------
 

@@ -186,7 +186,8 @@ class ControlClient:
                 continue
             if stats is not None:
                 self.metrics.record_handshakes(s.latest_handshake for s in stats)
-                outbox.put_nowait(self.agent.stats_report(stats))
+                for message in self.agent.stats_report(stats):  # a large report goes in parts, in a row
+                    outbox.put_nowait(message)
 
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:
         while True:

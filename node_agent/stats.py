@@ -10,6 +10,9 @@ idle peers' figures within that minute, and what the control plane keeps per pee
 
 A peer whose handshake leaves (or enters) the connected window is sent too, although none of its figures moved:
 the control plane's room presence and connected counts change at that moment.
+
+A report larger than PART_BYTES (a complete one past ~11 000 peers) goes out in parts (`split`): the control plane
+takes no message over 4 MiB from anyone, and joins the parts into one report (controlplane/nodes/report_parts.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ from protos import agent_pb2
 
 # A report holding every peer at least this often (seconds).
 FULL_INTERVAL = 60.0
+# The most a report's message may hold: a quarter of the control plane's limit (agent_port.MAX_MESSAGE_BYTES,
+# 4 MiB), so that neither a longer line nor a future field brings a part near it; about 11 000 peers a part.
+PART_BYTES = 1 << 20
+# What a part holds besides its lines (serial, totals, the flags, the message's own envelope), generously.
+_PART_HEADER_BYTES = 128
 # A handshake this recent counts as connected: WireGuard drops a session's keys 180 s after its handshake
 # (REJECT_AFTER_TIME), so a peer quiet for longer has no session. The control plane uses the same window.
 CONNECTED_SECONDS = 180
@@ -40,6 +48,34 @@ def line(stat: PeerStat) -> agent_pb2.PeerStats:
 
 def connected(latest_handshake: int, now: float) -> bool:
     return latest_handshake > 0 and now - latest_handshake < CONNECTED_SECONDS
+
+
+def split(report: agent_pb2.StatsReport, max_bytes: int = PART_BYTES) -> list[agent_pb2.StatsReport]:
+    """The report as parts of at most `max_bytes` each, sent in a row: each has the report's serial, totals and
+    `complete`; all but the last say `continued`. A report that fits is returned as it is (one part)."""
+    if report.ByteSize() + _PART_HEADER_BYTES <= max_bytes:
+        return [report]
+    budget = max_bytes - _PART_HEADER_BYTES
+    parts: list[list[agent_pb2.PeerStats]] = [[]]
+    size = 0
+    for peer in report.peers:
+        # A repeated field's element: one tag byte, its length as a varint (at most 3 bytes here), then itself.
+        cost = peer.ByteSize() + 4
+        if parts[-1] and size + cost > budget:
+            parts.append([])
+            size = 0
+        parts[-1].append(peer)
+        size += cost
+    return [
+        agent_pb2.StatsReport(
+            serial=report.serial,
+            peers=lines,
+            totals=report.totals if report.HasField("totals") else None,
+            complete=report.complete,
+            continued=n < len(parts) - 1,
+        )
+        for n, lines in enumerate(parts)
+    ]
 
 
 class StatsReporter:

@@ -171,16 +171,18 @@ class PeerStats(_message.Message):
     def __init__(self, public_key: _Optional[str] = ..., latest_handshake: _Optional[int] = ..., rx_bytes: _Optional[int] = ..., tx_bytes: _Optional[int] = ..., endpoint: _Optional[str] = ...) -> None: ...
 
 class StatsReport(_message.Message):
-    __slots__ = ("serial", "peers", "totals", "complete")
+    __slots__ = ("serial", "peers", "totals", "complete", "continued")
     SERIAL_FIELD_NUMBER: _ClassVar[int]
     PEERS_FIELD_NUMBER: _ClassVar[int]
     TOTALS_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    CONTINUED_FIELD_NUMBER: _ClassVar[int]
     serial: int
     peers: _containers.RepeatedCompositeFieldContainer[PeerStats]
     totals: StatsTotals
     complete: bool
-    def __init__(self, serial: _Optional[int] = ..., peers: _Optional[_Iterable[_Union[PeerStats, _Mapping]]] = ..., totals: _Optional[_Union[StatsTotals, _Mapping]] = ..., complete: _Optional[bool] = ...) -> None: ...
+    continued: bool
+    def __init__(self, serial: _Optional[int] = ..., peers: _Optional[_Iterable[_Union[PeerStats, _Mapping]]] = ..., totals: _Optional[_Union[StatsTotals, _Mapping]] = ..., complete: _Optional[bool] = ..., continued: _Optional[bool] = ...) -> None: ...
 
 class StatsTotals(_message.Message):
     __slots__ = ("peers", "peers_connected", "rx_bytes", "tx_bytes")

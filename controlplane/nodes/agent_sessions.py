@@ -75,11 +75,16 @@ class AgentSessions:
 
         An agent that reports the node's current serial (`resume`, docs/agent-protocol.md "Reconnecting") gets
         InSync instead of a FullState: after a control-plane restart, every node that missed nothing costs one
-        small transaction here instead of reading, decrypting and sending all its peers."""
+        small transaction here instead of reading, decrypting and sending all its peers.
+
+        The credential is checked in a read-only transaction first: a wrong one takes no write lock and commits
+        nothing (the servicer logs and throttles it per address, agent_port.py)."""
+        async with transaction(self._read_sessionmaker) as db:
+            if await self._servers.authenticate_node(db, hello.node_id, hello.credential, hello.public_key) is None:
+                return None
         async with transaction(self._sessionmaker) as db:
             server = await self._servers.authenticate_node(db, hello.node_id, hello.credential, hello.public_key)
-            if server is None:
-                log.warning("refused agent claiming node %r", hello.node_id[:64])
+            if server is None:  # revoked between the two reads
                 return None
             key_changed = bool(hello.public_key) and server.public_key != hello.public_key
             if key_changed:

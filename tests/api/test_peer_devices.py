@@ -5,6 +5,7 @@ servers' load in the move list."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,10 +19,14 @@ from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 from controlplane.nodes.agent_sessions import AgentSessions
 from controlplane.nodes.models import NodeOperation, OperationStatus
+from controlplane.nodes.servicer import NodeControlServicer, start_grpc_server
 from controlplane.services import Services
+from node_agent.stats import split
 from protos import agent_pb2
 from tests.api.factories import bearer, login, make_peer, make_server, make_user
+from tests.api.test_agent_resume import node_with_credential, wait_until
 from tests.api.test_rooms import ROOMS, node_answers, person
+from tests.multiprocess.scripted_agent import ScriptedAgent
 
 PEERS = "/api/client/accounts/peers"
 HOME, MOBILE, FRIEND = "203.0.113.5:51000", "198.51.100.7:40000", "192.0.2.44:61000"
@@ -99,6 +104,50 @@ async def test_two_devices_taking_turns_warn_the_owner_once_and_staff_see_a_coun
     async with services.sessionmaker() as db:
         stored = await db.get_one(Peer, peer.id)
     assert stored.shared_config_warned_at is not None
+
+
+async def test_a_complete_report_the_agent_split_in_parts_still_follows_every_peer(
+    services: Services, client: AsyncTestClient[Any], tmp_path: Path
+) -> None:
+    # A large report leaves the agent in parts (node_agent/stats.py, `split`), here one peer a part, over the real
+    # gRPC port. The parts are one complete report: were each taken as complete on its own, the part naming the
+    # laptop would forget the phone's moves every time, and two devices on the phone would never be noticed.
+    server, credential = await node_with_credential(services)
+    ana = await person(services, client, "ana")
+    phone = await make_peer(services, ana.user, "movil", server)
+    laptop = await make_peer(services, ana.user, "pc", server)
+    clock = Clock()
+    node, _ = node_with_watch(services, clock)
+    servicer = NodeControlServicer(node, services.agents)
+    target = f"unix:{tmp_path / 'grpc.sock'}"
+    port = await start_grpc_server(servicer, target)
+    agent = ScriptedAgent(target, server.id, credential)
+    try:
+        agent.start()
+        await agent.wait_full_state()
+        for endpoint in (HOME, FRIEND, HOME, FRIEND):  # A -> B -> A -> B: two devices
+            clock.now += 5
+            lines = [
+                agent_pb2.PeerStats(public_key=phone.public_key, latest_handshake=int(clock.now), endpoint=endpoint),
+                agent_pb2.PeerStats(public_key=laptop.public_key, latest_handshake=int(clock.now), endpoint=MOBILE),
+            ]
+            totals = agent_pb2.StatsTotals(peers=2, peers_connected=2)
+            parts = split(agent_pb2.StatsReport(serial=1, peers=lines, totals=totals, complete=True), max_bytes=250)
+            assert [len(part.peers) for part in parts] == [1, 1]
+            for part in parts:
+                agent.send(agent_pb2.AgentMessage(stats=part))
+
+        async def warned() -> bool:
+            peers = (await client.get(PEERS, headers=ana.headers)).json()
+            return any(p["id"] == phone.id and p["shared_config_warning"] for p in peers)
+
+        await wait_until(warned, "the phone's two devices were never noticed")
+        async with services.sessionmaker() as db:
+            assert (await db.get_one(Peer, laptop.id)).shared_config_warned_at is None
+            assert (await db.get_one(Server, server.id)).stats_peers_connected == 2
+    finally:
+        await agent.stop()
+        await servicer.stop(port)
 
 
 async def test_reports_of_changes_that_do_not_name_a_peer_keep_following_its_moves(

@@ -88,6 +88,11 @@ class ScriptedAgent:
             self.connected.clear()
             await asyncio.sleep(self.retry_seconds)
 
+    def send(self, message: agent_pb2.AgentMessage) -> None:
+        """Send any message on the open stream (a stats report in parts, say)."""
+        assert self._outbox is not None, "not connected"
+        self._outbox.put_nowait(message)
+
     def report(self, *peers: tuple[str, int, int], totals: agent_pb2.StatsTotals | None = None) -> None:
         """Send a stats report on the open stream: (peer public key, cumulative rx bytes, cumulative tx bytes).
         Without `totals`, as an agent of an earlier version (every peer); with them, a report of changes."""
