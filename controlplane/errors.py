@@ -16,6 +16,8 @@ from litestar.exceptions import (
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from sqlalchemy import exc as sa_exc
 
+from controlplane.observability.logs import bounded_path
+
 log = logging.getLogger(__name__)
 
 
@@ -196,7 +198,12 @@ def unreachable_handler(request: Request[Any, Any, Any], exc: Exception) -> Resp
     # str(exc), which quotes the statement and its parameters.
     orig = getattr(exc, "orig", None)
     reason = f"{type(exc).__name__} ({str(orig).splitlines()[0][:120]})" if orig is not None and str(orig) else ""
-    log.warning("database unreachable on %s %s: %s", request.method, request.url.path, reason or type(exc).__name__)
+    log.warning(
+        "database unreachable on %s %s: %s",
+        request.method,
+        bounded_path(request.url.path),
+        reason or type(exc).__name__,
+    )
     return _json(503, error_body(Unavailable.message, Unavailable.code), {"Retry-After": "5"})
 
 
@@ -207,12 +214,12 @@ def unstorable_input_handler(request: Request[Any, Any, Any], exc: Exception) ->
     """The database refused a value the request carried (PostgreSQL: a NUL character, an out-of-range number)."""
     if not isinstance(exc, sa_exc.DataError) and not any(name in str(exc) for name in _REFUSED_VALUE):
         return internal_error_handler(request, exc)
-    log.info("database refused input on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    log.info("database refused input on %s %s: %s", request.method, bounded_path(request.url.path), type(exc).__name__)
     return _json(422, error_body("Datos inválidos: el valor contiene caracteres no permitidos.", "invalid"))
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    log.exception("unhandled error on %s %s", request.method, bounded_path(request.url.path), exc_info=exc)
     return _json(
         HTTP_500_INTERNAL_SERVER_ERROR,
         error_body("Hubo un error al realizar la operación.", "internal_error"),

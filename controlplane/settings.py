@@ -77,7 +77,10 @@ class RateLimits(msgspec.Struct, frozen=True):
     register_per_address: RateLimit = RateLimit(10, 3600)
     recovery_per_account: RateLimit = RateLimit(3, 3600)
     recovery_per_address: RateLimit = RateLimit(20, 3600)
+    # Mirror fetches per token: the bound device's (or every device's, with the binding off), and apart, those of any
+    # other device of a bound link, so a stranger holding the link cannot spend the owner's.
     mirror_per_token: RateLimit = RateLimit(30, 60)
+    mirror_others_per_token: RateLimit = RateLimit(30, 60)
     invoices_per_user: RateLimit = RateLimit(20, 3600)  # payment pages opened at the gateways
     # Guessing: unknown mirror tokens from one address (a scraper), then every mirror request from it is refused.
     mirror_misses_per_address: RateLimit = RateLimit(20, 600)

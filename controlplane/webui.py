@@ -23,6 +23,9 @@ NOT_BUILT = """<!doctype html><html lang="es"><meta charset="utf-8"><title>VPN</
 <body><p>El cliente web no está compilado. Ejecute <code>make web</code> (o <code>make run</code>).</p></body></html>"""
 
 
+# The longest file name (in bytes) Linux file systems hold: a longer path segment names no file of the build and no
+# page of the web client, and looking it up would fail with ENAMETOOLONG (a 500 with the path in its stack trace).
+NAME_MAX = 255
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # preferred first: brotli is about 15% smaller on this bundle
 ASSET_CACHE = "public, max-age=31536000, immutable"
 INDEX_CACHE = "no-cache"  # may be stored, but never used without asking the server first
@@ -68,10 +71,16 @@ def _serve(request: Request[Any, Any, Any], path: str) -> Response[Any]:
         raise NotFoundException()
     if "\x00" in path:  # no file name holds one; the file system would refuse it with a 500
         raise BadRequest("La ruta de la solicitud no es válida.", code="invalid_path")
+    if any(len(segment.encode()) > NAME_MAX for segment in path.split("/")):
+        raise NotFoundException()
     dist: Path = services_of(request).settings.webui_dist.resolve()
     if path:
-        candidate = (dist / path).resolve()
-        if candidate.is_relative_to(dist) and candidate.is_file():
+        try:
+            candidate = (dist / path).resolve()
+            found = candidate.is_relative_to(dist) and candidate.is_file()
+        except OSError:  # a whole path past the file system's limit (ENAMETOOLONG), or one it cannot look up
+            raise NotFoundException() from None
+        if found:
             # Hashed asset names never change content, so browsers may keep them for a year.
             return _file(request, candidate, ASSET_CACHE if candidate.parent.name == "assets" else INDEX_CACHE)
         if candidate.suffix and candidate.parent.name == "assets":

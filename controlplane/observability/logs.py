@@ -153,6 +153,18 @@ def request_id_scope(scope: Scope) -> Iterator[str]:
         request_id_var.reset(token)
 
 
+# A logged path is cut here: paths run to tens of kilobytes (uvicorn takes request lines of up to 64 KiB), and a
+# line per request must stay readable and bounded whatever a client sends.
+LOGGED_PATH_CHARS = 200
+
+
+def bounded_path(path: str) -> str:
+    """`path` as logged: its first LOGGED_PATH_CHARS characters, and how many more it had."""
+    if len(path) <= LOGGED_PATH_CHARS:
+        return path
+    return f"{path[:LOGGED_PATH_CHARS]}...[{len(path) - LOGGED_PATH_CHARS} more]"
+
+
 def log_request(method: str, route: str, path: str, status: int, seconds: float) -> None:
     # The route template, not the path: secrets travel in paths (/mirror/{token}, the reset and verification links
     # the web client serves) and in query strings (/ws?token=...); the request id ties a line to the rest.
@@ -160,7 +172,7 @@ def log_request(method: str, route: str, path: str, status: int, seconds: float)
     access_log.info(
         "%s %s %d %.1f ms",
         method,
-        path if route == UNMATCHED else route,
+        bounded_path(path) if route == UNMATCHED else route,
         status,
         seconds * 1000,
         extra={"method": method, "route": route, "status": status, "duration_ms": round(seconds * 1000, 2)},

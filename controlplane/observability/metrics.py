@@ -109,10 +109,36 @@ class ControlPlaneMetrics:
         return generate_latest(self.registry)
 
 
+# Headers a reverse proxy adds. nginx's example sends X-Forwarded-For, X-Forwarded-Proto and X-Request-ID.
+PROXY_HEADERS = ("x-forwarded-for", "forwarded", "x-forwarded-proto", "x-forwarded-host", "x-real-ip", "via")
+_LOOPBACK_NAMES = ("localhost", "localhost.")
+
+
+def _names_loopback(host_header: str) -> bool:
+    """Host names this process on loopback: `127.0.0.1:8000`, `[::1]:8000`, `localhost:8000` (a scraper's target)."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        host = host[1 : host.find("]")] if "]" in host else host
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    if host in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _from_loopback_unproxied(request: Request[Any, Any, Any]) -> bool:
-    """A scraper on this host talking to the process directly (not through the reverse proxy, which always adds
-    X-Forwarded-For; see packaging/nginx-vpn.conf)."""
-    if "x-forwarded-for" in request.headers or "forwarded" in request.headers:
+    """A scraper on this host talking to the process directly, not a request a reverse proxy passed on.
+
+    A proxy on this host connects from loopback too, so its requests are told apart by what it says: any forwarding
+    header, or a Host naming something other than loopback. The second holds even for a proxy that forwards no
+    header at all (the nginx example did that once, in its locations that set headers of their own): nginx sends the
+    site's name (`proxy_set_header Host $host`) or, by default, the upstream's name (`vpn_http`)."""
+    if any(name in request.headers for name in PROXY_HEADERS):
+        return False
+    if not _names_loopback(request.headers.get("host", "")):
         return False
     host = request.client.host if request.client else ""
     try:
@@ -123,7 +149,8 @@ def _from_loopback_unproxied(request: Request[Any, Any, Any]) -> bool:
 
 @get("/metrics", include_in_schema=False, opt={"maintenance_exempt": True})
 async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """With VPN_METRICS_TOKEN set: `Authorization: Bearer <token>` from anywhere. Without it: loopback only."""
+    """With VPN_METRICS_TOKEN set: `Authorization: Bearer <token>` from anywhere. Without it: a scraper on loopback
+    talking to the process directly, never a request that came through a proxy (docs/deployment.md, "Metrics")."""
     services: Services = request.app.state.services
     token = services.settings.metrics_token
     if token:

@@ -76,6 +76,7 @@ def make_settings(database_url: str, tmp: Path, **overrides: Any) -> Settings:
             recovery_per_account=LOOSE,
             recovery_per_address=LOOSE,
             mirror_per_token=LOOSE,
+            mirror_others_per_token=LOOSE,
             mirror_misses_per_address=LOOSE,
             tokens_per_address=LOOSE,
             socket_handshakes_per_address=LOOSE,

@@ -17,7 +17,7 @@ from controlplane.app import create_app
 from controlplane.realtime import socket as live
 from controlplane.services import Services
 from controlplane.settings import RateLimit, RateLimits
-from tests.api.factories import PASSWORD, login, make_peer, make_server, make_user
+from tests.api.factories import PASSWORD, bearer, login, make_peer, make_server, make_user
 from tests.fakes.captcha import GOOD_TOKEN
 
 ATTACKER = {"X-Forwarded-For": "203.0.113.66"}
@@ -36,6 +36,7 @@ def settings_overrides() -> dict[str, Any]:
             recovery_per_account=RateLimit(2, 3600),
             recovery_per_address=RateLimit(4, 3600),
             mirror_per_token=RateLimit(5, 60),
+            mirror_others_per_token=RateLimit(5, 60),
             mirror_misses_per_address=RateLimit(5, 600),
             tokens_per_address=RateLimit(5, 600),
             socket_handshakes_per_address=RateLimit(1000, 60),
@@ -126,6 +127,32 @@ async def test_mirror_link_scraping_is_refused_and_real_links_keep_working(
     for _ in range(4):
         assert (await client.get(link, headers=SOMEONE_ELSE)).status_code == 200
     assert_too_many(await client.get(link, headers=SOMEONE_ELSE))
+
+
+async def test_a_stranger_polling_a_bound_link_does_not_spend_the_owners_fetches(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """Every fetch of a token counted against one budget: a stranger holding a leaked link, refused as another
+    device, made the owner's own device wait (429)."""
+    owner = await make_user(services, "ana")
+    peer = await make_peer(services, owner, "movil", await make_server(services))
+    link = services.peers.mirror_link(peer).split("testserver.local", 1)[1]
+    headers = bearer(await login(client, "ana"))
+    operate = f"/api/client/accounts/peers/{peer.id}"
+    assert (
+        await client.patch(operate, json={"operation": "mirror_binding", "enabled": True}, headers=headers)
+    ).is_success
+    mine = {**SOMEONE_ELSE, "X-Device-Id": "telefono-de-ana-0001"}
+    code = (await client.get(link, headers=mine)).json()["device_code"]
+    confirmed = await client.patch(operate, json={"operation": "confirm_mirror_device", "code": code}, headers=headers)
+    assert confirmed.status_code == 200, confirmed.text
+    assert (await client.get(link, headers=mine)).status_code == 200
+    stranger = {**ATTACKER, "X-Device-Id": "telefono-ajeno-0002"}
+    answers = [(await client.get(link, headers=stranger)).status_code for _ in range(8)]
+    # The others' own budget, of which the owner's device spent one while it waited for its code to be confirmed.
+    assert answers == [409] * 4 + [429] * 4
+    for _ in range(4):  # the owner's device still has its own: 5 a minute here, one spent on binding
+        assert (await client.get(link, headers=mine)).status_code == 200
 
 
 @pytest.mark.parametrize(

@@ -293,16 +293,30 @@ async def test_without_binding_the_mirror_link_works_as_before(
     assert (await listed(client, headers))["mirror_bound"] is False
 
 
-async def test_a_bound_link_serves_only_its_first_device_until_released(
+async def bind_by_code(client: AsyncTestClient[Any], headers: dict[str, str], peer: Peer, path: str, name: str) -> Any:
+    """What the owner does: the device shows its code (a refused fetch), the owner types it, the device fetches."""
+    waiting = await client.get(path, headers=device(name))
+    assert waiting.status_code == 409, waiting.text
+    code = waiting.json()["device_code"]
+    assert code in waiting.json()["message"]
+    confirmed = await operate(client, headers, peer, operation="confirm_mirror_device", code=code)
+    assert confirmed.status_code == 200, confirmed.text
+    assert confirmed.json()["message"] == (
+        "Código aceptado: el dispositivo que lo muestra quedará vinculado en su próxima consulta."
+    )
+    return await client.get(path, headers=device(name))
+
+
+async def test_a_bound_link_serves_only_the_device_its_owner_confirmed(
     services: Services, client: AsyncTestClient[Any]
 ) -> None:
     headers, peer, path = await mirror_setup(services, client)
     answer = await operate(client, headers, peer, operation="mirror_binding", enabled=True)
     assert answer.status_code == 200
     assert answer.json()["mirror_binding"] is True and answer.json()["mirror_bound"] is False
-    assert "próximo dispositivo" in answer.json()["message"]
+    assert "código de vinculación" in answer.json()["message"] and "regenérelo" in answer.json()["message"]
 
-    first = await client.get(path, headers=device("a"))
+    first = await bind_by_code(client, headers, peer, path, "a")
     assert first.status_code == 200 and "PrivateKey" in first.text
     assert (await listed(client, headers))["mirror_bound"] is True
     # The same device again (and its ETag) as before.
@@ -310,10 +324,12 @@ async def test_a_bound_link_serves_only_its_first_device_until_released(
 
     other = await client.get(path, headers=device("b"))
     assert other.status_code == 409
+    code = other.json()["device_code"]
     assert other.json() == {
-        "message": "Este enlace está vinculado a otro dispositivo. Si cambió de dispositivo, libere la vinculación en"
-        " los detalles del peer y vuelva a intentarlo.",
+        "message": "Este enlace está vinculado a otro dispositivo. Para usarlo en este, el dueño del peer debe escribir"
+        f" el código {code} en los detalles del peer.",
         "code": "mirror_device_mismatch",
+        "device_code": code,
     }
     assert "PrivateKey" not in other.text
     anonymous = await client.get(path)
@@ -321,10 +337,8 @@ async def test_a_bound_link_serves_only_its_first_device_until_released(
     bad = await client.get(path, headers={"X-Device-Id": "x y"})
     assert bad.status_code == 400 and bad.json()["code"] == "invalid_device_id"
 
-    # A new phone: the customer releases the binding, the next device is kept.
-    released = await operate(client, headers, peer, operation="release_mirror_device")
-    assert released.status_code == 200 and released.json()["mirror_bound"] is False
-    assert (await client.get(path, headers=device("b"))).status_code == 200
+    # A new phone: the owner types the code it shows; it replaces the old one.
+    assert (await bind_by_code(client, headers, peer, path, "b")).status_code == 200
     assert (await client.get(path, headers=device("a"))).status_code == 409
 
     # Turned off: any device (and a client that sends no id) again.
@@ -334,36 +348,81 @@ async def test_a_bound_link_serves_only_its_first_device_until_released(
     assert (await client.get(path, headers=device("c"))).status_code == 200
 
 
+async def test_turning_the_binding_on_with_a_strangers_fetch_pending_binds_nobody_unconfirmed(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """A leaked link polled by a stranger: the first fetch after turning the binding on was the stranger's, and the
+    stranger was bound."""
+    headers, peer, path = await mirror_setup(services, client)
+    await operate(client, headers, peer, operation="mirror_binding", enabled=True)
+    for _ in range(3):
+        stranger = await client.get(path, headers=device("extrano"))
+        assert stranger.status_code == 409 and stranger.json()["code"] == "mirror_device_unconfirmed"
+        assert "PrivateKey" not in stranger.text
+        assert stranger.json()["message"] == (
+            "Este dispositivo espera la confirmación del dueño del peer. Código de vinculación:"
+            f" {stranger.json()['device_code']}. Escríbalo en los detalles del peer para vincular este dispositivo."
+        )
+    assert (await listed(client, headers))["mirror_bound"] is False
+    # The owner confirms the code their own device shows: only that device is served.
+    assert (await bind_by_code(client, headers, peer, path, "dueno")).status_code == 200
+    assert (await client.get(path, headers=device("extrano"))).json()["code"] == "mirror_device_mismatch"
+    # A code is six digits; a wrong one binds nobody.
+    for wrong in ("12345", "abcdef", ""):
+        refused = await operate(client, headers, peer, operation="confirm_mirror_device", code=wrong)
+        assert refused.status_code == 422 and refused.json()["code"] == "invalid_device_code", wrong
+
+
+async def test_releasing_hands_the_link_to_nobody_and_names_regeneration_as_the_way_out(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """Releasing re-armed the race: the stranger, polling, fetched first and was bound (5 times in 5)."""
+    headers, peer, path = await mirror_setup(services, client)
+    await operate(client, headers, peer, operation="mirror_binding", enabled=True)
+    assert (await bind_by_code(client, headers, peer, path, "dueno")).status_code == 200
+    released = await operate(client, headers, peer, operation="release_mirror_device")
+    assert released.status_code == 200 and released.json()["mirror_bound"] is False
+    assert released.json()["message"] == (
+        "El enlace mirror quedó libre: el dispositivo que lo use le mostrará un código de vinculación; escríbalo aquí"
+        " para vincularlo. Si otra persona tiene el enlace, regenérelo: el actual dejará de funcionar."
+    )
+    stranger = await client.get(path, headers=device("extrano"))
+    assert stranger.status_code == 409 and stranger.json()["code"] == "mirror_device_unconfirmed"
+    assert (await client.get(path, headers=device("dueno"))).status_code == 409
+    assert (await listed(client, headers))["mirror_bound"] is False
+    # The way out that works against a stranger: a new link.
+    fresh = await operate(client, headers, peer, operation="regenerate_token")
+    assert (await client.get(path, headers=device("extrano"))).status_code == 404
+    new_path = fresh.json()["mirror_link"].removeprefix(LINK_PREFIX)
+    assert (await bind_by_code(client, headers, peer, new_path, "dueno")).status_code == 200
+
+
 async def test_a_new_mirror_link_frees_the_bound_device(services: Services, client: AsyncTestClient[Any]) -> None:
     headers, peer, path = await mirror_setup(services, client)
     await operate(client, headers, peer, operation="mirror_binding", enabled=True)
-    assert (await client.get(path, headers=device("a"))).status_code == 200
+    assert (await bind_by_code(client, headers, peer, path, "a")).status_code == 200
     fresh = await operate(client, headers, peer, operation="regenerate_token")
     assert fresh.json()["mirror_binding"] is True and fresh.json()["mirror_bound"] is False
     new_path = fresh.json()["mirror_link"].removeprefix(LINK_PREFIX)
     assert (await client.get(path, headers=device("a"))).status_code == 404
-    assert (await client.get(new_path, headers=device("b"))).status_code == 200
-    assert (await client.get(new_path, headers=device("a"))).status_code == 409
-
-
-async def test_two_first_fetches_at_once_bind_one_device(services: Services, client: AsyncTestClient[Any]) -> None:
-    headers, peer, path = await mirror_setup(services, client)
-    await operate(client, headers, peer, operation="mirror_binding", enabled=True)
-    answers = await asyncio.gather(*(client.get(path, headers=device(name)) for name in ("a", "b")))
-    assert sorted(a.status_code for a in answers) == [200, 409]
-    winner = "a" if answers[0].status_code == 200 else "b"
-    assert (await client.get(path, headers=device(winner))).status_code == 200
+    assert (await client.get(new_path, headers=device("a"))).json()["code"] == "mirror_device_unconfirmed"
 
 
 async def test_binding_is_the_owners_own_and_needs_its_switch(services: Services, client: AsyncTestClient[Any]) -> None:
     headers, peer, _ = await mirror_setup(services, client)
     await make_user(services, "beto")
     intruder = bearer(await login(client, "beto"))
-    for body in ({"operation": "mirror_binding", "enabled": True}, {"operation": "release_mirror_device"}):
+    for body in (
+        {"operation": "mirror_binding", "enabled": True},
+        {"operation": "release_mirror_device"},
+        {"operation": "confirm_mirror_device", "code": "123456"},
+    ):
         answer = await operate(client, intruder, peer, **body)
         assert answer.status_code == 404 and answer.json()["code"] == "peer_not_found"
     missing = await operate(client, headers, peer, operation="mirror_binding")
     assert missing.status_code == 422 and missing.json()["code"] == "enabled_required"
+    off = await operate(client, headers, peer, operation="confirm_mirror_device", code="123456")
+    assert off.status_code == 409 and off.json()["code"] == "mirror_binding_off"
     async with services.sessionmaker() as db:
         assert (await db.get_one(Peer, peer.id)).mirror_device_binding is False
 

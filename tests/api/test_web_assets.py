@@ -4,6 +4,7 @@ assets, index.html revalidated on every visit (controlplane/webui.py, docs/webui
 from __future__ import annotations
 
 import gzip
+import logging
 import zlib
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,28 @@ def test_accept_encoding_qualities() -> None:
     assert accepted_encodings("BR; q=1.0") == {"br"}
     assert accepted_encodings("") == set()
     assert accepted_encodings("gzip;q=nada") == set()
+
+
+LONG_SEGMENT = "largo" * 60  # 300 bytes: one file name holds at most 255 (the file system answered ENAMETOOLONG)
+LONG_PATHS = [
+    f"/{LONG_SEGMENT}",
+    f"/assets/{LONG_SEGMENT}.js",
+    f"/salas/{LONG_SEGMENT}",
+    "/" + "a/" * 2100,  # short segments, past a whole path's limit (4096 bytes)
+]
+
+
+@pytest.mark.parametrize("path", LONG_PATHS, ids=["segment", "asset", "page", "whole-path"])
+async def test_a_path_too_long_for_a_file_name_is_not_found_and_logged_bounded(
+    client: AsyncTestClient[Any], caplog: pytest.LogCaptureFixture, path: str
+) -> None:
+    """It answered 500 with a stack trace that held the path twice (the web client's files are looked up on disk)."""
+    with caplog.at_level(logging.DEBUG):
+        answer = await client.get(path)
+        refused = await client.post(path, json={})  # no route takes a POST there: the path is logged as it came
+    assert answer.status_code == 404, (answer.status_code, answer.text[:200])
+    assert answer.json() == {"message": "No encontrado.", "code": "not_found"}
+    assert refused.status_code in (404, 405), refused.text[:200]
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    lines = [record.getMessage() for record in caplog.records if not record.name.startswith(("httpx", "httpcore"))]
+    assert lines and max(len(line) for line in lines) < 600, max(lines, key=len)[:300]

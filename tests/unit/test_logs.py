@@ -9,7 +9,14 @@ import logging
 
 import pytest
 
-from controlplane.observability.logs import JsonFormatter, RequestIdFilter, TextFormatter, request_id_scope
+from controlplane.observability.logs import (
+    UNMATCHED,
+    JsonFormatter,
+    RequestIdFilter,
+    TextFormatter,
+    log_request,
+    request_id_scope,
+)
 
 # What a request can put in a logged field (a path, a header, a gateway's invoice id): every character a viewer or
 # a collector may break a line at, then text shaped like a record of our own.
@@ -94,3 +101,13 @@ def test_secrets_in_urls_and_headers_are_left_out_whoever_logs_them(formatter: t
     assert "/ws?token=[redacted]" in text
     assert "/mirror/[token]" in text
     assert "public_key=Pub+Key/AAAA=" in text
+
+
+def test_a_path_that_matched_no_route_is_logged_cut_short(caplog: pytest.LogCaptureFixture) -> None:
+    """Paths run to tens of kilobytes: the access line keeps the start and says how much was left out."""
+    path = "/" + "largo" * 2000
+    with caplog.at_level(logging.INFO, logger="controlplane.access"):
+        log_request("GET", UNMATCHED, path, 404, 0.001)
+    (line,) = [record.getMessage() for record in caplog.records]
+    assert line.startswith("GET /largolargo") and line.endswith("...[9801 more] 404 1.0 ms")
+    assert len(line) < 300

@@ -102,6 +102,7 @@ class PeerController(Controller):
     async def operate(
         self,
         peers: Peers,
+        limiter: Limiter,
         db: DB,
         customer: Customer,
         peer_id: FromPath[str],
@@ -119,8 +120,8 @@ class PeerController(Controller):
         elif data.operation == "change_server":
             peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
             message = f"Cambiando el servidor del peer {peer.name}..."
-        elif data.operation in ("mirror_binding", "release_mirror_device"):
-            return Response(await self._bind_mirror(peers, db, customer, peer_id, data))
+        elif data.operation in ("mirror_binding", "release_mirror_device", "confirm_mirror_device"):
+            return Response(await self._bind_mirror(peers, limiter, db, customer, peer_id, data))
         else:
             raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
         return Response(
@@ -129,12 +130,19 @@ class PeerController(Controller):
 
     @staticmethod
     async def _bind_mirror(
-        peers: Peers, db: DB, customer: Customer, peer_id: str, data: schemas.PeerOperation
+        peers: Peers, limiter: Limiter, db: DB, customer: Customer, peer_id: str, data: schemas.PeerOperation
     ) -> schemas.PeerUpdated:
         """Synchronous, like regenerate_token: the mirror link's device binding (docs/api.md, "Mirror links")."""
+        hint = mirror_binding.REGENERATE_HINT
         if data.operation == "release_mirror_device":
             peer = await mirror_binding.release(db, peers, customer.user_id, peer_id)
-            message = "El enlace mirror quedó libre: el próximo dispositivo que lo use quedará vinculado."
+            message = (
+                "El enlace mirror quedó libre: el dispositivo que lo use le mostrará un código de vinculación;"
+                f" escríbalo aquí para vincularlo. {hint}"
+            )
+        elif data.operation == "confirm_mirror_device":
+            peer = await mirror_binding.confirm(db, peers, limiter, customer.user_id, peer_id, data.code)
+            message = "Código aceptado: el dispositivo que lo muestra quedará vinculado en su próxima consulta."
         else:
             if data.enabled is None:
                 raise Invalid(
@@ -142,7 +150,8 @@ class PeerController(Controller):
                 )
             peer = await mirror_binding.set_binding(db, peers, customer.user_id, peer_id, data.enabled)
             message = (
-                "Vinculación activada: el próximo dispositivo que use el enlace mirror quedará vinculado."
+                "Vinculación activada: el dispositivo que use el enlace mirror le mostrará un código de vinculación;"
+                f" escríbalo aquí para vincularlo. {hint}"
                 if data.enabled
                 else "Vinculación desactivada: el enlace mirror funciona en cualquier dispositivo."
             )
@@ -185,15 +194,13 @@ class MirrorController(Controller):
         limits = settings.rate_limits
         # An address that keeps guessing tokens is refused outright, so a lucky guess cannot be told apart.
         await limiter.check(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
-        peer = None
-        if len(token) <= 128:
-            await limiter.hit(f"mirror:{box.lookup_hash(token)}", limits.mirror_per_token)
-            peer = await peers.by_mirror_token(db, token)
+        peer = await peers.by_mirror_token(db, token) if len(token) <= 128 else None
         if peer is None:
             await limiter.hit(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
             raise NotFound("Enlace no encontrado.", code="mirror_not_found")
+        # The token's budget is spent there, by device: a stranger's fetches never spend the bound device's.
         await mirror_binding.admit(
-            sessionmaker, box, peers, hub, peer, request.headers.get(mirror_binding.DEVICE_HEADER)
+            sessionmaker, box, limiter, limits, peers, hub, peer, request.headers.get(mirror_binding.DEVICE_HEADER)
         )
         text = peers.config_text(peer)
         etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'

@@ -74,13 +74,21 @@ class ServerOption(msgspec.Struct):
     recommended: bool = False
 
 
-Operation = Literal["regenerate_token", "regenerate", "change_server", "mirror_binding", "release_mirror_device"]
+Operation = Literal[
+    "regenerate_token",
+    "regenerate",
+    "change_server",
+    "mirror_binding",
+    "release_mirror_device",
+    "confirm_mirror_device",
+]
 
 
 class PeerOperation(msgspec.Struct, forbid_unknown_fields=True):
     operation: Annotated[str, msgspec.Meta(max_length=32)]
     server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
     enabled: bool | None = None  # operation=mirror_binding: turn the binding on or off
+    code: Annotated[str, msgspec.Meta(max_length=16)] | None = None  # confirm_mirror_device: the code the device shows
 
 
 class PeerOperationAccepted(msgspec.Struct):

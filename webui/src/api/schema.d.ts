@@ -1115,6 +1115,7 @@ export interface components {
             operation: string;
             server?: string | null;
             enabled?: boolean | null;
+            code?: string | null;
         };
         /** PeerOperationAccepted */
         PeerOperationAccepted: {

@@ -34,7 +34,13 @@ export async function setMirrorBinding(id: string, enabled: boolean): Promise<{ 
   return { peer: peerIn(answer), message: answer?.message };
 }
 
-/** Synchronous: frees the bound device; the next device that fetches the link is kept. */
+/** Synchronous: the code the owner's device shows; that device is bound at its next fetch of the link. */
+export async function confirmMirrorDevice(id: string, code: string): Promise<{ peer: Peer | null; message?: string }> {
+  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'confirm_mirror_device', code } satisfies PeerOperation);
+  return { peer: peerIn(answer), message: answer?.message };
+}
+
+/** Synchronous: frees the bound device; no device is served until the owner confirms another one's code. */
 export async function releaseMirrorDevice(id: string): Promise<{ peer: Peer | null; message?: string }> {
   const answer = await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'release_mirror_device' } satisfies PeerOperation);
   return { peer: peerIn(answer), message: answer?.message };

@@ -21,6 +21,7 @@ vi.mock('../api/peers', async (importOriginal) => ({
   fetchAvailableServers: vi.fn(),
   setMirrorBinding: vi.fn(),
   releaseMirrorDevice: vi.fn(),
+  confirmMirrorDevice: vi.fn(),
 }));
 const api = vi.mocked(peersApi);
 
@@ -84,7 +85,7 @@ describe('mirror link bound to a device', () => {
     const { actor } = await renderPeers([testPeer()]);
     api.setMirrorBinding.mockResolvedValue({
       peer: testPeer({ mirror_binding: true, mirror_bound: false, version: 2 }),
-      message: 'Vinculación activada: el próximo dispositivo que use el enlace mirror quedará vinculado.',
+      message: 'Vinculación activada: el dispositivo que use el enlace mirror le mostrará un código de vinculación; escríbalo aquí para vincularlo.',
     });
     await chooseMenuItem(actor, 'Detalles');
     const dialog = await screen.findByRole('dialog', { name: 'Detalles del peer movil' });
@@ -107,6 +108,23 @@ describe('mirror link bound to a device', () => {
     await actor.click(within(dialog).getByRole('button', { name: 'Liberar dispositivo' }));
     expect(api.releaseMirrorDevice).toHaveBeenCalledWith('p1');
     expect(await within(dialog).findByText('Ningún dispositivo vinculado todavía.')).toBeInTheDocument();
+  });
+
+  it('binds the device whose code the owner types', async () => {
+    const { actor } = await renderPeers([testPeer({ mirror_binding: true, mirror_bound: false })]);
+    api.confirmMirrorDevice.mockResolvedValue({
+      peer: testPeer({ mirror_binding: true, mirror_bound: false, version: 2 }),
+      message: 'Código aceptado: el dispositivo que lo muestra quedará vinculado en su próxima consulta.',
+    });
+    await chooseMenuItem(actor, 'Detalles');
+    const dialog = await screen.findByRole('dialog', { name: 'Detalles del peer movil' });
+    const bind = within(dialog).getByRole('button', { name: 'Vincular' });
+    expect(bind).toBeDisabled();
+    await actor.type(within(dialog).getByLabelText(/Código de vinculación/), '12a3456');
+    expect(bind).toBeEnabled();
+    await actor.click(bind);
+    expect(api.confirmMirrorDevice).toHaveBeenCalledWith('p1', '123456');
+    expect(await screen.findByText(/Código aceptado/)).toBeInTheDocument();
   });
 
   it('tells the customer in Spanish when the change is refused', async () => {

@@ -1,5 +1,5 @@
 /** 'Detalles': creation and expiration dates, live activity, usage history and the plan history (200 px list). */
-import { Button, Divider, Group, Modal, ScrollArea, Stack, Switch, Table, Text } from '@mantine/core';
+import { Button, Divider, Group, Modal, ScrollArea, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import type { Peer, PeerStats } from '../api/peers';
 import type { MirrorBindingChange } from '../hooks/use-peers';
@@ -28,9 +28,11 @@ interface Props {
   onBindMirror: (peer: Peer, change: MirrorBindingChange) => Promise<void>;
 }
 
-/** The mirror link bound to one device (docs/api.md, "Mirror links"): off by default. */
+/** The mirror link bound to one device (docs/api.md, "Mirror links"): off by default. A device is bound only when
+ * the owner types here the code that device shows, so a stranger holding the link is never bound. */
 function MirrorBinding({ peer, onBindMirror }: { peer: Peer; onBindMirror: Props['onBindMirror'] }) {
   const [saving, setSaving] = useState(false);
+  const [code, setCode] = useState('');
   const change = async (what: MirrorBindingChange) => {
     setSaving(true);
     try {
@@ -47,19 +49,39 @@ function MirrorBinding({ peer, onBindMirror }: { peer: Peer; onBindMirror: Props
         disabled={saving || !peer.active}
         onChange={(event) => void change(event.currentTarget.checked ? 'on' : 'off')}
         label="Vincular el mirror link a un dispositivo"
-        description="Solo el primer dispositivo que use el enlace podrá descargar la configuración con él."
+        description="Solo el dispositivo cuyo código de vinculación confirme aquí podrá descargar la configuración con el enlace."
       />
       {peer.mirror_binding && (
-        <Group justify="space-between" wrap="nowrap">
-          <Text size="sm" c="dimmed">
-            {bound ? 'Vinculado a un dispositivo.' : 'Ningún dispositivo vinculado todavía.'}
-          </Text>
-          {bound && (
-            <Button size="xs" variant="light" disabled={saving} onClick={() => void change('release')}>
-              Liberar dispositivo
+        <>
+          <Group justify="space-between" wrap="nowrap">
+            <Text size="sm" c="dimmed">
+              {bound ? 'Vinculado a un dispositivo.' : 'Ningún dispositivo vinculado todavía.'}
+            </Text>
+            {bound && (
+              <Button size="xs" variant="light" disabled={saving} onClick={() => void change('release')}>
+                Liberar dispositivo
+              </Button>
+            )}
+          </Group>
+          <Group align="end" wrap="nowrap">
+            <TextInput
+              size="xs"
+              label="Código de vinculación"
+              description="El que muestra la aplicación en el dispositivo."
+              inputMode="numeric"
+              maxLength={6}
+              value={code}
+              onChange={(event) => setCode(event.currentTarget.value.replace(/\D/g, ''))}
+            />
+            <Button
+              size="xs"
+              disabled={saving || code.length !== 6}
+              onClick={() => void change({ code }).then(() => setCode(''))}
+            >
+              Vincular
             </Button>
-          )}
-        </Group>
+          </Group>
+        </>
       )}
     </Stack>
   );

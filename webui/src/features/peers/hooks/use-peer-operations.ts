@@ -12,7 +12,8 @@ import { ERROR_TEXT, LOADING_TEXT, type AsyncOperation, type PeerState, type Pen
 
 export const INACTIVE_PEER = 'Peer no activo';
 
-export type MirrorBindingChange = 'on' | 'off' | 'release';
+/** Turn the binding on or off, free the bound device, or confirm the code a device shows (docs/api.md). */
+export type MirrorBindingChange = 'on' | 'off' | 'release' | { code: string };
 
 export function usePeerOperations({ setPeers, ledger, pending, rerender, finish }: PeerState) {
   // Loading toasts must not outlive the page.
@@ -83,7 +84,11 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
     async (peer: Peer, change: MirrorBindingChange) => {
       try {
         const { peer: updated, message } =
-          change === 'release' ? await peersApi.releaseMirrorDevice(peer.id) : await peersApi.setMirrorBinding(peer.id, change === 'on');
+          typeof change === 'object'
+            ? await peersApi.confirmMirrorDevice(peer.id, change.code)
+            : change === 'release'
+              ? await peersApi.releaseMirrorDevice(peer.id)
+              : await peersApi.setMirrorBinding(peer.id, change === 'on');
         if (updated && ledger.note(updated.id, updated.version)) setPeers((list) => mergePeer(list, updated));
         if (message) toast.success(message);
       } catch (error) {
