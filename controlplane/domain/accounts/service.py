@@ -401,9 +401,7 @@ class AccountService:
 
     # --- the owner's sessions --------------------------------------------------------------------------------
 
-    async def close_session(
-        self, db: AsyncSession, caller: Principal, session_id: str, password: str, ip: str
-    ) -> None:
+    async def close_session(self, db: AsyncSession, caller: Principal, session_id: str, password: str, ip: str) -> None:
         """'Cerrar esta sesión': the caller's own needs nothing more (it is a logout); another one needs the
         account's password, or a stolen session could close the owner's as fast as the owner logs in."""
         if session_id != caller.session_id:
