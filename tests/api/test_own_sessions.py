@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import jwt
 import pytest
-from litestar.testing import AsyncTestClient
+from litestar.testing import AsyncTestClient, TestClient
 
+from controlplane.app import create_app
 from controlplane.services import Services
 from controlplane.settings import RateLimit, RateLimits
-from tests.api.factories import PASSWORD, make_user
+from tests.api.factories import PASSWORD, bearer, make_user
+from tests.api.test_session_sockets import _assert_closed, _assert_open, _greeted, _login
 
 SESSIONS = "/api/client/sessions"
 SETTINGS = "/api/client/settings"
@@ -224,3 +227,26 @@ async def test_an_address_that_guesses_from_several_sessions_waits(
     owner = await Device.log_in(client, LAPTOP)
     closed = await owner.call("POST", f"{SESSIONS}/close-others", json={"password": PASSWORD})
     assert closed.status_code == 200 and closed.json()["closed"] == 3, closed.text
+
+
+async def test_closed_sessions_lose_their_sockets_and_the_callers_stays_open(services: Services) -> None:
+    await make_user(services, "ana")
+    await make_user(services, "beto")
+    with TestClient(app=create_app(services=services)) as http:
+        phone, tablet, laptop, beto = _login(http), _login(http), _login(http), _login(http, "beto")
+        sockets = [http.websocket_connect(f"/ws?token={t['access']}") for t in (phone, tablet, laptop, beto)]
+        with sockets[0] as on_phone, sockets[1] as on_tablet, sockets[2] as on_laptop, sockets[3] as betos:
+            for socket in (on_phone, on_tablet, on_laptop, betos):
+                _greeted(socket)
+            phone_session = jwt.decode(phone["access"], options={"verify_signature": False})["sid"]
+            one = http.request(
+                "DELETE", f"{SESSIONS}/{phone_session}", json={"password": PASSWORD}, headers=bearer(laptop)
+            )
+            assert one.status_code == 200, one.text
+            _assert_closed(on_phone)
+            _assert_open(on_tablet)
+            others = http.post(f"{SESSIONS}/close-others", json={"password": PASSWORD}, headers=bearer(laptop))
+            assert others.status_code == 200 and others.json()["closed"] == 1, others.text
+            _assert_closed(on_tablet)
+            _assert_open(on_laptop)
+            _assert_open(betos)
