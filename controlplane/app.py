@@ -19,6 +19,7 @@ from controlplane.domain.accounts.controllers import (
     AdminAuthController,
     AdminUserController,
     ClientAuthController,
+    OwnSessionsController,
     SessionController,
     SettingsController,
 )
@@ -63,6 +64,7 @@ ROUTE_HANDLERS: list[Any] = [
     ClientAuthController,
     SessionController,
     SettingsController,
+    OwnSessionsController,
     AdminAuthController,
     AdminSwitchesController,
     PeerController,

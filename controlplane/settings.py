@@ -70,10 +70,13 @@ class RateLimits(msgspec.Struct, frozen=True):
     # With a captcha configured: failed logins to one account from any address before every further try on that
     # account needs a solved captcha (the owner solves it and gets in; a guesser with many addresses pays per try).
     login_captcha_per_account: RateLimit = RateLimit(3, 3600)
-    # A signed-in customer: verification emails sent by changing the address, and wrong current passwords on the
-    # settings form before each further try waits (30 s, doubling). docs/security.md, "Settings".
+    # A signed-in customer: verification emails sent by changing the address, and wrong current passwords (password
+    # change, closing other sessions, deleting the account) before each further try waits (30 s, doubling). Counted
+    # per session, never per account, so a stolen session's guesses never keep the owner's session out; per address
+    # with room for more than one session can fail in its hour (about 11). docs/security.md, "Settings".
     verification_emails_per_account: RateLimit = RateLimit(5, 3600)
-    password_checks_per_account: RateLimit = RateLimit(5, 3600)
+    password_checks_per_session: RateLimit = RateLimit(5, 3600)
+    password_checks_per_address: RateLimit = RateLimit(30, 3600)
     register_per_address: RateLimit = RateLimit(10, 3600)
     recovery_per_account: RateLimit = RateLimit(3, 3600)
     recovery_per_address: RateLimit = RateLimit(20, 3600)

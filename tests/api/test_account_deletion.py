@@ -15,7 +15,7 @@ from litestar.testing import AsyncTestClient, TestClient
 from sqlalchemy import func, select
 
 from controlplane.app import create_app
-from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.accounts.models import LoginSession, RefreshToken, Role, User
 from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.service import add_plan
@@ -101,6 +101,47 @@ async def test_deleting_ends_every_session_and_closes_its_sockets(
         assert sync_client.post("/api/refresh-token", json={"refresh": tokens["refresh"]}).status_code == 401
     gone = sync_client.post("/api/client/login", json={"username": "ana", "password": PASSWORD})
     assert gone.status_code == 401 and gone.json()["message"] == "Usuario o contraseña incorrectos."
+
+
+async def _traces(services: Services, user_id: str) -> tuple[list[tuple[str | None, str | None]], int]:
+    """Where and on what the account's sessions were used, and how many refresh tokens they still have."""
+    async with services.sessionmaker() as db:
+        used = (
+            await db.execute(
+                select(LoginSession.ip_address, LoginSession.user_agent).where(LoginSession.user_id == user_id)
+            )
+        ).all()
+        tokens = await db.scalar(
+            select(func.count())
+            .select_from(RefreshToken)
+            .join(LoginSession, LoginSession.id == RefreshToken.session_id)
+            .where(LoginSession.user_id == user_id)
+        )
+    return [tuple(row) for row in used], int(tokens or 0)
+
+
+@pytest.mark.parametrize("by", ["owner", "admin"])
+async def test_deletion_forgets_where_and_on_what_the_account_was_used(
+    services: Services, client: AsyncTestClient[Any], by: str
+) -> None:
+    ana = await make_user(services, "ana")
+    await make_user(services, "jefa", role=Role.ADMIN)
+    phone = {"User-Agent": "Mozilla/5.0 (Android 14; Mobile) Firefox/132.0"}
+    tokens = (
+        await client.post("/api/client/login", json={"username": "ana", "password": PASSWORD}, headers=phone)
+    ).json()
+    await client.post("/api/refresh-token", json={"refresh": tokens["refresh"]}, headers=phone)
+    await login(client, "ana")
+    used, refresh_tokens = await _traces(services, ana.id)
+    assert ("testclient", phone["User-Agent"]) in used and refresh_tokens == 3  # what deletion must erase
+    if by == "owner":
+        gone = await client.post(DELETE, json={"password": PASSWORD}, headers=bearer(await login(client, "ana")))
+    else:
+        admin = bearer(await login(client, "jefa", admin=True))
+        gone = await client.delete(f"/api/admin/users/{ana.id}", headers=admin)
+    assert gone.status_code == 200, gone.text
+    used, refresh_tokens = await _traces(services, ana.id)
+    assert used and set(used) == {(None, None)} and refresh_tokens == 0
 
 
 async def test_peers_leave_their_nodes_and_invoices_stay(services: Services, client: AsyncTestClient[Any]) -> None:

@@ -18,13 +18,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import jwt
 import pytest
 from litestar.routes import HTTPRoute, WebSocketRoute
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
 from controlplane.app import create_app
-from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.accounts.models import LoginSession, Role, User
 from controlplane.domain.invoices.models import Invoice, InvoiceMode
 from controlplane.domain.peers.models import Peer
 from controlplane.services import Services
@@ -53,9 +54,10 @@ class World:
     owner_id: str = ""
     room_id: str = ""
     free_peer_id: str = ""
+    owner_session_id: str = ""
 
     def secrets_of_owner(self) -> list[str]:
-        return [self.peer_id, self.mirror_token, self.owner_public_key, OWNER]
+        return [self.peer_id, self.mirror_token, self.owner_public_key, OWNER, self.owner_session_id]
 
 
 # How each path parameter is filled: always with the OWNER's object (or a shared one, for servers).
@@ -66,6 +68,7 @@ PATH_PARAMS: dict[str, Callable[[World], str]] = {
     "remote_id": lambda w: w.invoice_remote_id,
     "room_id": lambda w: w.room_id,
     "user_id": lambda w: w.owner_id,
+    "session_id": lambda w: w.owner_session_id,
     "invoice_id": lambda w: w.invoice_id,
     "plan_id": lambda w: "plan-desconocido",
     "announcement_id": lambda w: "anuncio-desconocido",
@@ -150,6 +153,11 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("DELETE", "/api/client/settings"): customer_only(200),
     # Deleting an account acts on the caller's own only; a wrong password deletes nothing (422 for everyone).
     ("POST", "/api/client/settings/delete-account"): customer_only(422, lambda w, r: {"password": "no-es-la-clave"}),
+    # The owner's sessions: each customer lists and closes its own; the owner's session is nobody else's to close
+    # (404), and the owner closing the session it calls from needs no password (a logout).
+    ("GET", "/api/client/sessions"): customer_only(200),
+    ("DELETE", "/api/client/sessions/{session_id}"): customer_only(200, object_of_owner=True),
+    ("POST", "/api/client/sessions/close-others"): customer_only(200, lambda w, r: {"password": PASSWORD}),
     ("GET", "/api/client/advertisements"): customer_only(200),
     ("GET", "/api/client/agent"): customer_only(404),  # no release published: the same 404 for every customer
     ("GET", "/api/client/accounts/peers"): customer_only(200),
@@ -290,6 +298,8 @@ async def _world(services: Services, client: AsyncTestClient[Any]) -> World:
     }
     world = World(headers, peer.id, other_peer.id, server.id, second.id, mirror, peer.public_key, invoice.remote_id)
     world.invoice_id, world.owner_id = invoice.id, owner.id
+    owner_token = headers["owner"]["Authorization"].removeprefix("Bearer ")
+    world.owner_session_id = jwt.decode(owner_token, options={"verify_signature": False})["sid"]
     world.free_peer_id = (await make_peer(services, owner, "libre", server)).id
     async with services.sessionmaker.begin() as db:
         room = await services.rooms.create(db, owner.id, "sala-propietaria", peer.id)
@@ -304,6 +314,10 @@ async def _owner_rows(services: Services) -> list[dict[str, Any]]:
         peers = (await db.execute(select(Peer).where(Peer.user_id == user.id).order_by(Peer.id))).scalars().all()
         rows = [{c.key: getattr(user, c.key) for c in User.__table__.columns}]
         rows += [{c.key: getattr(p, c.key) for c in Peer.__table__.columns} for p in peers]
+        sessions = await db.execute(
+            select(LoginSession.id, LoginSession.revoked_at).where(LoginSession.user_id == user.id)
+        )
+        rows += [{"session": session_id, "revoked_at": revoked} for session_id, revoked in sessions.all()]
     return rows
 
 

@@ -27,7 +27,7 @@ async def test_the_settings_throttle_answers_a_status_the_document_lists(
     services: Services, client: AsyncTestClient[Any]
 ) -> None:
     headers = await logged_in(services, client)
-    for n in range(RateLimits().password_checks_per_account.attempts):
+    for n in range(RateLimits().password_checks_per_session.attempts):
         guess = {"old_password": f"adivinanza-{n}", "new_password": "clave-nueva-2026"}
         assert (await client.patch(SETTINGS, json=guess, headers=headers)).status_code == 422
     refused = await client.patch(

@@ -51,7 +51,7 @@ async def test_email_changes_stop_mailing_after_five_an_hour(
 
 async def test_guessing_the_current_password_is_slowed(services: Services, client: AsyncTestClient[Any]) -> None:
     headers = await logged_in(services, client)
-    for n in range(RateLimits().password_checks_per_account.attempts):
+    for n in range(RateLimits().password_checks_per_session.attempts):
         guess = {"old_password": f"adivinanza-{n}", "new_password": "clave-nueva-2026"}
         answer = await client.patch(SETTINGS, json=guess, headers=headers)
         assert answer.status_code == 422 and answer.json()["code"] == "wrong_password"

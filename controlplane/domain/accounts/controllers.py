@@ -55,10 +55,10 @@ class ClientAuthController(Controller):
 
     @post("/login", status_code=200, operation_id="clientLogin", opt={"errors": (401, 403, 429)})
     async def login(
-        self, accounts: Accounts, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+        self, request: Request, accounts: Accounts, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
         # No request transaction (no `db`): the service opens short ones around the password check.
-        access, refresh = await accounts.login(data, CLIENT, ip)
+        access, refresh = await accounts.login(data, CLIENT, ip, request.headers.get("user-agent"))
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
     @put("/register", status_code=201, operation_id="clientRegister", opt={"errors": (403, 409, 429)})
@@ -141,6 +141,7 @@ class SessionController(Controller):
     @post("/refresh-token", status_code=200, operation_id="refreshToken", opt={"errors": (401, 403, 429)})
     async def refresh(
         self,
+        request: Request,
         sessions: Sessions,
         limiter: Limiter,
         settings: SettingsDep,
@@ -149,7 +150,7 @@ class SessionController(Controller):
         data: JSONBody[schemas.RefreshRequest],
     ) -> schemas.TokenPair:
         await _count_token_attempt(limiter, settings, ip)
-        access, refresh = await sessions.refresh(db, data.refresh)
+        access, refresh = await sessions.refresh(db, data.refresh, ip, request.headers.get("user-agent"))
         return schemas.TokenPair(access=access, refresh=refresh)
 
     @post("/logout", status_code=200, operation_id="logout")
@@ -175,8 +176,8 @@ class SettingsController(Controller):
     async def read(self, accounts: Accounts, db: DB, switches: SwitchesDep, customer: Customer) -> schemas.CurrentUser:
         return current_user_view(await accounts.get_user(db, customer.user_id), switches)
 
-    # 429: verification emails and wrong current passwords are throttled per account, and a password change
-    # waits for a hashing turn (docs/security.md, "Settings", "Password hashing").
+    # 429: verification emails are throttled per account, wrong current passwords per session and address, and a
+    # password change waits for a hashing turn (docs/security.md, "Settings", "Password hashing").
     @patch("/", operation_id="updateSettings", opt={"errors": (400, 409, 429)})
     async def update(
         self,
@@ -185,9 +186,10 @@ class SettingsController(Controller):
         db: DB,
         switches: SwitchesDep,
         customer: Customer,
+        ip: ClientIP,
         data: JSONBody[schemas.SettingsPatch],
     ) -> Response[schemas.SettingsResult]:
-        user, message, mail = await accounts.update_settings(db, customer, data, switches)
+        user, message, mail = await accounts.update_settings(db, customer, data, switches, ip)
         return Response(
             schemas.settings_result(current_user_view(user, switches), message),
             background=_mail_task(mailer, mail),
@@ -202,12 +204,53 @@ class SettingsController(Controller):
 
     @post("/delete-account", status_code=200, operation_id="deleteAccount", opt={"errors": (429,)})
     async def delete_account(
-        self, deletion: Deletion, db: DB, customer: Customer, data: JSONBody[schemas.DeleteAccountRequest]
+        self,
+        deletion: Deletion,
+        db: DB,
+        customer: Customer,
+        ip: ClientIP,
+        data: JSONBody[schemas.DeleteAccountRequest],
     ) -> schemas.SuccessResponse:
         """Deletes the caller's own account (docs/security.md, "Deleting an account"): peers, owned rooms and every
         session go; invoices stay for accounting."""
-        await deletion.delete_own(db, customer, data.password)
+        await deletion.delete_own(db, customer, data.password, ip)
         return schemas.SuccessResponse(success=True, message="Cuenta eliminada. Gracias por usar el servicio.")
+
+
+class OwnSessionsController(Controller):
+    """The account's open sessions, for its owner: see them, close one, close all but this one (docs/api.md,
+    "Sessions")."""
+
+    path = "/api/client/sessions"
+    tags = ["accounts"]
+    before_request = staticmethod(customer_area)
+    dependencies = CUSTOMER
+
+    @get("/", operation_id="listSessions")
+    async def list_sessions(self, sessions: Sessions, db: DB, customer: Customer) -> list[schemas.SessionView]:
+        return await sessions.list_of(db, customer)
+
+    # 429: wrong passwords are throttled per session and address (docs/security.md, "Settings").
+    @delete("/{session_id:str}", status_code=200, operation_id="closeSession", opt={"errors": (404, 429)})
+    async def close(
+        self,
+        accounts: Accounts,
+        db: DB,
+        customer: Customer,
+        ip: ClientIP,
+        session_id: FromPath[str],
+        data: JSONBody[schemas.CloseSessionRequest | None] = None,
+    ) -> schemas.SuccessResponse:
+        await accounts.close_session(db, customer, session_id, data.password if data else "", ip)
+        return schemas.SuccessResponse(success=True, message="Sesión cerrada.")
+
+    @post("/close-others", status_code=200, operation_id="closeOtherSessions", opt={"errors": (429,)})
+    async def close_others(
+        self, accounts: Accounts, db: DB, customer: Customer, ip: ClientIP, data: JSONBody[schemas.CloseOthersRequest]
+    ) -> schemas.SessionsClosed:
+        closed = await accounts.close_other_sessions(db, customer, data.password, ip)
+        message = "Se cerraron las demás sesiones." if closed else "No había otras sesiones abiertas."
+        return schemas.SessionsClosed(success=True, message=message, closed=closed)
 
 
 class AdminAuthController(Controller):
@@ -216,9 +259,9 @@ class AdminAuthController(Controller):
 
     @post("/login", status_code=200, operation_id="adminLogin", opt={"errors": (401, 403, 429)})
     async def login(
-        self, accounts: Accounts, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
+        self, request: Request, accounts: Accounts, ip: ClientIP, data: JSONBody[schemas.LoginRequest]
     ) -> schemas.LoginResponse:
-        access, refresh = await accounts.login(data, ADMIN, ip)
+        access, refresh = await accounts.login(data, ADMIN, ip, request.headers.get("user-agent"))
         return schemas.LoginResponse(access=access, refresh=refresh, message="Sesión iniciada correctamente.")
 
     @get("/verify-token", operation_id="adminVerifyToken", guards=[admin_or_support])

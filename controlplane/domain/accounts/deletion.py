@@ -2,7 +2,8 @@
 
 What goes: every peer (through `PeerService.delete`: it leaves its room and its node drops the key), the rooms the
 account owns (guests are told, nodes drop them), the single-use links, every session (its sockets close with 4401 on
-every process once this commits), and the personal data on the account row: username, email, alias, password.
+every process once this commits) with its refresh tokens and the addresses and devices it was used from, and the
+personal data on the account row: username, email, alias, password.
 What stays: the row itself, marked `deleted_at` and renamed `#eliminado-<id>` (a name registration can never give),
 because invoices (the business's accounting) and the audit log point at it. A payment that arrives later for one of
 its invoices is kept `paid` with its problem for staff to refund, never turned into a peer.
@@ -35,14 +36,14 @@ class AccountDeletion:
         self._peers = peers
         self._rooms = rooms
 
-    async def delete_own(self, db: AsyncSession, caller: Principal, password: str) -> None:
+    async def delete_own(self, db: AsyncSession, caller: Principal, password: str, ip: str) -> None:
         """The customer deletes their own account; their current password confirms it."""
         if not password:
             raise Invalid("Escriba su contraseña para confirmar.", code="blank", fields={"password": "Obligatoria."})
         # The hash must not run inside the request's transaction (on SQLite it holds the one write lock); the
         # session check may have begun it, reading only: end it, as a password change does.
         await db.rollback()
-        checked_hash = await self._accounts.confirm_password(caller.user_id, password, "password")
+        checked_hash = await self._accounts.confirm_password(caller, password, "password", ip)
         user = await self._accounts.get_user(db, caller.user_id)
         if user.password_hash != checked_hash:
             # Changed (a reset, another session's change) while the hash ran: the password checked is not current.
@@ -53,7 +54,8 @@ class AccountDeletion:
         await self.delete(db, user, "account_deleted")
 
     async def delete(self, db: AsyncSession, user: User, reason: str) -> None:
-        locked = (await db.execute(select(User).where(User.id == user.id).with_for_update())).scalar_one_or_none()
+        query = select(User).where(User.id == user.id).with_for_update().execution_options(populate_existing=True)
+        locked = (await db.execute(query)).scalar_one_or_none()
         if locked is None or locked.deleted_at is not None:
             raise NotFound("La cuenta ya no existe.", code="account_deleted")
         # Owned rooms first, whole: then each peer leaves at most a room of someone else's.
@@ -68,4 +70,5 @@ class AccountDeletion:
         locked.alias = locked.alias_key = None
         locked.deleted_at = utcnow()
         await self._sessions.end_all(db, user.id, reason)
+        await self._sessions.forget_devices(db, user.id)
         await db.flush()

@@ -62,7 +62,11 @@ class LoginSession(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     revoked_reason: Mapped[str | None] = mapped_column(String(32), default=None)
+    # Where and on what it was last used (the owner's list of sessions): the address and user agent of the login,
+    # then of each token refresh. Emptied when the account is deleted.
     ip_address: Mapped[str | None] = mapped_column(String(64), default=None)
+    user_agent: Mapped[str | None] = mapped_column(String(255), default=None)
+    last_used: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
     user: Mapped[User] = relationship(lazy="joined")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 import msgspec
@@ -111,3 +112,31 @@ class SettingsResult(CurrentUser):
 
 def settings_result(user: CurrentUser, message: str) -> SettingsResult:
     return SettingsResult(**msgspec.structs.asdict(user), message=message)
+
+
+class SessionView(msgspec.Struct):
+    """One open session of the caller's account, as the owner's list of sessions shows it."""
+
+    id: str
+    device: str | None  # the user agent of its last login or token refresh
+    address: str | None  # the address of its last login or token refresh
+    created: datetime
+    last_used: datetime  # its login or its last token refresh (about every 15 minutes while in use)
+    current: bool  # the session making this request
+
+
+class CloseSessionRequest(Request):
+    """Closing another session needs the account's password (a stolen session must not close the owner's); closing
+    the caller's own does not."""
+
+    password: Password = ""
+
+
+class CloseOthersRequest(Request):
+    password: Password
+
+
+class SessionsClosed(msgspec.Struct):
+    success: bool
+    message: str
+    closed: int  # how many sessions ended

@@ -194,7 +194,9 @@ class AccountService:
 
     # --- login ----------------------------------------------------------------------------------------------
 
-    async def login(self, data: schemas.LoginRequest, audience: str, ip: str) -> tuple[str, str]:
+    async def login(
+        self, data: schemas.LoginRequest, audience: str, ip: str, user_agent: str | None = None
+    ) -> tuple[str, str]:
         """Check a password and start a session. The hash is checked outside any transaction: a transaction held
         through it would keep a pooled connection (on SQLite, the one write lock) from everyone else for the length
         of the hash (docs/security.md, "Login storms")."""
@@ -239,7 +241,7 @@ class AccountService:
                 raise Forbidden("Su cuenta está bloqueada. Contacte a soporte.", code="account_blocked")
             if rehashed:
                 current.password_hash = rehashed
-            return await self._sessions.start(db, current, audience, data.remember, ip)
+            return await self._sessions.start(db, current, audience, data.remember, ip, user_agent)
 
     async def _require_captcha(self, account: str, token: str, ip: str) -> None:
         """Once an account's failures (from any address) reach the limit, a try needs a solved captcha; checked
@@ -300,7 +302,7 @@ class AccountService:
         return user
 
     async def update_settings(
-        self, db: AsyncSession, caller: Principal, data: schemas.SettingsPatch, switches: Switches
+        self, db: AsyncSession, caller: Principal, data: schemas.SettingsPatch, switches: Switches, ip: str
     ) -> tuple[User, str, Email | None]:
         """Apply one change; returns the user, the success message and a verification email to send, if any."""
         wants = (
@@ -314,7 +316,7 @@ class AccountService:
             # Two hashes must not run inside the request's transaction (on SQLite it holds the one write lock). The
             # session check may have begun it, reading only: end it; the change opens short ones of its own.
             await db.rollback()
-            user = await self._change_password(caller, data.old_password or "", data.new_password or "")
+            user = await self._change_password(caller, data.old_password or "", data.new_password or "", ip)
             return user, "Contraseña cambiada correctamente.", None
         user = await self.get_user(db, caller.user_id)
         if data.email is not None:
@@ -372,31 +374,65 @@ class AccountService:
             raise Conflict("Ese alias ya está en uso.", code="alias_taken") from exc
         return "Alias modificado correctamente." if had_alias else "Alias configurado correctamente."
 
-    async def confirm_password(self, user_id: str, password: str, field: str) -> str:
-        """The caller proves they know the account's password (changing it, deleting the account); returns the hash
-        checked, so the change can make sure it is still current. As the login does (docs/security.md, "Login
-        storms"): the account is read in a short read-only transaction and the hash runs with no transaction open.
-        Guessing the password from a stolen session is slowed as login guessing is (one hash per try)."""
-        checks = f"password-check:{user_id}"
-        await self._throttle.check(checks)
+    async def confirm_password(self, caller: Principal, password: str, field: str, ip: str) -> str:
+        """The caller proves they know the account's password (changing it, closing other sessions, deleting the
+        account); returns the hash checked, so the change can make sure it is still current. As the login does
+        (docs/security.md, "Login storms"): the account is read in a short read-only transaction and the hash runs
+        with no transaction open.
+
+        Wrong passwords are counted per session and per address, never per account: a stolen session guessing waits
+        (and so does its address), while the owner's own session, logged in afresh, still changes the password and
+        closes the others (docs/security.md, "Settings"). One session cannot fill its address's allowance alone."""
+        limits = self._settings.rate_limits
+        per_session, per_address = f"password-check:session:{caller.session_id}", f"password-check:address:{ip}"
+        await self._throttle.check(per_session)
+        await self._throttle.check(per_address)
         async with self._passwords.turn():
             async with transaction(self._read_sessionmaker) as db:
-                checked_hash = (await self.get_user(db, user_id)).password_hash
+                checked_hash = (await self.get_user(db, caller.user_id)).password_hash
             valid = await self._passwords.verify_in_turn(checked_hash, password)
         if not valid:
-            await self._throttle.failed(checks, self._settings.rate_limits.password_checks_per_account)
+            await self._throttle.failed(per_session, limits.password_checks_per_session)
+            await self._throttle.failed(per_address, limits.password_checks_per_address)
             raise Invalid("La contraseña actual no es correcta.", code="wrong_password", fields={field: "Incorrecta."})
-        await self._throttle.succeeded(checks)
+        # The address's count stays: another account's right password from the same address must not clear it.
+        await self._throttle.succeeded(per_session)
         return checked_hash
 
-    async def _change_password(self, caller: Principal, old: str, new: str) -> User:
+    # --- the owner's sessions --------------------------------------------------------------------------------
+
+    async def close_session(self, db: AsyncSession, caller: Principal, session_id: str, password: str, ip: str) -> None:
+        """'Cerrar esta sesión': the caller's own needs nothing more (it is a logout); another one needs the
+        account's password, or a stolen session could close the owner's as fast as the owner logs in."""
+        if session_id != caller.session_id:
+            # Someone else's session, or none, answers 404 before any password is asked for or hashed.
+            await self._sessions.require_open(db, caller, session_id)
+            await self._confirm_for_sessions(db, caller, password, ip)
+        await self._sessions.end_one(db, caller, session_id)
+
+    async def close_other_sessions(self, db: AsyncSession, caller: Principal, password: str, ip: str) -> int:
+        """'Cerrar las demás sesiones': every session of the account but the caller's ends (their tokens answer 401,
+        their sockets close). Wrong passwords count for this session and address only, so a thief's guesses from
+        another session never refuse it (docs/security.md, "Settings")."""
+        await self._confirm_for_sessions(db, caller, password, ip)
+        return await self._sessions.end_others(db, caller)
+
+    async def _confirm_for_sessions(self, db: AsyncSession, caller: Principal, password: str, ip: str) -> None:
+        if not password:
+            raise Invalid("Escriba su contraseña para confirmar.", code="blank", fields={"password": "Obligatoria."})
+        # The hash must not run inside the request's transaction (on SQLite it holds the one write lock); the
+        # session check may have begun it, reading only: end it, as a password change does.
+        await db.rollback()
+        await self.confirm_password(caller, password, "password", ip)
+
+    async def _change_password(self, caller: Principal, old: str, new: str, ip: str) -> User:
         """Both hashes run with no transaction open (confirm_password, then the new one), and a short transaction
         writes the new hash only if the stored one is still the one checked."""
         if not old or not new:
             raise Invalid("Las contraseñas no pueden estar en blanco.", code="blank")
         if old == new:
             raise Invalid("La nueva contraseña no puede ser igual a la anterior.", code="same_password")
-        checked_hash = await self.confirm_password(caller.user_id, old, "old_password")
+        checked_hash = await self.confirm_password(caller, old, "old_password", ip)
         _check_password_strength(new)
         new_hash = await self._passwords.hash(new)
         async with transaction(self._sessionmaker) as db:

@@ -7,13 +7,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import jwt
-from sqlalchemy import select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, run_after_commit, transaction, utcnow
+from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.models import LoginSession, RefreshToken, Role, User
-from controlplane.errors import DomainError, Forbidden, Unauthorized
+from controlplane.errors import DomainError, Forbidden, NotFound, Unauthorized
 from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.settings import Settings
@@ -25,6 +26,17 @@ ADMIN = "admin"
 # the lifetime only bounds what an unannounced change (a row edited by hand) leaves working.
 SESSION_CACHE = "sessions"
 SESSION_CACHE_SECONDS = 10.0
+USER_AGENT_KEPT = 255  # characters of a device's user agent the session keeps (the column's width)
+
+
+class SessionNotFound(NotFound):
+    code = "session_not_found"
+    message = "Sesión no encontrada."
+
+
+def device_of(user_agent: str | None) -> str | None:
+    """What the session remembers of the device: its user agent, cut to the column's width."""
+    return user_agent[:USER_AGENT_KEPT] if user_agent else None
 
 
 def session_tags(session_id: str | None = None, user_id: str | None = None) -> list[str]:
@@ -96,7 +108,13 @@ class SessionService:
         return token
 
     async def start(
-        self, db: AsyncSession, user: User, audience: str, remember: bool, ip: str | None
+        self,
+        db: AsyncSession,
+        user: User,
+        audience: str,
+        remember: bool,
+        ip: str | None,
+        user_agent: str | None = None,
     ) -> tuple[str, str]:
         now = utcnow()
         days = self._settings.refresh_token_days_remember if remember else self._settings.refresh_token_days_session
@@ -106,14 +124,19 @@ class SessionService:
             remember=remember,
             expires_at=now + timedelta(days=days),
             ip_address=ip,
+            user_agent=device_of(user_agent),
+            last_used=now,
         )
         db.add(session)
         user.last_login = now
         await db.flush()
         return self._access_token(session, user, now), await self._new_refresh_token(db, session)
 
-    async def refresh(self, db: AsyncSession, token: str) -> tuple[str, str]:
-        """Rotate: the presented token is spent; presenting a spent token again revokes the whole family."""
+    async def refresh(
+        self, db: AsyncSession, token: str, ip: str | None = None, user_agent: str | None = None
+    ) -> tuple[str, str]:
+        """Rotate: the presented token is spent; presenting a spent token again revokes the whole family. The session
+        notes when, where from and on what device it was last used (the owner's list of sessions)."""
         now = utcnow()
         token_hash = self._box.lookup_hash(token)
         spent = await db.execute(
@@ -141,7 +164,90 @@ class SessionService:
             raise Forbidden("Su cuenta está bloqueada.", code="account_blocked")
         if session is None or session.revoked_at is not None or session.expires_at <= now:
             raise Unauthorized(code="session_ended")
+        session.last_used = now
+        if ip is not None:
+            session.ip_address = ip
+        if user_agent:
+            session.user_agent = device_of(user_agent)
         return self._access_token(session, session.user, now), await self._new_refresh_token(db, session)
+
+    # --- the owner's list of sessions ------------------------------------------------------------------------
+
+    async def list_of(self, db: AsyncSession, caller: Principal) -> list[schemas.SessionView]:
+        """The caller's account's open sessions, the most recently used first, the caller's own marked."""
+        rows = await db.execute(
+            select(LoginSession)
+            .where(
+                LoginSession.user_id == caller.user_id,
+                LoginSession.revoked_at.is_(None),
+                LoginSession.expires_at > utcnow(),
+            )
+            .order_by(func.coalesce(LoginSession.last_used, LoginSession.created).desc(), LoginSession.id)
+        )
+        return [
+            schemas.SessionView(
+                id=session.id,
+                device=session.user_agent,
+                address=session.ip_address,
+                created=session.created,
+                last_used=session.last_used or session.created,
+                current=session.id == caller.session_id,
+            )
+            for session in rows.scalars()
+        ]
+
+    @staticmethod
+    def _open_of(caller: Principal, session_id: str) -> list[Any]:
+        return [
+            LoginSession.id == session_id,
+            LoginSession.user_id == caller.user_id,
+            LoginSession.revoked_at.is_(None),
+            LoginSession.expires_at > utcnow(),
+        ]
+
+    async def require_open(self, db: AsyncSession, caller: Principal, session_id: str) -> None:
+        """404 `session_not_found` unless `session_id` is an open session of the caller's account: another
+        account's, or one already ended, answers like a missing one."""
+        if await db.scalar(select(LoginSession.id).where(*self._open_of(caller, session_id))) is None:
+            raise SessionNotFound()
+
+    async def end_one(self, db: AsyncSession, caller: Principal, session_id: str) -> None:
+        """End one open session of the caller's account (404 `session_not_found` otherwise, as `require_open`)."""
+        ended = await db.execute(
+            update(LoginSession)
+            .where(*self._open_of(caller, session_id))
+            .values(revoked_at=utcnow(), revoked_reason="closed_by_owner")
+            .returning(LoginSession.id)
+        )
+        if ended.scalar_one_or_none() is None:
+            raise SessionNotFound()
+        self._ended(db, caller.user_id, session_id=session_id)
+
+    async def end_others(self, db: AsyncSession, caller: Principal) -> int:
+        """End every session of the caller's account but the caller's own; returns how many ended."""
+        ended = await db.execute(
+            update(LoginSession)
+            .where(
+                LoginSession.user_id == caller.user_id,
+                LoginSession.id != caller.session_id,
+                LoginSession.revoked_at.is_(None),
+                LoginSession.expires_at > utcnow(),
+            )
+            .values(revoked_at=utcnow(), revoked_reason="others_closed")
+            .returning(LoginSession.id)
+        )
+        count = len(ended.all())
+        self._ended(db, caller.user_id, keep=caller.session_id)
+        return count
+
+    async def forget_devices(self, db: AsyncSession, user_id: str) -> None:
+        """A deleted account's sessions keep no address, device or refresh token (docs/security.md, "Deleting an
+        account"): the rows stay ended, with their dates, and nothing that says where the person was."""
+        sessions = select(LoginSession.id).where(LoginSession.user_id == user_id).scalar_subquery()
+        await db.execute(delete(RefreshToken).where(RefreshToken.session_id.in_(sessions)))
+        await db.execute(
+            update(LoginSession).where(LoginSession.user_id == user_id).values(ip_address=None, user_agent=None)
+        )
 
     async def end(self, db: AsyncSession, refresh: str | None, access: str | None = None) -> None:
         """Logout: the session the refresh token belongs to, or else the one the access token was issued for (the

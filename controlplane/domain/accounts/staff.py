@@ -108,6 +108,14 @@ class StaffUsers:
             raise UserNotFound()
         return user
 
+    async def living(self, db: AsyncSession, user_id: str) -> User:
+        """An account staff act on: a deleted one answers 409 `account_deleted`, whatever the action (nothing staff
+        do brings it back: docs/security.md, "Deleting an account")."""
+        user = await self.get(db, user_id)
+        if user.deleted_at is not None:
+            raise Conflict("La cuenta fue eliminada.", code="account_deleted")
+        return user
+
     async def detail(self, db: AsyncSession, user_id: str) -> schemas.UserDetail:
         user = await self.get(db, user_id)
         peers = await peers_of(db, user.id)
@@ -119,8 +127,7 @@ class StaffUsers:
         user = await self.get(db, user_id)
         if user.role is not Role.CUSTOMER:
             raise Forbidden("Las cuentas del personal no se bloquean desde aquí.", code="staff_account")
-        if user.deleted_at is not None:
-            raise Conflict("La cuenta fue eliminada.", code="account_deleted")
+        user = await self.living(db, user_id)
         user.blocked = blocked
         if blocked:
             await self._sessions.end_all(db, user.id, "blocked")
@@ -140,7 +147,7 @@ class StaffUsers:
         return username, _row(user, 0)
 
     async def password_reset_email(self, db: AsyncSession, user_id: str) -> tuple[User, Email]:
-        user = await self.get(db, user_id)
+        user = await self.living(db, user_id)
         if user.blocked:
             raise Conflict("La cuenta está bloqueada; desbloquéela antes.", code="account_blocked")
         if not user.email or not user.email_verified:
@@ -148,7 +155,7 @@ class StaffUsers:
         return user, await self._accounts.password_reset_email(db, user)
 
     async def verification_email(self, db: AsyncSession, user_id: str) -> tuple[User, Email]:
-        user = await self.get(db, user_id)
+        user = await self.living(db, user_id)
         if not user.email:
             raise Conflict("El usuario no tiene email.", code="no_email")
         if user.email_verified:

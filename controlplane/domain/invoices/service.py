@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import random_token
 from controlplane.db import after_commit, transaction, utcnow
-from controlplane.domain.accounts.models import User
+from controlplane.domain.accounts.living import AccountDeleted, lock_living_account
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
 from controlplane.domain.peers.models import Peer
@@ -136,6 +136,9 @@ class InvoiceService:
                 fields={"mode": "Debe ser new_peer o add_plan."},
             ) from None
         gateway = self.choose_gateway(switches, data.gateway)
+        # First, and held until the invoice is committed: a deletion of the account committing meanwhile either
+        # waits for this purchase or refuses it (the session was checked before; docs/security.md).
+        await lock_living_account(db, user_id)
         plan = await db.get(Plan, str(data.plan))
         if plan is None or not plan.visible:
             raise NotFound("Plan no encontrado.", code="plan_not_found")
@@ -420,10 +423,12 @@ class InvoiceService:
         return True
 
     async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer, list[PushMessage]]:
-        owner = await db.get(User, invoice.user_id)
-        if owner is None or owner.deleted_at is not None:
+        try:
+            # Locked as a deletion locks it: a payment settling while the account is deleted makes no peer.
+            await lock_living_account(db, invoice.user_id)
+        except AccountDeleted:
             # Paid after the account was deleted: kept `paid` with this problem for staff to refund.
-            raise Conflict("La cuenta fue eliminada; el pago queda para reembolso.", code="account_deleted")
+            raise Conflict("La cuenta fue eliminada; el pago queda para reembolso.", code="account_deleted") from None
         validity = timedelta(hours=invoice.validity_hours)
         plan = (invoice.plan_id, invoice.plan_name, invoice.amount)
         if invoice.mode is InvoiceMode.NEW_PEER:

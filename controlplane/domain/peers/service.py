@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, transaction, utcnow
+from controlplane.domain.accounts.living import lock_living_account
 from controlplane.domain.peers import schemas
 from controlplane.domain.peers.config_file import ClientConfig, UnsafeValue, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
@@ -356,8 +357,10 @@ class PeerService:
         expiration_date: datetime | None = None,
         plan: tuple[str | None, str, Decimal] | None = None,
     ) -> Peer:
-        """A new peer with fresh keys on `server` (or the active server with the most room)."""
+        """A new peer with fresh keys on `server` (or the active server with the most room), for an account that
+        still exists: staff cannot give a deleted account a peer, nor can a payment settling as it is deleted."""
         name = validate_peer_name(name)
+        await lock_living_account(db, user_id)
         taken = await db.scalar(
             select(func.count()).select_from(Peer).where(Peer.user_id == user_id, func.lower(Peer.name) == name.lower())
         )

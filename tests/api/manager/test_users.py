@@ -198,3 +198,28 @@ async def test_staff_accounts_and_unknown_ids_are_not_deleted(services: Services
     assert refused.json()["message"] == "Las cuentas del personal no se eliminan desde aquí."
     missing = await client.delete("/api/admin/users/no-existe", headers=world.admin)
     assert missing.status_code == 404 and missing.json()["message"] == "Usuario no encontrado."
+
+
+async def test_nothing_staff_do_brings_a_deleted_account_back(services: Services, client: AsyncTestClient[Any]) -> None:
+    """The review created a peer for `#eliminado-...`: every staff action on a deleted account answers 409
+    `account_deleted` and makes nothing."""
+    world = await build_world(services, client)
+    user_id = world.ids["user"]
+    row = (await client.delete(f"/api/admin/users/{user_id}", headers=world.admin)).json()
+    refusals = [
+        await client.post(
+            "/api/admin/peers", json={"username": row["username"], "name": "revivido"}, headers=world.admin
+        ),
+        await client.post(
+            "/api/admin/peers", json={"username": row["username"], "name": "revivido", "days": 30}, headers=world.admin
+        ),
+        await client.post(f"/api/admin/users/{user_id}/password-reset", json={}, headers=world.admin),
+        await client.post(f"/api/admin/users/{user_id}/verification", json={}, headers=world.admin),
+        await client.patch(f"/api/admin/users/{user_id}", json={"blocked": True}, headers=world.admin),
+        await client.patch(f"/api/admin/users/{user_id}", json={"blocked": False}, headers=world.support),
+    ]
+    for refused in refusals:
+        assert refused.status_code == 409, refused.text
+        assert refused.json() == {"message": "La cuenta fue eliminada.", "code": "account_deleted"}
+    detail = (await client.get(f"/api/admin/users/{user_id}", headers=world.support)).json()
+    assert detail["peers"] == [] and detail["user"]["deleted"] is True and detail["user"]["blocked"] is False
