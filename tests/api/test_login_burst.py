@@ -10,6 +10,7 @@ behind a trusted proxy, so each X-Forwarded-For is a caller of its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,6 +21,7 @@ from argon2 import PasswordHasher
 from litestar.testing import AsyncTestClient
 
 from controlplane.domain.accounts.models import User
+from controlplane.passwords import cores
 from controlplane.services import Services
 from controlplane.settings import RateLimits
 from tests.api.factories import PASSWORD, make_user
@@ -89,3 +91,36 @@ async def test_two_hundred_genuine_logins_at_once_all_get_in(services: Services,
 
     statuses = Counter(await asyncio.gather(*(log_in(n) for n in range(200))))
     assert statuses == {200: 200}
+
+
+async def queued(services: Services, waiting: int) -> None:
+    """Until `waiting` callers wait for a hashing turn (bounded: a request stuck before the queue fails the test)."""
+    async with asyncio.timeout(60):
+        while services.passwords.waiting < waiting:
+            await asyncio.sleep(0.005)
+
+
+async def test_a_customer_logs_in_ahead_of_a_burst_of_unknown_names_already_queued(
+    services: Services, live: httpx.AsyncClient
+) -> None:
+    await make_user(services, "ana")
+    burst_size = 20
+
+    async def unknown(n: int) -> int:
+        who = {"X-Forwarded-For": f"198.19.0.{n + 1}"}  # from many addresses: no address budget stops them
+        answer = await live.post(CLIENT_LOGIN, json={"username": f"nadie{n}", "password": "x" * 8}, headers=who)
+        return answer.status_code
+
+    # Other hashes hold every turn while the burst queues, then ana comes.
+    async with contextlib.AsyncExitStack() as held:
+        for _ in range(cores()):
+            await held.enter_async_context(services.passwords.turn())
+        burst = [asyncio.create_task(unknown(n)) for n in range(burst_size)]
+        await queued(services, burst_size)
+        ana = asyncio.create_task(live.post(CLIENT_LOGIN, json={"username": "ana", "password": PASSWORD}, headers=NAT))
+        await queued(services, burst_size + 1)
+    answered = await ana
+    still_waiting = sum(not task.done() for task in burst)
+    assert answered.status_code == 200, answered.text
+    assert still_waiting >= burst_size // 2, "ana waited behind the burst"
+    assert Counter(await asyncio.gather(*burst)) == {401: burst_size}
