@@ -32,8 +32,8 @@ from sqlalchemy import insert
 
 from controlplane.db import new_id
 from controlplane.domain.accounts.models import Role, User
-from controlplane.services import Services
 from controlplane.passwords import cores
+from controlplane.services import Services
 from controlplane.settings import HASHING
 
 PASSWORD = "contraseña-segura-1"
