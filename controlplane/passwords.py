@@ -110,7 +110,7 @@ class HashGate:
 
     async def _acquire(self, priority: Priority) -> None:
         self._check_loop()
-        if self._free and not self._waiting:
+        if self._free:  # a turn is left free only when nobody waited for it
             self._free -= 1
             return
         self._make_room(priority)
