@@ -89,7 +89,7 @@ async def at_once(url: str, pid: int) -> None:
     print(f"{AT_ONCE} logins at once: {dict(statuses)}; last success after {last:.1f} s, median {median:.1f} s")
     # What the host gave the hashing threads (nice 19) decides the time; the CPU they used says what an idle host
     # of this many cores would take: the process's CPU per login, times the logins, over the cores.
-    cpu_per_login = (process_cpu_seconds(pid) - cpu_before) / max(sum(statuses.values()), 1)
+    cpu_per_login = (process_cpu_seconds(pid) - cpu_before) / max(statuses[200] + statuses[401], 1)  # hashed
     print(
         f"control plane CPU per login {cpu_per_login:.2f} s: {AT_ONCE} logins need "
         f"{AT_ONCE * cpu_per_login / cores():.1f} s of all {cores()} cores"
