@@ -24,6 +24,9 @@ class RateLimiter(Protocol):
 
     async def reset(self, key: str) -> None: ...
 
+    async def refund(self, key: str) -> None:
+        """Take back one attempt `hit` counted (it turned out not to be one that the limit is about)."""
+
     async def check(self, key: str, limit: RateLimit) -> None:
         """Raise TooManyRequests when the window is full, without counting this request."""
 
@@ -57,6 +60,11 @@ class MemoryRateLimiter:
         self._windows.pop(key, None)
         self._holds.pop(key, None)
 
+    async def refund(self, key: str) -> None:
+        if key in self._windows:
+            started, count = self._windows[key]
+            self._windows[key] = (started, max(count - 1, 0))
+
     async def check(self, key: str, limit: RateLimit) -> None:
         now = time.monotonic()
         started, count = self._windows.get(key, (now, 0))
@@ -89,6 +97,14 @@ class MemoryRateLimiter:
             del self._windows[key]
 
 
+# One less in a window that still runs; never below zero, never a key made anew (it would have no expiry).
+_REFUND = """
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0
+"""
+
+
 class RedisRateLimiter:
     """Shared counters; while Redis is unreachable each process counts on its own (limits hold, per process)
     rather than failing every login."""
@@ -109,6 +125,11 @@ class RedisRateLimiter:
         await self._fallback.reset(key)
         with contextlib.suppress(RedisError):
             await self._redis.delete(self._prefix + key)
+
+    async def refund(self, key: str) -> None:
+        await self._fallback.refund(key)
+        with contextlib.suppress(RedisError):
+            await self._redis.eval(_REFUND, 1, self._prefix + key)
 
     async def check(self, key: str, limit: RateLimit) -> None:
         await self._fallback.check(key, limit)

@@ -50,8 +50,10 @@ class PasswordHashing(msgspec.Struct, frozen=True):
     parallelism: int = 4
     # Hashes computed at once (0: one per core): each takes a core and its memory, so more only queue in the kernel.
     concurrent: int = 0
-    # How long a login may wait for its turn before it is refused with 429 (docs/security.md, "Login storms").
-    queue_seconds: float = 2.0
+    # How long a login may wait for its turn before it is refused with 429, and how many may wait at once
+    # (docs/security.md, "Login storms"): 200 logins at once on 2 cores are all served within the wait.
+    queue_seconds: float = 30.0
+    max_waiting: int = 1000
 
 
 HASHING = PasswordHashing()

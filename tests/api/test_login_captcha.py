@@ -152,3 +152,21 @@ async def test_the_manager_login_asks_for_a_captcha_after_its_own_failures(
     assert asked.status_code == 422 and error(asked) == REQUIRED
     staff = await attempt(client, "jefa", PASSWORD, OWNER, captcha=GOOD_TOKEN, path=STAFF_LOGIN)
     assert staff.status_code == 200, staff.text
+
+
+async def test_a_burst_of_unknown_names_from_one_address_meets_the_captcha_and_a_customer_there_solves_it(
+    services: Services, client: AsyncTestClient[Any]
+) -> None:
+    """Past the address's budget of failures every try from it needs a solved captcha, whatever the name (so the
+    answer says nothing about which names exist); a customer behind the same address solves it and gets in."""
+    await make_user(services, "ana")
+    budget = RateLimits().login_per_address.attempts
+    for n in range(budget):
+        answer = await attempt(client, f"nadie{n}", "Verano2024!", ATTACKER)
+        assert answer.status_code == 401, answer.text
+    for name in ("nadie-mas", "ana"):
+        answer = await attempt(client, name, "Verano2024!", ATTACKER)
+        assert answer.status_code == 422 and error(answer) == REQUIRED
+    assert (await attempt(client, "ana", PASSWORD, ATTACKER)).status_code == 422
+    answer = await attempt(client, "ana", PASSWORD, ATTACKER, captcha=GOOD_TOKEN)
+    assert answer.status_code == 200, answer.text

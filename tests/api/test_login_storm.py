@@ -1,8 +1,9 @@
 """A login storm (many wrong passwords at once) costs hashes, not the service: nobody else waits for them.
 
 Each login's password hash is checked outside any database transaction (on SQLite a writing transaction holds the
-one write lock), at most a few at a time; logins that cannot get a turn soon are shed with 429. The storm comes from
-200 addresses (the client stands behind a trusted proxy), so no per-address limit stops it before the hash.
+one write lock), at most a few at a time; the others queue (refused with 429 only after a long wait). The storm
+comes from 200 addresses (the client stands behind a trusted proxy), so no per-address limit stops it before the
+hash.
 
 The app runs on the test's own event loop (tests/api/live.py): with litestar's test client no two logins would ever
 be in flight together.

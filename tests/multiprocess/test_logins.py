@@ -34,3 +34,21 @@ async def test_customer_login_guesses_never_slow_the_staff_login(cluster: Cluste
         for process in cluster.processes:
             staff = await http.post(f"{process.url}/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})
             assert staff.status_code == 200, staff.text
+
+
+async def test_customers_behind_one_address_log_in_through_both_processes_past_the_address_budget(
+    cluster: Cluster,
+) -> None:
+    """Only failures spend an address's budget: each try is counted in Redis when it starts and given back there
+    when it succeeds, whichever process served it (docs/security.md, "Logins behind one address")."""
+    customers = [await new_customer(cluster.processes[n % 2]) for n in range(30)]
+    nat = f"127.0.{uuid.uuid4().int % 250 + 2}.{uuid.uuid4().int % 250 + 2}"
+    transport = httpx.AsyncHTTPTransport(local_address=nat)
+    statuses = []
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport) as http:
+        for _device in range(2):  # 60 logins from one address, more than its 50 tries
+            for n, username in enumerate(customers):
+                right = {"username": username, "password": PASSWORD}
+                answer = await http.post(f"{cluster.processes[n % 2].url}/api/client/login", json=right)
+                statuses.append(answer.status_code)
+    assert statuses == [200] * 60

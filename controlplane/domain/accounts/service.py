@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -14,12 +15,13 @@ from controlplane.captcha import CaptchaVerifier
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts import schemas
+from controlplane.domain.accounts.login_budget import AddressBudget, signed_in_from
 from controlplane.domain.accounts.models import LinkPurpose, OneTimeLink, Role, User
 from controlplane.domain.accounts.sessions import ADMIN, Principal, SessionService
 from controlplane.domain.accounts.throttle import CaptchaGate, FailureThrottle
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import BadRequest, Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from controlplane.passwords import Passwords
+from controlplane.passwords import Passwords, Priority
 from controlplane.ratelimit import RateLimiter
 from controlplane.settings import Settings
 
@@ -28,6 +30,7 @@ ALIAS_RE = re.compile(r"^[\w .-]{3,32}$")
 EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
 RESET_LINK_LIFETIME = timedelta(hours=1)
+LOGIN_READS_AT_ONCE = 8
 VERIFY_LINK_LIFETIME = timedelta(days=2)
 
 CAPTCHA_REQUIRED = "Por favor, complete el captcha."
@@ -89,6 +92,8 @@ class AccountService:
         self._read_sessionmaker = read_sessionmaker
         self._throttle = FailureThrottle(limiter)
         self._captcha_gate = CaptchaGate(limiter)
+        self._address_budget = AddressBudget(limiter)
+        self._login_reads = asyncio.Semaphore(LOGIN_READS_AT_ONCE)
         self._box = box
         self._passwords = passwords
         self._sessions = sessions
@@ -199,27 +204,56 @@ class AccountService:
     ) -> tuple[str, str]:
         """Check a password and start a session. The hash is checked outside any transaction: a transaction held
         through it would keep a pooled connection (on SQLite, the one write lock) from everyone else for the length
-        of the hash (docs/security.md, "Login storms")."""
+        of the hash (docs/security.md, "Login storms"). Hashes queue: a returning customer first, then any existing
+        account, then names nobody has (whose dummy hash still runs, so that they answer as slowly)."""
         username = data.username.strip()
         if not username or not data.password:
             raise Invalid("El usuario y contraseña son obligatorios.", code="required")
+        limits = self._settings.rate_limits
         # Counted per area: wrong passwords on the customer login never slow a staff account's manager login.
         pair = f"login:{audience}:{username.lower()}:{ip}"
         account = f"login-captcha:{audience}:{username.lower()}"
+        address = f"login:{audience}:ip:{ip}"
         await self._throttle.check(pair)
-        await self._limiter.hit(f"login:{audience}:ip:{ip}", self._settings.rate_limits.login_per_address)
-        await self._require_captcha(account, data.captcha_token, ip)
-        async with self._passwords.turn():
-            async with transaction(self._read_sessionmaker) as db:
-                user = await self.find_by_username(db, username)
+        # Read before the queue (the turn depends on it), a few at a time: a burst of logins must not take every
+        # pooled connection from the other requests, nor (without a pool) open a connection each.
+        async with self._login_reads, transaction(self._read_sessionmaker) as db:
+            user = await self.find_by_username(db, username)
             if user is not None and user.role.is_staff != (audience == ADMIN):
                 user = None  # each area knows only its own accounts
-            checked_hash = user.password_hash if user else None
-            valid = await self._passwords.verify_in_turn(checked_hash, data.password)
+            # Asked for unknown names too, so that they take the same queries as known ones.
+            returning = await signed_in_from(db, user.id if user else "", audience, ip) and user is not None
+        priority = Priority.RETURNING if returning else Priority.KNOWN if user else Priority.UNKNOWN
+        checked_hash = user.password_hash if user else None
+        ask_captcha = await self._captcha_asked(account)
+        # A returning customer is not counted against the address (docs/security.md, "Logins behind one address").
+        refused = None if returning else await self._address_budget.start(address, limits.login_per_address)
+        counted = not returning and refused is None
+        checked = valid = False
+        rehashed: str | None = None
+        try:
+            if refused is not None:
+                if not self._captcha.enabled:
+                    raise refused
+                ask_captcha = True  # past the address's budget every try from it needs a solved captcha
+            if ask_captcha:
+                await self._check_captcha(data.captcha_token, ip)
+            async with self._passwords.turn(priority):
+                valid = await self._passwords.verify_in_turn(checked_hash, data.password)
+                # Remade in the same turn: a second one would wait at the back of the queue again.
+                rehashed = await self._passwords.rehash_in_turn(checked_hash, data.password) if valid else None
+            checked = True
+        finally:
+            # Only failures spend the address's budget: a success, or a try never checked (asked for a captcha, no
+            # turn in time, the caller gone), gives its place back.
+            if counted and (valid or not checked):
+                await self._address_budget.succeeded(address)
         if user is None or not valid:
-            await self._throttle.failed(pair, self._settings.rate_limits.login_per_account)
+            await self._throttle.failed(pair, limits.login_per_account)
+            if not counted:
+                await self._address_budget.failed_uncounted(address, limits.login_per_address)
             if self._captcha.enabled:
-                await self._captcha_gate.failed(account, self._settings.rate_limits.login_captcha_per_account)
+                await self._captcha_gate.failed(account, limits.login_captcha_per_account)
             raise Unauthorized(
                 "Usuario o contraseña incorrectos.", code="invalid_credentials", extra={"success": False}
             )
@@ -227,9 +261,6 @@ class AccountService:
             raise Forbidden("Su cuenta está bloqueada. Contacte a soporte.", code="account_blocked")
         await self._throttle.succeeded(pair)
         await self._captcha_gate.succeeded(account)
-        rehashed = (
-            await self._passwords.hash(data.password) if self._passwords.needs_rehash(user.password_hash) else None
-        )
         async with transaction(self._sessionmaker) as db:
             current = await db.get(User, user.id)
             # Changed (or blocked) while the hash was checked: the old password no longer opens the account.
@@ -243,13 +274,14 @@ class AccountService:
                 current.password_hash = rehashed
             return await self._sessions.start(db, current, audience, data.remember, ip, user_agent)
 
-    async def _require_captcha(self, account: str, token: str, ip: str) -> None:
+    async def _captcha_asked(self, account: str) -> bool:
         """Once an account's failures (from any address) reach the limit, a try needs a solved captcha; checked
         before the hash, so a refused try costs no hash. Without a captcha configured logins never ask for one."""
         if not self._captcha.enabled:
-            return
-        if not await self._captcha_gate.required(account, self._settings.rate_limits.login_captcha_per_account):
-            return
+            return False
+        return await self._captcha_gate.required(account, self._settings.rate_limits.login_captcha_per_account)
+
+    async def _check_captcha(self, token: str, ip: str) -> None:
         if not token:
             raise Invalid(CAPTCHA_REQUIRED, code="captcha_required")
         if not await self._captcha.verify(token, ip):
