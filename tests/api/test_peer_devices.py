@@ -4,7 +4,6 @@ servers' load in the move list."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
