@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import wgconfig
 
-from controlplane.domain.servers.fields import first_control
+from controlplane.domain.servers.fields import first_control, without_controls
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,6 @@ def content_disposition(kind: Literal["attachment", "inline"], peer_name: str) -
     """`{kind}; filename="{name}.conf"; filename*=UTF-8''{name}.conf` (RFC 6266, RFC 5987). Peer names are checked
     when they are made (letters, digits, "-", "_"); a stored one that is not still yields one header that names one
     file: control characters are dropped, and the plain name keeps only safe characters, the encoded one the rest."""
-    name = "".join(ch for ch in peer_name if first_control(ch) is None) or "peer"
+    name = without_controls(peer_name) or "peer"
     plain = _UNSAFE_IN_FILENAME.sub("_", name)
     return f"{kind}; filename=\"{plain}.conf\"; filename*=UTF-8''{quote(name, safe='')}.conf"

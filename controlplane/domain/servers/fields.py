@@ -27,6 +27,11 @@ def first_control(value: str) -> int | None:
     return None
 
 
+def without_controls(value: str) -> str:
+    """`value` with its control characters dropped, for a stored value shown where a line break must not reach."""
+    return "".join(char for char in value if unicodedata.category(char) not in _CONTROL_CATEGORIES)
+
+
 def is_ip(value: str) -> bool:
     """An IPv4 or IPv6 literal as WireGuard writes it: no brackets, no zone (`%eth0` means nothing to a customer)."""
     try:

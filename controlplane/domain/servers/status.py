@@ -10,7 +10,7 @@ import msgspec
 from sqlalchemy import ColumnElement, and_, or_
 
 from controlplane.db import utcnow
-from controlplane.domain.servers.fields import first_control
+from controlplane.domain.servers.fields import without_controls
 from controlplane.domain.servers.models import Server
 
 # An agent reports stats every few seconds and keepalives every 20 s: silent for longer means gone.
@@ -211,7 +211,7 @@ def _shown(value: str) -> str:
     """A stored value inside a comment line of the steps, its control characters dropped: a line break would end
     the comment and make the rest a command the operator runs as root (the fields are checked when set; this covers
     a row from before)."""
-    return "".join(ch for ch in value if first_control(ch) is None)
+    return without_controls(value)
 
 
 def _toml(value: str) -> str:
