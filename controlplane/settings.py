@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 import msgspec
 
 DEFAULT_VAR_DIR = Path("var")
+# The built web client beside this program, wherever it is started from (VPN_WEBUI_DIST overrides it).
+DEFAULT_WEBUI_DIST = Path(__file__).resolve().parent.parent / "webui" / "dist"
 DEFAULT_HTTP_BIND = "127.0.0.1:8000"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
@@ -108,7 +110,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # where many agents share one address.
     grpc_unauthenticated_per_address: int = 4
     grpc_unauthenticated_total: int = 32
-    webui_dist: Path = Path("webui/dist")
+    webui_dist: Path = DEFAULT_WEBUI_DIST
     allowed_origins: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
     access_token_minutes: int = 15
@@ -182,7 +184,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             grpc_tls_key=get("GRPC_TLS_KEY"),
             grpc_unauthenticated_per_address=int(get("GRPC_UNAUTHENTICATED_PER_ADDRESS", "4")),
             grpc_unauthenticated_total=int(get("GRPC_UNAUTHENTICATED_TOTAL", "32")),
-            webui_dist=Path(get("WEBUI_DIST", "webui/dist")),
+            webui_dist=Path(get("WEBUI_DIST")) if get("WEBUI_DIST") else DEFAULT_WEBUI_DIST,
             allowed_origins=origins or default_origins(client_url),
             trusted_proxies=tuple(p.strip() for p in get("TRUSTED_PROXIES").split(",") if p.strip()),
             operation_timeout_seconds=float(get("OPERATION_TIMEOUT", "60")),

@@ -34,13 +34,26 @@ def test_the_environment_example_names_only_settings_the_control_plane_reads() -
     assert set(re.findall(r"^Environment=VPN_([A-Z_]+)=", unit, re.M)) - known == set()
 
 
-def test_the_environment_example_gives_new_nodes_a_repository_to_clone() -> None:
-    """Copied as is, the example fills the install steps' clone line (VPN_AGENT_REPOSITORY); the ref stays optional."""
+def test_the_environment_example_leaves_the_agent_repository_for_the_operator_to_set() -> None:
+    """A placeholder repository would fill the install steps' clone line with an address nobody can clone and hide
+    the manager's FALTA warning: copied as is, the example leaves it unset (and marked EDIT)."""
     text = (PACKAGING / "controlplane.env.example").read_text()
     env = dict(re.findall(r"^(VPN_[A-Z_]+)=(.*)$", text, re.M))
     settings = Settings.from_env(env)
-    assert settings.agent_repository == "https://git.example.net/vpn-service.git" and settings.agent_ref == ""
+    assert settings.agent_repository == "" and settings.agent_ref == ""
+    assert re.search(r"^# EDIT: where those steps fetch the agent's code", text, re.M)
     assert Settings.from_env({"VPN_AGENT_REF": " v1.4.0 "}).agent_ref == "v1.4.0"
+
+
+def test_the_environment_example_serves_grpc_the_guide_s_way() -> None:
+    """Copied as is, the example must not ask for TLS files the guide never creates, nor take nginx's port 7443:
+    plaintext gRPC on loopback behind nginx is the active default."""
+    env = dict(re.findall(r"^(VPN_[A-Z_]+)=(.*)$", (PACKAGING / "controlplane.env.example").read_text(), re.M))
+    settings = Settings.from_env(env)
+    assert settings.grpc_bind == "127.0.0.1:50051"
+    assert "VPN_GRPC_TLS_CERT" not in env and "VPN_GRPC_TLS_KEY" not in env
+    upstream = re.search(r"upstream vpn_grpc \{\s*server ([0-9.:]+);", (PACKAGING / "nginx-vpn.conf").read_text())
+    assert upstream is not None and upstream.group(1) == settings.grpc_bind
 
 
 def test_the_systemd_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
