@@ -38,7 +38,7 @@ async function nodeReports(endpoint: string, minutes: number): Promise<void> {
 }
 
 describe('what customers see of their own service', () => {
-  test('recommends one server in the move list and binds the mirror link to the first device', async () => {
+  test('recommends one server in the move list and binds the mirror link to the device its owner confirms', async () => {
     const { dani } = harness().customers;
     const { page, context } = await newPage(browser());
     await logIn(page, dani);
@@ -58,7 +58,7 @@ describe('what customers see of their own service', () => {
     await screenshot(page, 'change-server-recommended');
     await page.getByRole('button', { name: 'Volver a Peers' }).click();
 
-    // Binding: on from 'Detalles'; the first device keeps the link, another is refused in Spanish.
+    // Binding: on from 'Detalles'; only the device whose code Dani confirms keeps the link.
     const link = (await row.getByText(/\/mirror\//).textContent())!.trim();
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Detalles' }).click();
@@ -68,6 +68,18 @@ describe('what customers see of their own service', () => {
     await visible(toastWith(page, /Vinculación activada/));
     await visible(dialog.getByText('Ningún dispositivo vinculado todavía.'));
 
+    // A stranger holding the link is not bound by fetching first: every device waits for its owner's confirmation.
+    const stranger = await context.request.get(link, { headers: { 'X-Device-Id': 'movil-ajeno-0002' } });
+    expect(stranger.status()).toBe(409);
+    expect((await stranger.json()).code).toBe('mirror_device_unconfirmed');
+    const waiting = await context.request.get(link, { headers: { 'X-Device-Id': 'consola-de-dani-0001' } });
+    expect(waiting.status()).toBe(409);
+    const { device_code: code, message } = await waiting.json();
+    expect(message).toContain(`Código de vinculación: ${code}.`);
+    // Dani types the code the console shows; the console's next fetch binds it.
+    await dialog.getByLabel(/Código de vinculación/).fill(code);
+    await dialog.getByRole('button', { name: 'Vincular' }).click();
+    await visible(toastWith(page, /Código aceptado/));
     const first = await context.request.get(link, { headers: { 'X-Device-Id': 'consola-de-dani-0001' } });
     expect(first.status()).toBe(200);
     // The owner's page hears of it by push.
@@ -77,10 +89,12 @@ describe('what customers see of their own service', () => {
     expect((await other.json()).message).toContain('Este enlace está vinculado a otro dispositivo.');
     await screenshot(page, 'mirror-binding-bound');
 
-    // Released: the next device is the one kept. Then off again, as the other scenarios expect the link.
+    // Released: nobody is bound until Dani confirms again, and the text names regenerating the link. Then off again,
+    // as the other scenarios expect the link.
     await dialog.getByRole('button', { name: 'Liberar dispositivo' }).click();
+    await visible(toastWith(page, /regenérelo/));
     await visible(dialog.getByText('Ningún dispositivo vinculado todavía.'));
-    expect((await context.request.get(link, { headers: { 'X-Device-Id': 'movil-ajeno-0002' } })).status()).toBe(200);
+    expect((await context.request.get(link, { headers: { 'X-Device-Id': 'movil-ajeno-0002' } })).status()).toBe(409);
     await dialog.getByRole('switch').click();
     await visible(toastWith(page, /Vinculación desactivada/));
     expect((await context.request.get(link)).status()).toBe(200);
