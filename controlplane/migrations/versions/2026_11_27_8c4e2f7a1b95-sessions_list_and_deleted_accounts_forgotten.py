@@ -2,7 +2,7 @@
 used, for the owner's list of sessions; deleted accounts lose the login addresses and refresh tokens they kept
 
 Revision ID: 8c4e2f7a1b95
-Revises: 3f6b2a9c1d70
+Revises: d1f835c9cf81
 Create Date: 2026-11-27 23:10:00.000000
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 import controlplane.db
 
 revision: str = "8c4e2f7a1b95"
-down_revision: str | None = "3f6b2a9c1d70"
+down_revision: str | None = "d1f835c9cf81"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
