@@ -255,12 +255,15 @@ async def test_the_shipped_nginx_passes_an_agent_and_refuses_streams_past_its_ca
         # A genuine agent goes through (TLS at nginx, plaintext to the control plane) and gets its snapshot.
         assert await stream(target, hello(port.node_id, port.credential), tls=tls) == "answered:full_state"
         # Six silent streams from one address: nginx forwards four (its per-address cap) and answers the other two
-        # itself (429, which gRPC reads as UNAVAILABLE); the four are closed by the control plane's Hello deadline.
+        # itself with 429 (which gRPC reads as UNAVAILABLE, or INTERNAL when the answer crosses the stream's reset);
+        # the four are closed by the control plane's Hello deadline.
         endings = await asyncio.wait_for(
             asyncio.gather(*(stream(target, tls=tls) for _ in range(6))), timeout=HTTP_TIMEOUT
         )
-        assert sorted(endings) == ["closed"] * 4 + ["status:UNAVAILABLE"] * 2, endings
-    assert 'limiting connections by zone "vpn_agent_streams"' in (tmp_path / "error.log").read_text()
+        assert endings.count("closed") == 4, endings
+        refused = [e for e in endings if e != "closed"]
+        assert all(e.startswith("status:") and e != "status:RESOURCE_EXHAUSTED" for e in refused), endings
+    assert (tmp_path / "error.log").read_text().count('limiting connections by zone "vpn_agent_streams"') == 2
 
 
 @contextlib.contextmanager
