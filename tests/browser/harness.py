@@ -63,6 +63,13 @@ CUSTOMERS = {
     "fran": {"password": "fran-clave-segura-1", "alias": None, "peers": ["telefono"]},
     # gabi: her peer's configuration used on two devices (device-insight.e2e.ts, scripted stats reports).
     "gabi": {"password": "gabi-clave-segura-1", "alias": None, "peers": ["celular"]},
+    # hugo: the layout and accessibility checks (layout.e2e.ts, a11y.e2e.ts): several peers, names as long as the
+    # peer name rule allows (32 characters, no spaces to break at), one of them later used on two devices.
+    "hugo": {
+        "password": "hugo-clave-segura-1",
+        "alias": "Hugo",
+        "peers": ["portatil-de-la-oficina-principal", "telefono_de_mi_hermana_la_mayor", "tv", "consola-del-salon"],
+    },
 }
 PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
