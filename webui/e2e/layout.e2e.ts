@@ -14,7 +14,7 @@ import { HEIGHT, layoutProblems, WIDTHS } from './layout';
 
 const browser = useBrowser();
 
-const SHARED = 'portatil-de-la-oficina-principal';
+const SHARED = 'laptop-de-la-oficina-principal-1';
 const LOADING = 'Cargando información...';
 
 /** The node of hugo's peer reports it at `endpoint`, its handshake `minutes` ago (device-insight.e2e.ts). */
@@ -44,7 +44,7 @@ async function settle(page: Page): Promise<void> {
  * a run shows the whole picture.
  */
 async function fitsEveryWidth(page: Page, name: string, open: () => Promise<void>): Promise<void> {
-  await page.setViewportSize({ width: WIDTHS[WIDTHS.length - 1], height: HEIGHT });
+  await page.setViewportSize({ width: Math.max(...WIDTHS), height: HEIGHT });
   await open();
   const failures: string[] = [];
   for (const width of WIDTHS) {
