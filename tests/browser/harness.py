@@ -63,6 +63,14 @@ CUSTOMERS = {
     "fran": {"password": "fran-clave-segura-1", "alias": None, "peers": ["telefono"]},
     # gabi: her peer's configuration used on two devices (device-insight.e2e.ts, scripted stats reports).
     "gabi": {"password": "gabi-clave-segura-1", "alias": None, "peers": ["celular"]},
+    # hugo: the layout and accessibility checks (layout.e2e.ts, a11y.e2e.ts): several peers, names as long as the
+    # peer name rule allows (32 characters, no spaces to break at), one of them later used on two devices. No name
+    # holds another customer's peer name: the manager's lists are searched by those.
+    "hugo": {
+        "password": "hugo-clave-segura-1",
+        "alias": "Hugo",
+        "peers": ["laptop-de-la-oficina-principal-1", "smartphone_de_mi_hermana_mayor_2", "tv", "xbox-del-salon"],
+    },
 }
 PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
@@ -306,7 +314,8 @@ async def serve_until_stdin_closes(
                 return (await http.get(f"{url}/api/client/status", timeout=1)).status_code == 200
         return False
 
-    await wait_until(serving, "the control plane to serve")
+    # Starting takes seconds alone, and well over 30 s on a two-core machine busy with other test layers.
+    await wait_until(serving, "the control plane to serve", within=180)
     queues: dict[str, Reports] = {sid: asyncio.Queue() for sid in credentials}
     agents = [
         asyncio.create_task(run_scripted_agent(env["VPN_GRPC_BIND"], sid, cred, queues[sid]))

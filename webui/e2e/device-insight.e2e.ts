@@ -129,7 +129,8 @@ describe('what customers see of their own service', () => {
 
     // Away again: the second return within minutes. Two devices take turns, and she is told what to do.
     await nodeReports(FRIEND, 7);
-    const shown = row.getByTestId('shared-config-warning');
+    // A full-width row under the peer's row (so not inside `row`), marked with the peer it is about.
+    const shown = page.locator('[data-testid="shared-config-warning"][data-peer="celular"]');
     await visible(shown);
     await visible(shown.getByText('Este peer se está usando en dos dispositivos a la vez'));
     await visible(shown.getByText(/cada peer admite un solo dispositivo a la vez y los dos se cortan entre sí/));
@@ -147,7 +148,7 @@ describe('what customers see of their own service', () => {
     expect(await toastWith(page, /celular|dispositivo/).count()).toBe(0);
     // It is kept: a later visit still shows it.
     await page.reload();
-    await visible(row.getByTestId('shared-config-warning'));
+    await visible(shown);
     expect(await warning.count()).toBe(1);
 
     // Staff: the overview counts the peer used on two devices.
@@ -161,7 +162,7 @@ describe('what customers see of their own service', () => {
     await page.getByRole('menuitem', { name: 'Regenerar Peer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Regenerar' }).click();
     await visible(toastWith(page, 'Peer celular regenerado correctamente.'));
-    await gone(row.getByTestId('shared-config-warning'));
+    await gone(shown);
     await staff.page.reload();
     await visible(staff.page.getByText(/^\d+ en total · 0 usados en dos dispositivos$/));
     await staff.context.close();

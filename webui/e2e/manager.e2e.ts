@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { api, dismissToasts, newPage, screenshot, toastWith, unique, useBrowser, visible } from './browser';
+import { api, dismissToasts, gone, newPage, screenshot, toastWith, unique, useBrowser, visible } from './browser';
 
 const browser = useBrowser();
 const uncaughtDialogs: string[] = [];
@@ -83,10 +83,14 @@ describe('the manager pages', () => {
     await go('Peers', 'Peers');
     const ana = customers.ana;
     await page.getByLabel('Buscar peers').fill(ana.username);
+    // Each search's answer replaces the list: wait for it (other customers' rows gone) before using a row, or a late
+    // answer re-renders the row under an open menu (seen on a loaded machine).
+    await gone(page.getByRole('row').filter({ hasText: 'consola' }));
     for (const peer of ana.peers) await visible(page.getByRole('row').filter({ hasText: peer }));
     const [from, to] = servers;
     if (!from || !to) throw new Error('the harness seeds two servers');
     await page.getByLabel('Buscar peers').fill(customers.beto.username);
+    await gone(page.getByRole('row').filter({ hasText: 'movil' }));
     const consola = page.getByRole('row').filter({ hasText: 'consola' });
     await visible(consola.getByText(from.name));
     await consola.getByRole('button', { name: 'Acciones de consola' }).click();

@@ -52,7 +52,7 @@ describe('registration', () => {
 
     await logIn(page, { username, password });
     await title(page, 'Dashboard - VPN Pruebas');
-    await text(page.getByRole('button', { name: 'Menú de usuario' }), `Bienvenido${username}`);
+    await text(page.getByRole('button', { name: 'Menú de usuario' }), `Bienvenido ${username}`);
     await logOut(page);
     // Logged out for real: the dashboard sends back to login.
     await page.goto('/dashboard/home');

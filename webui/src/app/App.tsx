@@ -9,7 +9,7 @@ import { setMaintenanceHandler, setSessionExpiredNavigator } from '../lib/api';
 import { PublicConfigProvider, usePublicConfigState } from '../lib/public-config';
 import { TOAST_LIMIT } from '../lib/toasts';
 import { createAppRouter } from './router';
-import { theme } from './theme';
+import { cssVariablesResolver, theme } from './theme';
 
 function AppRouter() {
   const [router] = useState(createAppRouter);
@@ -23,7 +23,7 @@ function AppRouter() {
 
 export function App() {
   return (
-    <MantineProvider theme={theme} defaultColorScheme="light">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <Notifications position="top-right" limit={TOAST_LIMIT} />
       <PublicConfigProvider>
         <AppRouter />

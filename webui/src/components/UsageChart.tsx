@@ -8,7 +8,7 @@ const UsageBars = lazy(() => import('./UsageBars'));
 
 export function UsageChart(props: UsageBarsProps) {
   return (
-    <Suspense fallback={<Skeleton h={props.height ?? 220} aria-label="Cargando gráfico..." />}>
+    <Suspense fallback={<Skeleton h={props.height ?? 220} role="status" aria-label="Cargando gráfico..." />}>
       <UsageBars {...props} />
     </Suspense>
   );

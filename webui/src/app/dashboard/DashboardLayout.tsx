@@ -24,11 +24,14 @@ function UserMenu({ username }: { username: string }) {
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
-        <UnstyledButton aria-label="Menú de usuario">
+        {/* The name says what is shown too (WCAG 2.5.3, label in name), then what the button is. */}
+        <UnstyledButton aria-label={`Bienvenido ${username}, menú de usuario`}>
           <Group gap={6} wrap="nowrap">
-            <Text size="sm">Bienvenido</Text>
-            <Text size="sm" fw={700}>
-              {username}
+            <Text size="sm">
+              Bienvenido{' '}
+              <Text span size="sm" fw={700}>
+                {username}
+              </Text>
             </Text>
             <IconChevronDown size={14} />
           </Group>

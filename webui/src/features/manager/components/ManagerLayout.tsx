@@ -109,7 +109,7 @@ export function ManagerLayout() {
           <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
             <Group gap="sm" wrap="nowrap" miw={0} style={{ flex: 1 }}>
               <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Abrir menú" />
-              <Text fw={700} truncate="end" miw={0}>
+              <Text fw={700} truncate="end" miw={0} title={`${productName} · Administración`}>
                 {productName} · Administración
               </Text>
             </Group>

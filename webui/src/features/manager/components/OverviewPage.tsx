@@ -12,11 +12,12 @@ import { useStaffEvents } from '../hooks/use-staff-events';
 
 function Stat({ label, value, detail }: { label: string; value: number | string; detail?: string }) {
   return (
-    <Card withBorder padding="md">
+    // A labelled group: a label on the figure's paragraph is not allowed by ARIA (axe, aria-prohibited-attr).
+    <Card withBorder padding="md" role="group" aria-label={label}>
       <Text size="sm" c="dimmed">
         {label}
       </Text>
-      <Text fw={700} fz={28} aria-label={label}>
+      <Text fw={700} fz={28}>
         {value}
       </Text>
       {detail && (

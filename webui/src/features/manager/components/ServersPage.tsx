@@ -76,7 +76,6 @@ export function ServersPage() {
                 <Table.Th>Serial</Table.Th>
                 <Table.Th>Peers</Table.Th>
                 <Table.Th>Salas</Table.Th>
-                <Table.Th />
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>

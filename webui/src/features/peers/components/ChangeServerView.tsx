@@ -1,5 +1,6 @@
 /** 'Cambiar Servidor': the servers a peer may move to (`GET /api/client/network/{peer id}`), each selectable. */
 import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
@@ -60,6 +61,8 @@ export function ChangeServerView({ peer, busy, onBack, onSelect }: Props) {
   );
 }
 
+const COMPACT_QUERY = '(max-width: 991.98px)';
+
 function ServerTable({
   servers,
   disabled,
@@ -70,6 +73,9 @@ function ServerTable({
   onSelect: (server: ServerOption) => void;
 }) {
   const showRooms = servers.some((server) => server.allow_partys);
+  // Under 992 px (a phone, or a tablet beside the navigation) the server's status, load, location and rooms go
+  // under its address, so 'Seleccionar' stays on screen (docs/webui.md, "Every screen fits").
+  const compact = useMediaQuery(COMPACT_QUERY, undefined, { getInitialValueInEffect: false });
   const someOffline = servers.some((server) => server.online === false);
   return (
     <Stack gap="xs">
@@ -84,51 +90,73 @@ function ServerTable({
           Los servidores fuera de línea no se pueden elegir hasta que vuelvan a estar en línea.
         </Text>
       )}
-      <Table.ScrollContainer minWidth={680}>
-        <Table verticalSpacing="sm" highlightOnHover>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Dirección</Table.Th>
-              <Table.Th>Estado</Table.Th>
-              <Table.Th>Carga</Table.Th>
-              <Table.Th>Ubicación</Table.Th>
-              {showRooms && <Table.Th>Salas</Table.Th>}
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {servers.map((server) => (
-              <Table.Tr key={server.id} data-testid="server-row">
-                <Table.Td>
-                  <Group gap={6} wrap="nowrap">
-                    <Text size="sm">{server.address}</Text>
+      <Table verticalSpacing="sm" highlightOnHover>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{compact ? 'Servidor' : 'Dirección'}</Table.Th>
+            {!compact && (
+              <>
+                <Table.Th>Estado</Table.Th>
+                <Table.Th>Carga</Table.Th>
+                <Table.Th>Ubicación</Table.Th>
+                {showRooms && <Table.Th>Salas</Table.Th>}
+              </>
+            )}
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {servers.map((server) => (
+            <Table.Tr key={server.id} data-testid="server-row">
+              <Table.Td>
+                <Stack gap={4} align="flex-start">
+                  <Group gap={6}>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {server.address}
+                    </Text>
                     {server.recommended && (
-                      <Badge color="teal" variant="light" data-testid="recommended">
+                      <Badge color="teal" variant="light" miw="max-content" data-testid="recommended">
                         Recomendado
                       </Badge>
                     )}
                   </Group>
-                </Table.Td>
-                <Table.Td>
-                  <ServerStatusBadge server={server} />
-                </Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>{loadText(server)}</Table.Td>
-                <Table.Td>{server.ubication}</Table.Td>
-                {showRooms && <Table.Td>{roomsText(Boolean(server.allow_partys))}</Table.Td>}
-                <Table.Td>
-                  <Button
-                    size="xs"
-                    disabled={disabled || !server.active || server.online === false}
-                    onClick={() => onSelect(server)}
-                  >
-                    Seleccionar
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+                  {compact && (
+                    <>
+                      <Group gap={6}>
+                        <Text size="sm">{server.ubication}</Text>
+                        <ServerStatusBadge server={server} />
+                      </Group>
+                      <Text size="xs" c="dimmed">
+                        {loadText(server)}
+                        {showRooms && ` · Salas: ${roomsText(Boolean(server.allow_partys))}`}
+                      </Text>
+                    </>
+                  )}
+                </Stack>
+              </Table.Td>
+              {!compact && (
+                <>
+                  <Table.Td>
+                    <ServerStatusBadge server={server} />
+                  </Table.Td>
+                  <Table.Td>{loadText(server)}</Table.Td>
+                  <Table.Td>{server.ubication}</Table.Td>
+                  {showRooms && <Table.Td>{roomsText(Boolean(server.allow_partys))}</Table.Td>}
+                </>
+              )}
+              <Table.Td ta="right">
+                <Button
+                  size="xs"
+                  disabled={disabled || !server.active || server.online === false}
+                  onClick={() => onSelect(server)}
+                >
+                  Seleccionar
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
     </Stack>
   );
 }

@@ -73,6 +73,14 @@ describe('two devices on one peer', () => {
     await waitFor(() => expect(screen.queryByTestId('shared-config-warning')).not.toBeInTheDocument());
   });
 
+  it('shows the warning as a full-width row under the peer in the table', async () => {
+    await renderPeers([testPeer({ shared_config_warning: true })]);
+    const warningRow = await screen.findByTestId('peer-warning-row');
+    expect(warningRow).toContainElement(await screen.findByTestId('shared-config-warning'));
+    expect(within(warningRow).getByRole('cell')).toHaveAttribute('colspan', '5');
+    expect(screen.getByTestId('peer-row')).not.toContainElement(screen.getByTestId('shared-config-warning'));
+  });
+
   it('shows the warning on the narrow cards too', async () => {
     setScreenWidth(400);
     await renderPeers([testPeer({ shared_config_warning: true })]);

@@ -1,22 +1,26 @@
-/** The peers as cards, for screens narrower than 768 px. */
-import { Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
+/**
+ * The peers as cards, for screens narrower than 1024 px: the name with its actions beside it, a full-width warning
+ * when there is one, then each detail as a label over its value, two to a line.
+ */
+import { Card, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { roomsText } from '../peer-format';
 import { MirrorLink } from './MirrorLink';
 import { PeerActions } from './PeerActions';
+import { PeerActivity } from './PeerActivity';
 import { PeerExpiry } from './PeerExpiry';
 import { PeerMonthUsage } from './PeerMonthUsage';
-import { PeerStatusBadge, ServerStatusBadge } from './PeerStatusBadge';
-import { PeerName, type PeerListProps } from './PeerTable';
+import { PeerStatusBadge } from './PeerStatusBadge';
+import { PeerHeading, PeerServer, type PeerListProps } from './PeerTable';
+import { SharedConfigWarning } from './SharedConfigWarning';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <Group justify="space-between" gap="xs" wrap="nowrap">
-      <Text size="sm" c="dimmed">
+    <Stack gap={2} style={{ minWidth: 0 }}>
+      <Text size="xs" c="dimmed">
         {label}
       </Text>
       <div>{children}</div>
-    </Group>
+    </Stack>
   );
 }
 
@@ -27,34 +31,32 @@ export function PeerCards({ peers, stats, usage = {}, showRooms, isBusy, onDownl
         const busy = isBusy(peer);
         return (
           <Card key={peer.id} withBorder padding="md" data-testid="peer-card">
-            <Stack gap="xs">
-              <Group justify="space-between" wrap="nowrap" align="flex-start">
-                <PeerName peer={peer} busy={busy} stats={stats[peer.id]} />
-                <PeerActions peer={peer} busy={busy} onDownload={onDownload} onShowQr={onShowQr} onAction={onAction} />
-              </Group>
-              <Field label="Estado">
-                <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
-              </Field>
-              <Field label="Vencimiento">
-                <PeerExpiry peer={peer} align="flex-end" />
-              </Field>
-              <Field label="Usado este mes">
-                <PeerMonthUsage usage={usage[peer.id]} align="flex-end" />
-              </Field>
-              <Field label="Servidor">
-                <Text size="sm">{peer.server?.address ?? '—'}</Text>
-              </Field>
-              <Field label="Estado del servidor">
-                {peer.server ? <ServerStatusBadge server={peer.server} /> : '—'}
-              </Field>
-              <Field label="Ubicación">
-                <Text size="sm">{peer.server?.ubication ?? '—'}</Text>
-              </Field>
-              {showRooms && (
-                <Field label="Salas">
-                  <Text size="sm">{peer.server ? roomsText(peer.server.allow_partys) : '—'}</Text>
+            <Stack gap="sm">
+              <Stack gap={4}>
+                <PeerHeading
+                  peer={peer}
+                  busy={busy}
+                  actions={
+                    <PeerActions peer={peer} busy={busy} onDownload={onDownload} onShowQr={onShowQr} onAction={onAction} />
+                  }
+                />
+                <PeerActivity stats={stats[peer.id]} />
+              </Stack>
+              {peer.shared_config_warning && <SharedConfigWarning peerName={peer.name} />}
+              <SimpleGrid cols={2} spacing="sm" verticalSpacing="sm">
+                <Field label="Estado">
+                  <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
                 </Field>
-              )}
+                <Field label="Usado este mes">
+                  <PeerMonthUsage usage={usage[peer.id]} />
+                </Field>
+                <Field label="Vencimiento">
+                  <PeerExpiry peer={peer} />
+                </Field>
+                <Field label="Servidor">
+                  <PeerServer peer={peer} showRooms={showRooms} />
+                </Field>
+              </SimpleGrid>
               <Field label="Mirror Link">
                 <MirrorLink link={peer.mirror_link} />
               </Field>

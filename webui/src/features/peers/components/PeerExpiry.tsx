@@ -12,10 +12,8 @@ export function PeerExpiry({ peer, align = 'flex-start' }: { peer: Peer; align?:
   const renewable = peer.expiration_date !== null && !peer.manual_payment && peer.disabled_reason !== 'admin';
   return (
     <Stack gap={4} align={align}>
-      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-        {formatExpiration(peer.expiration_date)}
-      </Text>
-      <Group gap={6} wrap="nowrap">
+      <Text size="sm">{formatExpiration(peer.expiration_date)}</Text>
+      <Group gap={6}>
         {left && (
           <Badge variant="light" color={daysLeftColor(peer.expiration_date)}>
             {left}

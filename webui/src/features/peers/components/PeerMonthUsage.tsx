@@ -8,7 +8,7 @@ export function PeerMonthUsage({ usage, align = 'flex-start' }: { usage: MonthUs
   return (
     <Stack gap={0} align={align} data-testid="peer-month-usage">
       <Text size="sm">{formatBytes(usage.download + usage.upload)}</Text>
-      <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+      <Text size="xs" c="dimmed">
         ↓ {formatBytes(usage.download)} · ↑ {formatBytes(usage.upload)}
       </Text>
     </Stack>

@@ -1,5 +1,11 @@
-/** The peers as a table, for screens 768 px and wider. */
+/**
+ * The peers as a table, for screens 1024 px and wider (narrower ones get `PeerCards`). It fits the page at every
+ * width: each peer's actions sit beside its name, the server's address, location, status and rooms share one
+ * column, and a warning about the peer (two devices) is a full-width row under it rather than text squeezed into
+ * a cell (docs/webui.md, "Every screen fits").
+ */
 import { Group, Loader, Stack, Table, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
 import type { Peer, PeerStats } from '../api/peers';
 import type { MonthUsage } from '../api/usage';
 import { roomsText } from '../peer-format';
@@ -23,76 +29,106 @@ export interface PeerListProps {
   onAction: (action: PeerMenuAction, peer: Peer) => void;
 }
 
-/** The peer's name, a small spinner ('Operación en curso') while busy, and its live activity. */
-export function PeerName({ peer, busy, stats }: { peer: Peer; busy: boolean; stats: PeerStats | undefined }) {
+/** Names may be 32 characters without a space: they break anywhere rather than widen their column. */
+export const BREAK_ANYWHERE = { overflowWrap: 'anywhere' } as const;
+
+/** The peer's name, a small spinner ('Operación en curso') while busy, and its actions right beside them. */
+export function PeerHeading({ peer, busy, actions }: { peer: Peer; busy: boolean; actions: ReactNode }) {
   return (
-    <Stack gap={2} align="flex-start">
-      <Group gap={6} wrap="nowrap">
-        <Text fw={600}>{peer.name}</Text>
+    <Group gap="xs" wrap="nowrap" align="flex-start" justify="space-between">
+      <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+        <Text fw={600} style={BREAK_ANYWHERE}>
+          {peer.name}
+        </Text>
         {busy && <Loader size={12} role="status" aria-label="Operación en curso" />}
       </Group>
-      <PeerActivity stats={stats} />
-      {peer.shared_config_warning && <SharedConfigWarning />}
+      {actions}
+    </Group>
+  );
+}
+
+/** The server's address, then its location, status and whether it allows rooms, on the line below. */
+export function PeerServer({ peer, showRooms }: { peer: Peer; showRooms: boolean }) {
+  if (!peer.server) return <Text size="sm">—</Text>;
+  return (
+    <Stack gap={4} align="flex-start">
+      <Text size="sm" style={BREAK_ANYWHERE}>
+        {peer.server.address}
+      </Text>
+      <Group gap={6}>
+        {peer.server.ubication && (
+          <Text size="sm" c="dimmed">
+            {peer.server.ubication}
+          </Text>
+        )}
+        <ServerStatusBadge server={peer.server} />
+      </Group>
+      {showRooms && (
+        <Text size="xs" c="dimmed">
+          Salas: <Text span size="xs">{roomsText(peer.server.allow_partys)}</Text>
+        </Text>
+      )}
     </Stack>
   );
 }
 
 export function PeerTable({ peers, stats, usage = {}, showRooms, isBusy, onDownload, onShowQr, onAction }: PeerListProps) {
+  const columns = 5;
   return (
-    <Table.ScrollContainer minWidth={1160}>
-      <Table verticalSpacing="sm" highlightOnHover>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Nombre</Table.Th>
-            <Table.Th>Estado</Table.Th>
-            <Table.Th>Vencimiento</Table.Th>
-            <Table.Th>Usado este mes</Table.Th>
-            <Table.Th>Servidor</Table.Th>
-            <Table.Th>Estado del servidor</Table.Th>
-            <Table.Th>Ubicación</Table.Th>
-            {showRooms && <Table.Th>Salas</Table.Th>}
-            <Table.Th>Mirror Link</Table.Th>
-            <Table.Th>Acciones</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {peers.map((peer) => {
-            const busy = isBusy(peer);
-            return (
-              <Table.Tr key={peer.id} data-testid="peer-row">
-                <Table.Td>
-                  <PeerName peer={peer} busy={busy} stats={stats[peer.id]} />
-                </Table.Td>
-                <Table.Td>
-                  <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
-                </Table.Td>
-                <Table.Td>
-                  <PeerExpiry peer={peer} />
-                </Table.Td>
-                <Table.Td>
-                  <PeerMonthUsage usage={usage[peer.id]} />
-                </Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>{peer.server?.address ?? '—'}</Table.Td>
-                <Table.Td>{peer.server ? <ServerStatusBadge server={peer.server} /> : '—'}</Table.Td>
-                <Table.Td>{peer.server?.ubication ?? '—'}</Table.Td>
-                {showRooms && <Table.Td>{peer.server ? roomsText(peer.server.allow_partys) : '—'}</Table.Td>}
-                <Table.Td>
-                  <MirrorLink link={peer.mirror_link} />
-                </Table.Td>
-                <Table.Td>
-                  <PeerActions
+    <Table verticalSpacing="sm" layout="fixed">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th w="32%">Nombre</Table.Th>
+          <Table.Th w="13%">Estado</Table.Th>
+          <Table.Th w="20%">Vencimiento</Table.Th>
+          <Table.Th w="14%">Usado este mes</Table.Th>
+          <Table.Th w="21%">Servidor</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {peers.map((peer) => {
+          const busy = isBusy(peer);
+          const warned = peer.shared_config_warning;
+          // A warned peer's two rows read as one: no line between them.
+          const joined = warned ? { borderBottom: 'none' } : undefined;
+          return [
+            <Table.Tr key={peer.id} data-testid="peer-row">
+              <Table.Td style={joined}>
+                <Stack gap={4}>
+                  <PeerHeading
                     peer={peer}
                     busy={busy}
-                    onDownload={onDownload}
-                    onShowQr={onShowQr}
-                    onAction={onAction}
+                    actions={
+                      <PeerActions peer={peer} busy={busy} onDownload={onDownload} onShowQr={onShowQr} onAction={onAction} />
+                    }
                   />
+                  <PeerActivity stats={stats[peer.id]} />
+                  <MirrorLink link={peer.mirror_link} />
+                </Stack>
+              </Table.Td>
+              <Table.Td style={joined}>
+                <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
+              </Table.Td>
+              <Table.Td style={joined}>
+                <PeerExpiry peer={peer} />
+              </Table.Td>
+              <Table.Td style={joined}>
+                <PeerMonthUsage usage={usage[peer.id]} />
+              </Table.Td>
+              <Table.Td style={joined}>
+                <PeerServer peer={peer} showRooms={showRooms} />
+              </Table.Td>
+            </Table.Tr>,
+            warned && (
+              <Table.Tr key={`${peer.id}-warning`} data-testid="peer-warning-row">
+                <Table.Td colSpan={columns} pt={0}>
+                  <SharedConfigWarning peerName={peer.name} />
                 </Table.Td>
               </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+            ),
+          ];
+        })}
+      </Table.Tbody>
+    </Table>
   );
 }

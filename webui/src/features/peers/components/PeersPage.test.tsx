@@ -72,22 +72,18 @@ async function chooseMenuItem(actor: ReturnType<typeof userEvent.setup>, peerNam
 }
 
 describe('peers list', () => {
-  it('shows a table with every column of the contract on wide screens', async () => {
+  it("shows a table on wide screens with everything of the contract's columns, the actions beside the name", async () => {
     await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil', active: false })]);
     const headers = screen.getAllByRole('columnheader').map((header) => header.textContent);
-    expect(headers).toEqual([
-      'Nombre',
-      'Estado',
-      'Vencimiento',
-      'Usado este mes',
-      'Servidor',
-      'Estado del servidor',
-      'Ubicación',
-      'Salas',
-      'Mirror Link',
-      'Acciones',
-    ]);
+    // The server's address, status, location and rooms share one column, the mirror link and the actions sit
+    // under and beside the name: the table fits from 1024 px (docs/webui.md, "Every screen fits").
+    expect(headers).toEqual(['Nombre', 'Estado', 'Vencimiento', 'Usado este mes', 'Servidor']);
     const first = row('movil');
+    const nameCell = within(first).getAllByRole('cell')[0]!;
+    expect(within(nameCell).getByText('movil')).toBeInTheDocument();
+    expect(within(nameCell).getByRole('button', { name: 'Descargar configuración' })).toBeInTheDocument();
+    expect(within(nameCell).getByRole('button', { name: 'Más acciones' })).toBeInTheDocument();
+    expect(within(nameCell).getByRole('button', { name: 'Copiar mirror link' })).toBeInTheDocument();
     // The peer and its server are both 'Activo'.
     expect(within(first).getAllByText('Activo')).toHaveLength(2);
     expect(within(first).getByText('vpn1.example.org')).toBeInTheDocument();
@@ -109,23 +105,24 @@ describe('peers list', () => {
     expect(within(row('portatil')).getByText('Plan vencido. Renuévelo para reactivarlo.')).toBeInTheDocument();
   });
 
-  it('shows cards instead of the table under 768 px', async () => {
-    setScreenWidth(767);
+  it('shows cards instead of the table under 1024 px', async () => {
+    setScreenWidth(1023);
     await renderPeers([testPeer(), testPeer({ id: 'p2', name: 'portatil' })]);
     expect(screen.getAllByTestId('peer-card')).toHaveLength(2);
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
   });
 
-  it('keeps the table at exactly 768 px', async () => {
-    setScreenWidth(768);
+  it('keeps the table at exactly 1024 px', async () => {
+    setScreenWidth(1024);
     await renderPeers([testPeer()]);
     expect(rows()).toHaveLength(1);
     expect(screen.queryAllByTestId('peer-card')).toHaveLength(0);
   });
 
-  it('leaves out the rooms column when rooms are not allowed', async () => {
+  it("leaves out whether the server allows rooms when rooms are not allowed", async () => {
     await renderPeers([testPeer()], testUser({ web_settings: { allow_partys: false, allow_email: true } }));
-    expect(screen.queryByRole('columnheader', { name: 'Salas' })).not.toBeInTheDocument();
+    expect(within(row('movil')).getByText('vpn1.example.org')).toBeInTheDocument();
+    expect(screen.queryByText(/Salas:/)).not.toBeInTheDocument();
   });
 
   it('replaces the page with the section error when the list fails to load', async () => {

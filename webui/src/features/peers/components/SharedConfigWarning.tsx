@@ -8,7 +8,8 @@ import { Link } from 'react-router';
 
 export const SHARED_CONFIG_TITLE = 'Este peer se está usando en dos dispositivos a la vez';
 
-export function SharedConfigWarning() {
+/** A full-width row or banner under the peer it is about (`data-peer` names it, for tests). */
+export function SharedConfigWarning({ peerName }: { peerName: string }) {
   return (
     <Alert
       color="yellow"
@@ -17,12 +18,12 @@ export function SharedConfigWarning() {
       icon={<IconDevices size={16} />}
       title={SHARED_CONFIG_TITLE}
       data-testid="shared-config-warning"
-      maw={360}
+      data-peer={peerName}
     >
-      <Text size="xs">
+      <Text size="sm">
         Su conexión alterna entre dos direcciones: cada peer admite un solo dispositivo a la vez y los dos se cortan
         entre sí. Para el otro dispositivo,{' '}
-        <Anchor component={Link} to="/dashboard/plans" size="xs">
+        <Anchor component={Link} to="/dashboard/plans" size="sm">
           compre un segundo peer
         </Anchor>
         . Si no reconoce el otro dispositivo, use «Regenerar Peer» y descargue de nuevo la configuración solo en el

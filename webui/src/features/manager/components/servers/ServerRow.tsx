@@ -1,5 +1,5 @@
 /** One server of the table, with the admin's actions: edit, enable or disable, issue or revoke the credential. */
-import { Badge, Button, Menu, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Menu, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useConfirmation } from '../../../../components/ConfirmDialog';
 import { managerApi, type ServerCreated, type ServerStatus } from '../../api/manager';
 import { bytes, dateTime } from '../../format';
@@ -56,7 +56,30 @@ export function ServerRow({
   return (
     <Table.Tr>
       <Table.Td>
-        <Text fw={600}>{server.name}</Text>
+        {/* The actions beside the name: the table scrolls sideways on a phone, the actions stay in sight. */}
+        <Group gap="xs" wrap="nowrap" justify="space-between">
+          <Text fw={600}>{server.name}</Text>
+          {isAdmin && (
+            <Menu withinPortal position="bottom-end">
+              <Menu.Target>
+                <Button size="xs" variant="light" loading={busy}>
+                  Acciones
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={onEdit}>Editar</Menu.Item>
+                <Menu.Item onClick={() => void toggle()}>{server.active ? 'Deshabilitar' : 'Habilitar'}</Menu.Item>
+                <Menu.Item onClick={reissue}>Emitir credencial nueva</Menu.Item>
+                {server.has_credential && (
+                  <Menu.Item color="red" onClick={revoke}>
+                    Revocar credencial
+                  </Menu.Item>
+                )}
+              </Menu.Dropdown>
+            </Menu>
+          )}
+          {confirmation.dialog}
+        </Group>
         <Text size="xs" c="dimmed">
           {server.address}:{server.port} · {server.ubication || 'sin ubicación'}
         </Text>
@@ -88,28 +111,6 @@ export function ServerRow({
         </Text>
       </Table.Td>
       <Table.Td>{server.allow_partys ? 'Sí' : 'No'}</Table.Td>
-      <Table.Td>
-        {isAdmin && (
-          <Menu withinPortal position="bottom-end">
-            <Menu.Target>
-              <Button size="xs" variant="light" loading={busy}>
-                Acciones
-              </Button>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Item onClick={onEdit}>Editar</Menu.Item>
-              <Menu.Item onClick={() => void toggle()}>{server.active ? 'Deshabilitar' : 'Habilitar'}</Menu.Item>
-              <Menu.Item onClick={reissue}>Emitir credencial nueva</Menu.Item>
-              {server.has_credential && (
-                <Menu.Item color="red" onClick={revoke}>
-                  Revocar credencial
-                </Menu.Item>
-              )}
-            </Menu.Dropdown>
-          </Menu>
-        )}
-        {confirmation.dialog}
-      </Table.Td>
     </Table.Tr>
   );
 }

@@ -1,0 +1,117 @@
+/**
+ * Accessible (issue 30, item 8): axe-core, the standard engine for automated accessibility checks, run in Chromium
+ * on the public, customer and manager pages at a phone's and a laptop's width, against WCAG 2.2 A and AA (contrast
+ * included). No serious or critical violation may be left. axe.min.js is evaluated in the page through the
+ * DevTools protocol, which the page's Content-Security-Policy does not govern (a script tag would be refused).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { harness } from './harness';
+import { gone, logIn, logInStaff, newPage, NARROW, useBrowser, visible, WIDE } from './browser';
+
+const browser = useBrowser();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const LOADING = 'Cargando información...';
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+}
+
+/** The serious and critical WCAG 2.2 A/AA violations of the page as shown now, one readable line each. */
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: Violation[] }> } }).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations;
+  });
+  return found
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) =>
+      violation.nodes.map(
+        (node) => `${violation.impact} ${violation.id} (${violation.help}) at ${JSON.stringify(node.target)}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`,
+      ),
+    );
+}
+
+/** Opens a page at a phone's and a laptop's width and collects what axe finds at both. */
+async function accessibleAtBothWidths(page: Page, name: string, open: () => Promise<void>): Promise<void> {
+  const failures: string[] = [];
+  for (const viewport of [NARROW, WIDE]) {
+    await page.setViewportSize(viewport);
+    await open();
+    const found = await violations(page);
+    if (found.length > 0) failures.push(`${name} at ${viewport.width} px:\n  ${found.join('\n  ')}`);
+  }
+  expect(failures, failures.join('\n')).toEqual([]);
+}
+
+/** Goes to a page and waits for its heading and its data. */
+async function openPage(page: Page, path: string, heading: string): Promise<void> {
+  await page.goto(path);
+  await visible(page.getByRole('heading', { name: heading, exact: true }).first());
+  await gone(page.getByText(LOADING));
+}
+
+let guest: Awaited<ReturnType<typeof newPage>>;
+let customer: Awaited<ReturnType<typeof newPage>>;
+let staff: Awaited<ReturnType<typeof newPage>>;
+
+describe('accessible pages (axe-core, WCAG 2.2 AA)', () => {
+  beforeAll(async () => {
+    guest = await newPage(browser());
+    customer = await newPage(browser());
+    await logIn(customer.page, harness().customers.hugo);
+    staff = await newPage(browser());
+    await logInStaff(staff.page, harness().admin);
+  });
+
+  afterAll(async () => {
+    await guest?.context.close();
+    await customer?.context.close();
+    await staff?.context.close();
+  });
+
+  test('landing, login and register', async () => {
+    const { page } = guest;
+    await accessibleAtBothWidths(page, 'landing', async () => {
+      await page.goto('/');
+      await visible(page.getByRole('link', { name: 'Iniciar sesión' }).first());
+    });
+    await accessibleAtBothWidths(page, 'login', async () => {
+      await page.goto('/login');
+      await visible(page.getByRole('button', { name: 'Iniciar sesión' }));
+    });
+    await accessibleAtBothWidths(page, 'register', async () => {
+      await page.goto('/register');
+      await visible(page.getByLabel('Usuario'));
+    });
+  });
+
+  test('the customer dashboard: home, peers, rooms, plans, settings', async () => {
+    const { page } = customer;
+    await accessibleAtBothWidths(page, 'home', () => openPage(page, '/dashboard/home', 'Home'));
+    await accessibleAtBothWidths(page, 'peers', async () => {
+      await openPage(page, '/dashboard/peers', 'Peers Wireguard');
+      await visible(page.getByText('tv', { exact: true }).first());
+    });
+    await accessibleAtBothWidths(page, 'rooms', () => openPage(page, '/dashboard/partys', 'Salas'));
+    await accessibleAtBothWidths(page, 'plans', () => openPage(page, '/dashboard/plans', 'Planes'));
+    await accessibleAtBothWidths(page, 'settings', () => openPage(page, '/dashboard/settings', 'Configuración de Cuenta'));
+  });
+
+  test("the manager's overview, users and servers", async () => {
+    const { page } = staff;
+    await accessibleAtBothWidths(page, 'manager overview', () => openPage(page, '/manager/dashboard', 'Resumen'));
+    await accessibleAtBothWidths(page, 'manager users', () => openPage(page, '/manager/dashboard/users', 'Usuarios'));
+    await accessibleAtBothWidths(page, 'manager servers', () => openPage(page, '/manager/dashboard/servers', 'Servidores'));
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * What "fits the screen" means for the layout checks (layout.e2e.ts), measured in the page as the user's browser
+ * lays it out: nothing to scroll sideways, no control out of sight, no text cut off or spilling out of its box.
+ */
+import type { Page } from 'playwright-core';
+
+/** The widths the checks run at: small and common phones, a tablet, laptops and a desktop. */
+export const WIDTHS = [360, 390, 768, 1024, 1280, 1366, 1440] as const;
+
+/** A height that changes nothing horizontally; full-page measures do not depend on it. */
+export const HEIGHT = 900;
+
+/**
+ * Runs in the page; returns one line per problem (empty when the screen fits):
+ * - the document scrolls sideways (its scroll width is wider than the viewport);
+ * - an interactive element (link, button, field, switch, menu trigger) lies, even partly, outside the viewport
+ *   horizontally, or outside the visible part of a box that clips or scrolls it (a table's scroll container): the
+ *   user cannot see it without scrolling sideways, if at all;
+ * - an element's content is wider than its box (scrollWidth > clientWidth + 1): text run past a card's edge or hidden
+ *   under a cell's clipping. Text cut on purpose with an ellipsis and a title carrying the whole of it is allowed.
+ * Elements the user cannot see (display none, visibility hidden, the phone's closed navigation moved off screen) are
+ * skipped; so are Mantine's own scroll areas, whose bars are part of the box.
+ */
+function measure(): string[] {
+  const problems: string[] = [];
+  const viewport = document.documentElement.clientWidth;
+  const describe = (el: Element): string => {
+    const label =
+      el.getAttribute('aria-label') ?? el.getAttribute('title') ?? (el.textContent ?? '').trim().replace(/\s+/g, ' ');
+    const id = el.getAttribute('data-testid');
+    return `<${el.tagName.toLowerCase()}${id ? ` data-testid=${id}` : ''}> "${label.slice(0, 60)}"`;
+  };
+  const shown = (el: Element): boolean => {
+    if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+    if (el.closest('[aria-hidden="true"], [inert]')) return false;
+    const rect = el.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0;
+  };
+  // The phone's navigation, when closed, is translated out of the screen (Mantine keeps it in the DOM).
+  const offCanvas = (el: Element): boolean => {
+    const nav = el.closest('.mantine-AppShell-navbar');
+    if (!nav) return false;
+    const rect = nav.getBoundingClientRect();
+    return rect.right <= 0 || rect.left >= viewport;
+  };
+
+  const scrollWidth = document.documentElement.scrollWidth;
+  if (scrollWidth > viewport) problems.push(`the page scrolls sideways: ${scrollWidth} px wide in ${viewport} px`);
+
+  const interactive = document.querySelectorAll(
+    'a[href], button, input:not([type="hidden"]), select, textarea, [role="button"], [role="switch"], [role="checkbox"], [role="tab"], [aria-haspopup]',
+  );
+  for (const el of interactive) {
+    if (!shown(el) || offCanvas(el)) continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.left < -0.5 || rect.right > viewport + 0.5) {
+      problems.push(`${describe(el)} is outside the screen (x ${Math.round(rect.left)}–${Math.round(rect.right)} of ${viewport})`);
+      continue;
+    }
+    // Inside a box that clips (a scroll container): visible only if within the box's own visible part.
+    for (let box = el.parentElement; box && box !== document.body; box = box.parentElement) {
+      const overflowX = getComputedStyle(box).overflowX;
+      if (overflowX === 'visible') continue;
+      const clip = box.getBoundingClientRect();
+      if (rect.left < clip.left - 0.5 || rect.right > clip.right + 0.5) {
+        problems.push(`${describe(el)} is hidden sideways in a box that ${overflowX === 'hidden' || overflowX === 'clip' ? 'clips' : 'scrolls'} it (x ${Math.round(rect.left)}–${Math.round(rect.right)}, box ${Math.round(clip.left)}–${Math.round(clip.right)})`);
+        break;
+      }
+    }
+  }
+
+  const overflowing: HTMLElement[] = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (!(el instanceof HTMLElement) || el.clientWidth === 0 || !shown(el) || offCanvas(el)) continue;
+    if (el.scrollWidth <= el.clientWidth + 1) continue;
+    const style = getComputedStyle(el);
+    if (style.textOverflow === 'ellipsis' && el.title) continue; // cut on purpose, the whole text in its title
+    if (el.closest('.mantine-ScrollArea-root, svg, .recharts-wrapper')) continue;
+    overflowing.push(el);
+  }
+  // A box that would scroll sideways, or text spilling out of a box that does not: both lose content. Only the
+  // innermost is named: its ancestors overflow because of it.
+  for (const el of overflowing) {
+    if (overflowing.some((other) => other !== el && el.contains(other))) continue;
+    problems.push(`${describe(el)} overflows its box: ${el.scrollWidth} px of content in ${el.clientWidth} px (overflow-x ${getComputedStyle(el).overflowX})`);
+  }
+  return [...new Set(problems)];
+}
+
+/** The problems of the screen as shown now (see `measure`). */
+export function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(measure);
+}
