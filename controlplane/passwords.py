@@ -55,8 +55,8 @@ class Priority(enum.IntEnum):
 class HashGate:
     """At most `concurrent` hashes at once, on threads of their own at a low priority; the others wait their turn
     in order of priority, then of arrival. A caller that would wait longer than `queue_seconds` is refused with 429,
-    and so is one that finds `max_waiting` callers ahead of it at its own priority or higher (a later caller of a
-    higher priority takes the place of the last one waiting at the lowest; docs/security.md, "Login storms").
+    and so is one that finds `max_waiting` callers waiting, unless one of them has a lower priority: the newest of
+    the lowest is refused in its stead (docs/security.md, "Login storms").
     Without the gate a storm of logins starts a hash per request: each takes a core and tens of MiB, and every
     answer, the storm's and everyone else's, slows down."""
 
