@@ -217,6 +217,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 time_cost=int(get("ARGON2_TIME_COST", str(HASHING.time_cost))),
                 memory_cost_kib=int(get("ARGON2_MEMORY_KIB", str(HASHING.memory_cost_kib))),
                 parallelism=int(get("ARGON2_PARALLELISM", str(HASHING.parallelism))),
+                queue_seconds=float(get("LOGIN_QUEUE_SECONDS", str(HASHING.queue_seconds))),
             ),
             payments_timeout_seconds=float(get("PAYMENTS_TIMEOUT", "15")),
             invoice_ttl_hours=int(get("INVOICE_TTL_HOURS", "24")),
