@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 import ssl
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -57,9 +58,19 @@ class Site:
         """`path` sent exactly as written (httpx would read `//mirror/...` as a host name)."""
         return httpx.URL(f"https://127.0.0.1:{self.port}").copy_with(raw_path=path.encode())
 
+    def logged(self, user_agent: str, count: int = 1) -> list[str]:
+        """nginx's access log lines of the requests sent with `user_agent`, once there are `count` of them. nginx
+        writes a line after its answer has gone out, so the client may read the answer first: wait for it."""
+        give_up = time.monotonic() + 10
+        while True:
+            lines = [line for line in self.access_log().splitlines() if f'"{user_agent}"' in line]
+            if len(lines) >= count or time.monotonic() > give_up:
+                return lines
+            time.sleep(0.05)
+
     def nginx_request_id(self, user_agent: str) -> str:
         """The request id nginx logged (vpn_private's last field) for the one request sent with `user_agent`."""
-        lines = [line for line in self.access_log().splitlines() if f'"{user_agent}"' in line]
+        lines = self.logged(user_agent)
         assert len(lines) == 1, lines
         return lines[0].rsplit(" ", 1)[1]
 
@@ -191,6 +202,7 @@ async def test_no_spelling_of_a_mirror_link_leaves_its_token_in_nginxs_logs(site
             answer = await http.get(site.url(spelling.format(token)))
             # The control plane took it for a mirror link (an unknown one), not for a page of the web client.
             assert answer.status_code == 404 and answer.json()["code"] == "mirror_not_found", spelling
+    assert len(site.logged("prueba-espejo", len(MIRROR_SPELLINGS))) == len(MIRROR_SPELLINGS)
     # The same through an nginx whose control plane is down: its error log names the failed requests.
     certificate = nginx_site.self_signed(tmp_path)
     config, port, _ = nginx_site.render(tmp_path, f"127.0.0.1:{free_port()}", certificate)
