@@ -10,10 +10,6 @@ import contextlib
 import json
 import re
 import secrets
-import shutil
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +21,7 @@ import websockets
 from controlplane.crypto import SecretBox
 from controlplane.payments import build_gateways
 from controlplane.settings import Settings
-from tests.conftest import skip_or_fail
+from tests.multiprocess import nginx_site
 from tests.multiprocess.cluster import ADMIN, HTTP_TIMEOUT, REPO, SMALL_ARGON2, ControlPlaneProcess, free_port
 from tests.multiprocess.conftest import throwaway_database
 from tests.multiprocess.scripted_agent import ScriptedAgent
@@ -205,27 +201,6 @@ async def _remesita_notification(process: ControlPlaneProcess) -> tuple[str, str
     return url.raw_path.decode(), key
 
 
-@contextlib.contextmanager
-def _nginx(config: Path, port: int) -> Iterator[None]:
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-    if binary is None:
-        skip_or_fail("nginx is not installed (Debian: apt-get install nginx)")
-    assert binary is not None
-    checked = subprocess.run([binary, "-t", "-c", str(config)], capture_output=True, text=True, check=False)
-    assert checked.returncode == 0, checked.stderr
-    proc = subprocess.Popen([binary, "-c", str(config)], stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            time.sleep(0.1)
-        yield
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
 async def test_the_shipped_nginx_example_logs_no_secret(shared: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     """A real nginx with packaging/nginx-vpn.conf in front of a real control plane: its access log, and its error
     log once the control plane is down, hold no token of any kind."""
@@ -233,7 +208,7 @@ async def test_the_shipped_nginx_example_logs_no_secret(shared: tuple[Path, dict
     port, redirect_port = free_port(), free_port()
     planted: list[str] = []
     try:
-        with _nginx(_nginx_config(tmp_path, port, redirect_port, process), port):
+        with nginx_site.running(_nginx_config(tmp_path, port, redirect_port, process), port):
             username = await new_customer(process)
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=HTTP_TIMEOUT) as http:
                 access, refresh = await _login(http, "/api/client/login", username, PASSWORD)
