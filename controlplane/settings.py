@@ -93,6 +93,9 @@ class RateLimits(msgspec.Struct, frozen=True):
     tokens_per_address: RateLimit = RateLimit(120, 600)
     # WebSocket handshakes from one address (each checks a token against the database).
     socket_handshakes_per_address: RateLimit = RateLimit(120, 60)
+    # Unsigned payment notifications (QvaPay's webhook as its SDK describes it) from one address: each one costs a
+    # question to the gateway. Roomy, since QvaPay's own servers send every customer's from a few addresses.
+    payment_hints_per_address: RateLimit = RateLimit(60, 60)
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):

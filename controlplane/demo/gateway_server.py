@@ -8,7 +8,7 @@ import json
 import threading
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -43,7 +43,7 @@ class FakeGatewayServer:
                 if isinstance(payload, str):
                     data, kind = payload.encode(), "text/html; charset=utf-8"
                 else:
-                    data, kind = json.dumps(payload, default=str).encode(), "application/json"
+                    data, kind = json_bytes(payload), "application/json"
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", kind)
@@ -70,8 +70,10 @@ class FakeGatewayServer:
             def handle_error(self, request: Any, client_address: Any) -> None:
                 pass
 
-        self._server = Server(("127.0.0.1", port), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._make_server = lambda bound: Server(("127.0.0.1", bound), Handler)
+        self._server = self._make_server(port)
+        self.port = int(self._server.server_address[1])
+        self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def route(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
@@ -89,6 +91,33 @@ class FakeGatewayServer:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    @contextlib.contextmanager
+    def stopped(self) -> Iterator[None]:
+        """The gateway really down: its port closed (connections refused) inside the block, then listening again on
+        the same port with everything it knew (unlike `down`, which still answers, with 503)."""
+        self.__exit__()
+        try:
+            yield
+        finally:
+            self._server = self._make_server(self.port)
+            self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+            self._thread.start()
+
+
+def json_bytes(payload: Any) -> bytes:
+    """A JSON answer; a Decimal is written as a JSON number with its exact digits (`5.00`), as gateways answer."""
+
+    def encode(item: Any) -> str:
+        if isinstance(item, Decimal):
+            return format(item, "f")
+        if isinstance(item, dict):
+            return "{" + ",".join(f"{json.dumps(str(k))}:{encode(v)}" for k, v in item.items()) + "}"
+        if isinstance(item, list | tuple):
+            return "[" + ",".join(encode(v) for v in item) + "]"
+        return json.dumps(item, default=str)
+
+    return encode(payload).encode()
 
 
 def read_json(body: bytes) -> Any:

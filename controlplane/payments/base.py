@@ -33,6 +33,7 @@ class PaymentRequest:
     notify_url: str
     success_url: str
     cancel_url: str
+    item: str = ""  # what is sold, as the gateway lists it (the plan's name); the description when empty
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,14 @@ class PaymentRecord:
 
 @dataclass(frozen=True)
 class Notification:
-    """What a verified notification claims; never trusted beyond naming which payment to read back."""
+    """What a notification claims; never trusted beyond naming which payment to read back.
+
+    `hint`: the notification proved nothing about its sender (QvaPay's unsigned webhook): it may name the invoice
+    by its remote id or only the payment by the gateway's reference (then `remote_id` is empty)."""
 
     remote_id: str
     reference: str | None
+    hint: bool = False
 
 
 class GatewayUnavailable(Exception):
@@ -66,7 +71,12 @@ class GatewayUnavailable(Exception):
 
 
 class GatewayError(Exception):
-    """The gateway refused our request or answered something we cannot read."""
+    """The gateway refused our request or answered something we cannot read. `code`: the gateway's own error code
+    when its refusal carried one (QvaPay's `DUPLICATE_REQUEST`)."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class RejectedNotification(Exception):
@@ -138,8 +148,19 @@ class Gateway(ABC):
         if answer.status_code >= 500:
             raise GatewayUnavailable(f"{self.name}: HTTP {answer.status_code}")
         if answer.status_code >= 400:
-            raise GatewayError(f"{self.name}: HTTP {answer.status_code} on {url.rsplit('/', 1)[-1]}")
+            where = url.rsplit("/", 1)[-1]
+            raise GatewayError(f"{self.name}: HTTP {answer.status_code} on {where}", code=_error_code(answer))
         try:
             return decode_json(answer.content)
         except ValueError as exc:
             raise GatewayError(f"{self.name}: the answer is not JSON") from exc
+
+
+def _error_code(answer: httpx.Response) -> str | None:
+    """The `code` of a gateway's JSON refusal (`{"error": ..., "code": "DUPLICATE_REQUEST"}`), if it has one."""
+    try:
+        data = decode_json(answer.content)
+    except ValueError:
+        return None
+    code = data.get("code") if isinstance(data, dict) else None
+    return code[:64] if isinstance(code, str) else None

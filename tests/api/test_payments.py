@@ -4,14 +4,17 @@ fulfilment, the reconciliation and expiry jobs, and every way a notification can
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, update
@@ -77,6 +80,9 @@ def settings_overrides(
 ) -> dict[str, Any]:
     marker = request.node.get_closest_marker("invoices_per_user")
     limits = {"rate_limits": RateLimits(invoices_per_user=RateLimit(*marker.args))} if marker else {}
+    marker = request.node.get_closest_marker("payment_hints_per_address")
+    if marker:
+        limits = {"rate_limits": RateLimits(payment_hints_per_address=RateLimit(*marker.args))}
     return {**limits, **gateway_settings(qvapay, remesita, timeout=gateway_timeout)}
 
 
@@ -340,9 +346,7 @@ async def test_a_forged_qvapay_signature_is_refused_without_asking_the_gateway(s
     answer = await shop.client.post(path, content=body, headers=headers)
     assert answer.status_code == 401
     assert answer.json()["code"] == "notification_refused"
-    unsigned = await shop.client.post(path, content=body)
-    assert unsigned.status_code == 401
-    assert fake.calls == []  # not even read back
+    assert fake.calls == []  # not even read back (an unsigned one is a hint: see the QvaPay section below)
     assert (await shop.invoice(remote_id)).status is InvoiceStatus.PENDING
     assert await shop.peers() == []
 
@@ -703,3 +707,192 @@ async def renotify(shop: Shop, remote_id: str) -> Any:
     fake: FakeQvaPay = shop.fakes["qvapay"]
     path, body, headers = fake.notification(fake.by_remote_id(remote_id)["uuid"])
     return await shop.client.post(path, content=body, headers={**headers, "Content-Type": "application/json"})
+
+
+# --- QvaPay as its own SDK describes it (qvapaykit): products, both spellings, duplicates, unsigned hints --------
+
+
+def qvapay_of(shop: Shop) -> FakeQvaPay:
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    return fake
+
+
+async def post_hint(shop: Shop, payload: dict[str, Any]) -> Any:
+    """An unsigned notification, as qvapaykit says QvaPay sends them (or as anyone can)."""
+    return await shop.client.post(
+        "/api/payments/qvapay/webhook", content=json.dumps(payload), headers={"Content-Type": "application/json"}
+    )
+
+
+def read_backs(fake: FakeQvaPay) -> list[str]:
+    return [path for method, path in fake.calls if path.startswith("/v2/transactions")]
+
+
+@pytest.mark.parametrize("price", ["5.00", "4.99", "1234.10"])
+async def test_qvapay_is_asked_for_the_plan_as_one_product_at_its_exact_price(shop: Shop, price: str) -> None:
+    await shop.setup()
+    async with shop.services.sessionmaker.begin() as db:
+        await db.execute(update(Plan).where(Plan.id == shop.plan.id).values(price=Decimal(price)))
+    answer = await shop.buy("new_peer", "portatil")
+    # The fake refuses, as the v2 API does (qvapaykit), an invoice without products or with the amount as a string.
+    assert answer.status_code == 200, answer.text
+    at_gateway = qvapay_of(shop).by_remote_id(answer.json()["remote_id"])
+    assert at_gateway["amount"] == price
+    assert at_gateway["products"] == [{"name": "Plan Mensual", "price": Decimal(price), "quantity": 1}]
+
+
+async def test_the_fake_refuses_an_invoice_as_the_old_code_sent_it(qvapay: FakeQvaPay) -> None:
+    """What the control plane sent before (no products, the amount as a string) is refused by the stricter fake:
+    so the purchase test above would fail on that code."""
+    old_body = {"amount": "5.00", "description": "VPN", "remote_id": "r" * 24, "signed": 1}
+    headers = {"app-id": qvapay_fake.APP_ID, "app-secret": qvapay_fake.APP_SECRET}
+    async with httpx.AsyncClient() as http:
+        refused = await http.post(f"{qvapay.base_url}/create_invoice", json=old_body, headers=headers)
+        assert refused.status_code == 400 and refused.json() == {"error": "Faltan campos requeridos"}
+        products = [{"name": "Plan", "price": 5, "quantity": 1}]
+        as_string = await http.post(
+            f"{qvapay.base_url}/create_invoice", json={**old_body, "products": products}, headers=headers
+        )
+        assert as_string.status_code == 400
+    assert not [i for i in qvapay.invoices.values() if i["remote_id"] == "r" * 24]
+
+
+@pytest.mark.parametrize(
+    "spellings", [("transaction_uuid",), ("transation_uuid",), ("transaction_uuid", "transation_uuid")]
+)
+async def test_either_spelling_of_the_transaction_id_is_read(shop: Shop, spellings: tuple[str, ...]) -> None:
+    await shop.setup()
+    fake = qvapay_of(shop)
+    fake.spellings = spellings
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    assert (await shop.invoice(remote_id)).transaction_id == transaction
+    # ...so the payment is read back and credited by the job even if no notification ever comes.
+    fake.pay(transaction)
+    assert await Jobs(shop.services).run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 1
+    assert [p.name for p in await shop.peers()] == ["portatil"]
+
+
+async def test_a_lost_create_answer_is_recovered_from_the_duplicate_remote_id(shop: Shop) -> None:
+    await shop.setup()
+    fake = qvapay_of(shop)
+    fake.lose_answers = 1  # QvaPay makes the invoice, the answer is lost on the way (a proxy's 502)
+    answer = await shop.buy("new_peer", "portatil")
+    assert answer.status_code == 200, answer.text
+    remote_id = answer.json()["remote_id"]
+    # The retry was answered DUPLICATE_REQUEST; the invoice QvaPay already held was found by reading back.
+    [made] = [i for i in fake.invoices.values() if i["remote_id"] == remote_id]
+    assert answer.json()["payment_url"] == f"{fake.url}/pay/{made['uuid']}"
+    assert [path for _, path in fake.calls] == ["/v2/create_invoice", "/v2/create_invoice", "/v2/transactions"]
+    invoice = await shop.invoice(remote_id)
+    assert invoice.status is InvoiceStatus.PENDING and invoice.transaction_id == made["uuid"]
+
+    notified = await shop.pay_and_notify(remote_id, "qvapay")
+    assert notified.json()["credited"] is True
+    assert [p.name for p in await shop.peers()] == ["portatil"]
+
+
+@pytest.mark.parametrize("names", ["uuid_and_remote_id", "uuid", "remote_id"])
+async def test_an_unsigned_notification_is_read_back_and_credited(shop: Shop, names: str) -> None:
+    await shop.setup()
+    fake = qvapay_of(shop)
+    fake.signs_webhooks = False
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.pay(transaction)
+    _, body, headers = fake.notification(transaction)
+    assert "X-QvaPay-Signature" not in headers
+    payload = json.loads(body)
+    if names == "uuid":
+        payload = {"transaction_uuid": transaction.upper()}  # any spelling of the UUID; read back canonical
+    elif names == "remote_id":
+        payload = {"remote_id": remote_id, "status": "paid"}
+    fake.reset()
+    answer = await post_hint(shop, payload)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"received": True, "credited": True, "result": "credited"}
+    assert read_backs(fake) == [f"/v2/transactions/{transaction}"]  # credited on the gateway's word
+    assert [p.name for p in await shop.peers()] == ["portatil"]
+    # QvaPay's retry of the same hint: 200, nothing more.
+    again = await post_hint(shop, payload)
+    assert again.status_code == 200 and again.json()["result"] == "already_handled"
+    assert await shop.history_rows() == 1
+
+
+async def test_a_forged_hint_credits_nothing(shop: Shop) -> None:
+    await shop.setup()
+    fake = qvapay_of(shop)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.reset()
+
+    # "Paid", says the hint, with the right names: the gateway, asked, says pending. Answered 200, nothing credited.
+    claim = {"transaction_uuid": transaction, "remote_id": remote_id, "status": "paid", "amount": 5}
+    answer = await post_hint(shop, claim)
+    assert answer.status_code == 200
+    assert answer.json() == {"received": True, "credited": False, "result": "pending"}
+    assert read_backs(fake) == [f"/v2/transactions/{transaction}"]
+
+    fake.reset()
+    # Our invoice with another transaction: nothing to read back.
+    other = await post_hint(shop, {"transaction_uuid": str(uuid.uuid4()), "remote_id": remote_id, "status": "paid"})
+    assert other.status_code == 200 and other.json()["result"] == "other_payment"
+    # A UUID that is no invoice of ours, a path instead of a UUID, a remote id that is not ours, nothing at all.
+    assert (await post_hint(shop, {"transaction_uuid": str(uuid.uuid4())})).status_code == 404
+    for bad in ({"transaction_uuid": "../charge?amount=1"}, {"remote_id": "../../x"}, {"status": "paid"}):
+        refused = await post_hint(shop, bad)
+        assert refused.status_code == 401 and refused.json()["code"] == "notification_refused"
+    assert (await shop.client.post("/api/payments/qvapay/webhook", content=b"no es json")).status_code == 401
+    assert read_backs(fake) == []  # none of these reached the gateway
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.PENDING
+    assert await shop.peers() == []
+
+
+@pytest.mark.payment_hints_per_address(3, 60)
+async def test_unsigned_notifications_are_throttled_per_address_signed_ones_are_not(shop: Shop) -> None:
+    await shop.setup()
+    fake = qvapay_of(shop)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    for _ in range(3):
+        assert (await post_hint(shop, {"transaction_uuid": transaction})).status_code == 200
+    fake.reset()
+    refused = await post_hint(shop, {"transaction_uuid": transaction})
+    assert refused.json()["code"] == "too_many_requests"
+    await documented_429(shop.client, "/api/payments/qvapay/webhook", "post", refused)
+    assert read_backs(fake) == []
+    # A signed notification from the same address is not a hint: handled, and it credits.
+    fake.pay(transaction)
+    path, body, headers = fake.notification(transaction)
+    signed = await shop.client.post(path, content=body, headers=headers)
+    assert signed.status_code == 200 and signed.json()["credited"] is True
+
+
+async def test_qvapay_really_down_then_back(shop: Shop) -> None:
+    """The gateway's port closed (not a 503): purchase, signed and unsigned notifications all fail cleanly, and
+    once it listens again the payment made meanwhile is credited once."""
+    await shop.setup()
+    fake = qvapay_of(shop)
+    remote_id = remote_id_of(await shop.buy("new_peer", "portatil"))
+    transaction = fake.by_remote_id(remote_id)["uuid"]
+    fake.pay(transaction)
+    path, body, headers = fake.notification(transaction)
+    with fake.stopped():
+        bought = await shop.buy("new_peer", "otro")
+        assert bought.status_code == 502
+        assert bought.json() == {
+            "message": "La pasarela de pago no responde en este momento. Intente de nuevo en unos minutos.",
+            "code": "gateway_unavailable",
+        }
+        signed = await shop.client.post(path, content=body, headers=headers)
+        hint = await post_hint(shop, {"transaction_uuid": transaction})
+        for answer in (signed, hint):  # the gateway is told to retry; the job will read back meanwhile
+            assert answer.status_code == 502 and answer.json()["code"] == "gateway_unavailable"
+        jobs = Jobs(shop.services)
+        assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 0
+        assert (await shop.invoice(remote_id)).status is InvoiceStatus.PENDING
+        assert await shop.peers() == []
+    assert await jobs.run_once("reconcile_invoices", shop.services.invoices.reconcile, 60) == 1
+    assert [p.name for p in await shop.peers()] == ["portatil"]
+    again = await shop.client.post(path, content=body, headers=headers)
+    assert again.json() == {"received": True, "credited": False, "result": "already_handled"}

@@ -93,9 +93,19 @@ class PaymentGatewayController(Controller):
         "/qvapay/webhook",
         operation_id="qvapayNotification",
         status_code=200,
-        opt={"errors": (401, 404, 502), **LOOSE_QUERY},
+        opt={"errors": (401, 404, 429, 502), **LOOSE_QUERY},
     )
-    async def qvapay(self, request: Request[Any, Any, Any], invoices: Invoices) -> Response[dict[str, Any]]:
+    async def qvapay(
+        self,
+        request: Request[Any, Any, Any],
+        invoices: Invoices,
+        limiter: Limiter,
+        settings: SettingsDep,
+        ip: ClientIP,
+    ) -> Response[dict[str, Any]]:
+        if not request.headers.get("x-qvapay-signature"):
+            # Unsigned: anyone may send it, and each makes us ask the gateway (docs/payments.md, "Notifications").
+            await limiter.hit(f"payment-hints:ip:{ip}", settings.rate_limits.payment_hints_per_address)
         body = await request.body()
         try:
             outcome = await invoices.notified("qvapay", body, dict(request.headers), {})

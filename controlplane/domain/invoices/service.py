@@ -32,6 +32,7 @@ from controlplane.payments.base import (
     Gateway,
     GatewayError,
     GatewayUnavailable,
+    Notification,
     PaymentRecord,
     PaymentRequest,
     PaymentStatus,
@@ -199,6 +200,7 @@ class InvoiceService:
             notify_url=gateway.notify_url(invoice.remote_id),
             success_url=self._return_url(invoice.remote_id, "success"),
             cancel_url=self._return_url(invoice.remote_id, "canceled"),
+            item=f"Plan {invoice.plan_name}",
         )
         try:
             created = await gateway.create_payment(request)
@@ -270,7 +272,31 @@ class InvoiceService:
             log.warning("%s notification refused: %s", gateway_name, exc)
             self.count_payment(gateway_name, "rejected")
             raise NotificationRefused() from exc
+        if notification.hint:
+            return await self._hinted(gateway_name, notification)
         return await self.check(gateway_name, notification.remote_id, notification.reference)
+
+    async def _hinted(self, gateway_name: str, hint: Notification) -> Outcome:
+        """An unsigned notification (QvaPay's webhook as qvapaykit describes it): it only says which of our invoices
+        to read back now, by its remote id or its transaction UUID. Anyone can send one (the caller throttles them
+        per address); the credit comes only from what the gateway answers when asked with our credentials."""
+        async with self._sessionmaker() as db:
+            if hint.remote_id:
+                invoice = await self._by_remote_id(db, hint.remote_id)
+            else:
+                invoice = (
+                    await db.execute(
+                        select(Invoice).where(Invoice.gateway == gateway_name, Invoice.transaction_id == hint.reference)
+                    )
+                ).scalar_one_or_none()
+        if invoice is None or invoice.gateway != gateway_name:
+            log.warning("%s unsigned notification names no invoice of ours: ignored", gateway_name)
+            raise InvoiceNotFound()
+        if hint.reference and invoice.transaction_id and hint.reference != invoice.transaction_id:
+            # Not the invoice's payment: nothing to read back. Answered 200 all the same (a hint never gets more).
+            log.warning("invoice %s: unsigned notification names another payment: ignored", invoice.remote_id)
+            return Outcome(False, "other_payment")
+        return await self.check(gateway_name, invoice.remote_id, hint.reference)
 
     async def check(self, gateway_name: str, remote_id: str, reference: str | None = None) -> Outcome:
         """Read the invoice's payment back from its gateway and credit it if the gateway says it is paid."""
@@ -292,6 +318,10 @@ class InvoiceService:
             log.warning("invoice %s: no gateway reference to read the payment back", remote_id)
             return Outcome(False, "no_reference")
         record = await self.gateways[gateway_name].lookup(known, remote_id)  # GatewayUnavailable: caller retries
+        if not invoice.transaction_id and record.remote_id != invoice.remote_id:
+            # The payment was named by the notification alone: only the gateway's word that it is this invoice's counts.
+            log.warning("invoice %s: the notified payment is not this invoice's: not credited", remote_id)
+            return Outcome(False, "other_payment")
         return await self.settle(invoice.id, record)
 
     async def settle(self, invoice_id: str, record: PaymentRecord) -> Outcome:
