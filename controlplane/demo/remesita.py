@@ -84,8 +84,11 @@ class FakeRemesita(FakeGatewayServer):
             with self.lock:
                 self.tokens.add(token)
             return 200, {"accessToken": token, "user": {"name": "Negocio de prueba"}}, {}
+        # The official WooCommerce plugin sends the bare token; Remesita's PHP payment client and the TypeScript SDK
+        # send `Bearer <token>` (docs/payments.md): both are taken.
+        token = headers.get("authorization", "").removeprefix("Bearer ")
         with self.lock:
-            authorized = headers.get("authorization", "") in self.tokens
+            authorized = token in self.tokens
         if not authorized:
             return 401, {"error": "Unauthorized"}, {}
         if method == "POST" and path == "/rest/v1/payment-link":
