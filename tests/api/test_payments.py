@@ -436,15 +436,16 @@ async def test_notifications_for_unknown_invoices_are_refused(shop: Shop) -> Non
 # --- exactly once -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("signed", [True, False])  # unsigned: QvaPay's webhook as qvapaykit describes it (a hint)
 @pytest.mark.parametrize("mode", ["new_peer", "add_plan"])
-async def test_duplicate_and_concurrent_notifications_credit_once(shop: Shop, mode: str) -> None:
+async def test_duplicate_and_concurrent_notifications_credit_once(shop: Shop, mode: str, signed: bool) -> None:
     await shop.setup()
     peer = await make_peer(shop.services, shop.user, "movil", shop.server) if mode == "add_plan" else None
     remote_id = remote_id_of(await shop.buy(mode, peer.id if peer else "portatil"))
     fake: FakeQvaPay = shop.fakes["qvapay"]
     transaction = fake.by_remote_id(remote_id)["uuid"]
     fake.pay(transaction)
-    path, body, headers = fake.notification(transaction)
+    path, body, headers = fake.notification(transaction, signed=signed)
 
     answers = await asyncio.gather(*(shop.client.post(path, content=body, headers=headers) for _ in range(6)))
     assert [a.status_code for a in answers] == [200] * 6
