@@ -43,11 +43,16 @@ def default_origins(client_url: str) -> tuple[str, ...]:
 
 
 class PasswordHashing(msgspec.Struct, frozen=True):
-    """argon2id cost; the defaults are RFC 9106's second recommended option."""
+    """argon2id cost (docs/security.md, "Password hashing"): OWASP's first configuration, 46 MiB, one pass, one lane.
 
-    time_cost: int = 3
-    memory_cost_kib: int = 64 * 1024
-    parallelism: int = 4
+    Its memory is what makes a stolen hash expensive to guess on GPUs; its single pass keeps one login at about a
+    sixth of RFC 9106's 64 MiB, three passes, four lanes (used until session 15), so a burst of 200 logins fits in
+    its wait on two cores. One lane: hashes run one per core already, so more lanes only queue in the kernel.
+    Hashes made with the old cost are rehashed at the owner's next login."""
+
+    time_cost: int = 1
+    memory_cost_kib: int = 46 * 1024
+    parallelism: int = 1
     # Hashes computed at once (0: one per core): each takes a core and its memory, so more only queue in the kernel.
     concurrent: int = 0
     # How long a login may wait for its turn before it is refused with 429, and how many may wait at once
