@@ -144,6 +144,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # branch or commit to check out (the version this control plane runs). "" = not set: the steps say so.
     agent_repository: str = ""
     agent_ref: str = ""
+    # What the install steps tell agents to trust: "", "none", "system" or a PEM file (install_steps.agent_trust).
+    agent_tls_ca: str = ""
     # Payment gateways (docs/payments.md): credentials, base URLs (tests point them at local fakes), timeouts.
     qvapay_app_id: str = ""
     qvapay_app_secret: str = ""
@@ -203,6 +205,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             metrics_token=get("METRICS_TOKEN"),
             agent_repository=get("AGENT_REPOSITORY"),
             agent_ref=get("AGENT_REF"),
+            agent_tls_ca=get("AGENT_TLS_CA"),
             qvapay_app_id=get("QVAPAY_APP_ID"),
             qvapay_app_secret=get("QVAPAY_APP_SECRET"),
             qvapay_base_url=get("QVAPAY_BASE_URL", "https://api.qvapay.com/v2").rstrip("/"),
