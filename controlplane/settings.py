@@ -114,6 +114,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     grpc_public_url: str = "127.0.0.1:50051"  # what agents dial (shown in the install steps)
     grpc_tls_cert: str = ""
     grpc_tls_key: str = ""
+    # A unix socket the agents' server listens on besides grpc_bind, plaintext; no environment variable sets it. The
+    # demo's real node runs in a network namespace of its own, whose 127.0.0.1 is not this one: a TCP VPN_GRPC_BIND on
+    # loopback cannot reach it, the socket file (shared across namespaces) does.
+    grpc_local_socket: str = ""
     # Agents' streams not yet authenticated, from one address and in all (nodes/agent_port.py): raise them only
     # where many agents share one address.
     grpc_unauthenticated_per_address: int = 4
