@@ -163,3 +163,18 @@ def test_the_node_installs_only_the_agent_s_dependencies_compiled() -> None:
     # No hard-coded backend, no unconditional modprobe (the old steps loaded the module on every host).
     assert 'backend = "kernel"' not in steps
     assert not [line for line in steps.splitlines() if line.startswith(("echo wireguard", "modprobe"))]
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_every_variant_of_the_steps_is_a_valid_shell_session(shell: str, tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_text(CERT)
+    rooms = NodeFacts("srv-2", "Sala 1", "sala.vpn.test", 51820, "wg0", True, 51821, "10.0.0.2")
+    variants = [
+        render(FACTS, "c", "vpn.example.net:7443", AgentTrust("system"), AgentSource()),  # FALTA
+        render(rooms, "c", "vpn.example.net:7443", agent_trust(str(ca), "x:1"), SOURCE),
+        render(FACTS, "c", "unix:/run/agent.sock", agent_trust("", "unix:/run/agent.sock"), AgentSource("u", "")),
+    ]
+    for steps, _ in variants:
+        checked = subprocess.run([shell, "-n"], input=steps, capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
