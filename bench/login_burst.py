@@ -1,7 +1,7 @@
 """Benchmark: logins hold under a burst and behind a shared address (docs/security.md, "Login storms", "Logins
 behind one address").
 
-The real control plane (one process, production hashing: argon2id 64 MiB, three passes; the customers' hashes made
+The real control plane (one process, production hashing: argon2id 46 MiB, one pass; the customers' hashes made
 with the same cost), clients behind a trusted proxy (X-Forwarded-For). Three rows:
 
 - 200 genuine logins at once, from 200 addresses: all must succeed, the last within 30 s.

@@ -1,7 +1,7 @@
 """Benchmark: a login storm does not stall other customers (docs/security.md, "Login storms").
 
 200 clients, each from an address of its own (X-Forwarded-For from a trusted proxy), send failing logins without
-pause against the real control plane (one process, production hashing: argon2id 64 MiB, three passes). Meanwhile an
+pause against the real control plane (one process, production hashing: argon2id 46 MiB, one pass). Meanwhile an
 unrelated customer lists their peers one request after the other and renames themselves (a write) every 200 ms.
 
 Targets: the peer list's p99 under the storm below 100 ms; every write commits; no login answers 5xx (401 or 429).

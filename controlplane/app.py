@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             )
             servicer = NodeControlServicer(running.agent_sessions, running.agents, gate)
             grpc_server = await start_grpc_server(
-                servicer, settings.grpc_bind, settings.grpc_tls_cert, settings.grpc_tls_key
+                servicer, settings.grpc_bind, settings.grpc_tls_cert, settings.grpc_tls_key, settings.grpc_local_socket
             )
         jobs = Jobs(running) if settings.run_jobs else None
         if jobs:

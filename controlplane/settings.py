@@ -43,11 +43,16 @@ def default_origins(client_url: str) -> tuple[str, ...]:
 
 
 class PasswordHashing(msgspec.Struct, frozen=True):
-    """argon2id cost; the defaults are RFC 9106's second recommended option."""
+    """argon2id cost (docs/security.md, "Password hashing"): OWASP's first configuration, 46 MiB, one pass, one lane.
 
-    time_cost: int = 3
-    memory_cost_kib: int = 64 * 1024
-    parallelism: int = 4
+    Its memory is what makes a stolen hash expensive to guess on GPUs; its single pass keeps one login at about a
+    sixth of RFC 9106's 64 MiB, three passes, four lanes (used until session 15), so a burst of 200 logins fits in
+    its wait on two cores. One lane: hashes run one per core already, so more lanes only queue in the kernel.
+    Hashes made with the old cost are rehashed at the owner's next login."""
+
+    time_cost: int = 1
+    memory_cost_kib: int = 46 * 1024
+    parallelism: int = 1
     # Hashes computed at once (0: one per core): each takes a core and its memory, so more only queue in the kernel.
     concurrent: int = 0
     # How long a login may wait for its turn before it is refused with 429, and how many may wait at once
@@ -117,6 +122,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     grpc_public_url: str = "127.0.0.1:50051"  # what agents dial (shown in the install steps)
     grpc_tls_cert: str = ""
     grpc_tls_key: str = ""
+    # A unix socket the agents' server listens on besides grpc_bind, plaintext; no environment variable sets it. The
+    # demo's real node runs in a network namespace of its own, whose 127.0.0.1 is not this one: a TCP VPN_GRPC_BIND on
+    # loopback cannot reach it, the socket file (shared across namespaces) does.
+    grpc_local_socket: str = ""
     # Agents' streams not yet authenticated, from one address and in all (nodes/agent_port.py): raise them only
     # where many agents share one address.
     grpc_unauthenticated_per_address: int = 4
@@ -147,6 +156,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # branch or commit to check out (the version this control plane runs). "" = not set: the steps say so.
     agent_repository: str = ""
     agent_ref: str = ""
+    # What the install steps tell agents to trust: "", "none", "system" or a PEM file (install_steps.agent_trust).
+    agent_tls_ca: str = ""
     # Payment gateways (docs/payments.md): credentials, base URLs (tests point them at local fakes), timeouts.
     qvapay_app_id: str = ""
     qvapay_app_secret: str = ""
@@ -206,6 +217,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             metrics_token=get("METRICS_TOKEN"),
             agent_repository=get("AGENT_REPOSITORY"),
             agent_ref=get("AGENT_REF"),
+            agent_tls_ca=get("AGENT_TLS_CA"),
             qvapay_app_id=get("QVAPAY_APP_ID"),
             qvapay_app_secret=get("QVAPAY_APP_SECRET"),
             qvapay_base_url=get("QVAPAY_BASE_URL", "https://api.qvapay.com/v2").rstrip("/"),

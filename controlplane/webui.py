@@ -11,13 +11,14 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from litestar import MediaType, Request, Response, Router, get
+from litestar import MediaType, Request, Response, Router, route
 from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.response import File
 
 from controlplane.dependencies import services_of
 from controlplane.errors import BadRequest
+from controlplane.head_requests import GET_AND_HEAD, head_without_body
 
 NOT_BUILT = """<!doctype html><html lang="es"><meta charset="utf-8"><title>VPN</title>
 <body><p>El cliente web no está compilado. Ejecute <code>make web</code> (o <code>make run</code>).</p></body></html>"""
@@ -91,14 +92,15 @@ def _serve(request: Request[Any, Any, Any], path: str) -> Response[Any]:
     return Response(NOT_BUILT, media_type=MediaType.HTML, status_code=200)
 
 
-@get("/", include_in_schema=False, opt={"maintenance_exempt": True})
+@route("/", http_method=GET_AND_HEAD, include_in_schema=False, opt={"maintenance_exempt": True})
 async def spa_root(request: Request[Any, Any, Any]) -> Response[Any]:
     return _serve(request, "")
 
 
-@get("/{path:path}", include_in_schema=False, opt={"maintenance_exempt": True})
+@route("/{path:path}", http_method=GET_AND_HEAD, include_in_schema=False, opt={"maintenance_exempt": True})
 async def spa_path(request: Request[Any, Any, Any], path: FromPath[str]) -> Response[Any]:
     return _serve(request, path.lstrip("/"))
 
 
-webui_router = Router(path="/", route_handlers=[spa_root, spa_path])
+# HEAD as GET without a body: uptime monitors ask for `/` that way (controlplane/head_requests.py).
+webui_router = Router(path="/", route_handlers=[spa_root, spa_path], middleware=[head_without_body])

@@ -1,5 +1,9 @@
 """The gRPC side: dial the control plane, run one Connect stream, reconnect with jittered backoff
-(node_agent/backoff.py: about a second at first, as after a control-plane restart; longer while it stays away)."""
+(node_agent/backoff.py: about a second at first, as after a control-plane restart; longer while it stays away).
+
+A stream that ends because applying the state failed is another matter: the control plane is there, the host is
+what refuses (a backend it cannot run, a firewall error), and a resync a second later rebuilds the same full state
+to fail the same way. Those resyncs wait on a backoff of their own that doubles from the first failure."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import grpc
 from node_agent.agent import NodeAgent
 from node_agent.backoff import Backoff
 from node_agent.config import AgentConfig
+from node_agent.connection_hints import connection_hint
 from node_agent.metrics import AgentMetrics
 from protos import agent_pb2, agent_pb2_grpc
 
@@ -63,6 +68,10 @@ class ControlClient:
         self.config = config
         self.agent = agent
         self.backoff = backoff or Backoff(config.backoff_initial, config.backoff_max)
+        # Resyncs after a failed apply: exponential from the first failure (no quick phase), capped, jittered; reset
+        # by the next apply that succeeds.
+        self.apply_backoff = Backoff(config.backoff_initial, config.backoff_max, quick_attempts=0)
+        self._apply_failed = False  # the last session ended to resync after a failed apply
         self.metrics = metrics or AgentMetrics()
         self.metrics.track(lambda: agent.peer_count, lambda: agent.applied_serial)
         self._stopping = asyncio.Event()
@@ -73,20 +82,32 @@ class ControlClient:
     async def run_forever(self) -> None:
         while not self._stopping.is_set():
             try:
+                self._apply_failed = False
                 await self.run_session()
-                delay = self.backoff.next_delay()
-                log.info("control plane closed the stream; reconnecting in %.1f s", delay)
+                if self._apply_failed:
+                    delay = self.apply_backoff.next_delay()
+                    log.warning(
+                        "applying the control plane's state failed %d time(s) in a row (the error is logged above); "
+                        "full resync in %.1f s",
+                        self.apply_backoff.attempt,
+                        delay,
+                    )
+                else:
+                    delay = self.backoff.next_delay()
+                    log.info("control plane closed the stream; reconnecting in %.1f s", delay)
             except Refused as exc:
                 # Hammering will not fix a credential: wait the longest delay before asking again.
                 delay = self.backoff.cap
                 log.error("control plane refused this node (%s); retrying in %.0f s", exc, delay)
             except grpc.aio.AioRpcError as exc:
                 delay = self.backoff.next_delay()
+                hint = connection_hint(exc.details() or "", self.config)
                 log.warning(
-                    "control plane unreachable (%s: %s); retrying in %.1f s",
+                    "control plane unreachable (%s: %s); retrying in %.1f s%s",
                     exc.code().name,
                     exc.details(),
                     delay,
+                    f". Fix: {hint}" if hint else "",
                 )
             except asyncio.CancelledError:
                 raise
@@ -109,6 +130,8 @@ class ControlClient:
                 yield item
 
         self.agent.connection_started()
+        tls = f"TLS, CA {self.config.tls_ca}" if self.config.tls_ca else "plaintext"
+        log.debug("connecting to %s (%s)", self.config.control_url, tls)
         outbox.put_nowait(self.agent.hello())
         async with make_channel(self.config) as channel:
             stub = agent_pb2_grpc.NodeControlStub(channel)
@@ -154,11 +177,14 @@ class ControlClient:
             outbox.put_nowait(result)
             if result.result.ok:
                 self.backoff.reset()  # a snapshot applied: this connection is healthy
+                self.apply_backoff.reset()
         elif kind == "delta":
             started = time.perf_counter()
             result = await self.agent.handle_delta(message.delta)
             self.metrics.record_apply("delta", time.perf_counter() - started, result.result.ok)
             outbox.put_nowait(result)
+            if result.result.ok:
+                self.apply_backoff.reset()
         elif kind == "in_sync":
             if not self.agent.handle_in_sync(message.in_sync):
                 return False  # reconnect: the next Hello reports serial 0 and gets a snapshot
@@ -171,7 +197,7 @@ class ControlClient:
             log.warning("unknown control message %r ignored", kind)
         if self.agent.resync_needed:
             # The device may now differ from what the agent believes: a fresh stream brings a fresh snapshot.
-            log.warning("apply failed; reconnecting for a full resync")
+            self._apply_failed = True
             await asyncio.sleep(0.1)  # let the error result leave before the stream closes
             return False
         return True

@@ -156,6 +156,32 @@ def load_config(environ: Mapping[str, str] | None = None, config_path: Path | No
     ):
         if name in values and not 1 <= values[name] <= most:
             raise ConfigError(f"{name} must be between 1 and {most}, got {values[name]!r}")
-    if values.get("tls_ca") is not None and not values["tls_ca"].is_file():
-        raise ConfigError(f"tls_ca file {values['tls_ca']} does not exist")
+    if values.get("tls_ca") is not None:
+        source = f"environment {_FIELDS['tls_ca'][0]}" if env.get(_FIELDS["tls_ca"][0], "") else str(path)
+        _check_tls_ca(values["tls_ca"], source)
     return AgentConfig(**values)
+
+
+# What to do about a tls_ca that cannot be used, whichever way it fails.
+_TLS_CA_FIX = (
+    "copy there the CA certificate (PEM) that signed the control plane's certificate, readable by the agent's user "
+    "(chown root:vpn-node, chmod 0640); behind nginx with a public certificate (Let's Encrypt) use "
+    'tls_ca = "/etc/ssl/certs/ca-certificates.crt" (package ca-certificates)'
+)
+
+
+def _check_tls_ca(ca: Path, source: str) -> None:
+    """The file must be there, readable by this user and hold a certificate: otherwise every connection would fail
+    with a TLS error that names neither the setting nor the file."""
+    try:
+        text = ca.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"tls_ca ({source}) names {ca}, which does not exist: {_TLS_CA_FIX}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"tls_ca ({source}) names {ca}, a directory, not a file: {_TLS_CA_FIX}") from None
+    except OSError as exc:
+        raise ConfigError(
+            f"tls_ca ({source}) names {ca}, which cannot be read ({exc.strerror}): {_TLS_CA_FIX}"
+        ) from None
+    if b"-----BEGIN CERTIFICATE-----" not in text:
+        raise ConfigError(f"tls_ca ({source}) names {ca}, which holds no PEM certificate: {_TLS_CA_FIX}")

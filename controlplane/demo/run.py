@@ -97,10 +97,19 @@ def demo_settings(env: Mapping[str, str], qvapay: FakeQvaPay, remesita: FakeReme
     if signs:
         raise ProductionRefused("\n".join(f"  - {sign}" for sign in signs))
     changes = gateway_settings(qvapay, remesita, timeout=10.0)
+    socket = f"unix:{Path(env.get('VPN_VAR_DIR', str(DEFAULT_VAR_DIR))).resolve() / 'agent.sock'}"
     if not env.get("VPN_GRPC_BIND", "").strip():
-        socket = Path(env.get("VPN_VAR_DIR", str(DEFAULT_VAR_DIR))).resolve() / "agent.sock"
-        changes["grpc_bind"] = changes["grpc_public_url"] = f"unix:{socket}"
+        changes["grpc_bind"] = changes["grpc_public_url"] = socket
+    elif not settings.grpc_bind.startswith("unix:"):
+        # A TCP bind (on loopback: anything else is refused above) is not reachable from the real node's namespace,
+        # which has a 127.0.0.1 of its own: the node dials this socket, served besides the bind.
+        changes["grpc_local_socket"] = socket
     return msgspec.structs.replace(settings, **changes)
+
+
+def node_control_url(settings: Settings) -> str:
+    """What the demo's real node, in its own network namespace, dials: a unix socket, whatever VPN_GRPC_BIND says."""
+    return settings.grpc_local_socket or settings.grpc_public_url
 
 
 def _node_key(secret_key_file: Path) -> str:
@@ -211,7 +220,7 @@ async def _serve(
     node_line = ""
     if demo is not None and network is not None:
         network.create()
-        agent_log = network.start_agent(settings.grpc_public_url, demo.id, demo.credential)
+        agent_log = network.start_agent(node_control_url(settings), demo.id, demo.credential)
         client = (
             f"sin cliente de prueba: {no_client}"
             if no_client

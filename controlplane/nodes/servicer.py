@@ -222,7 +222,11 @@ def server_options() -> list[tuple[str, int]]:
     ]
 
 
-async def start_grpc_server(servicer: NodeControlServicer, bind: str, cert: str = "", key: str = "") -> grpc.aio.Server:
+async def start_grpc_server(
+    servicer: NodeControlServicer, bind: str, cert: str = "", key: str = "", local_socket: str = ""
+) -> grpc.aio.Server:
+    """The agents' server on `bind` (TLS with `cert` and `key`), and plaintext on `local_socket` ("unix:/path") too
+    when given (Settings.grpc_local_socket)."""
     server = grpc.aio.server(options=server_options())
     agent_pb2_grpc.add_NodeControlServicer_to_server(servicer, server)
     if cert and key:
@@ -231,6 +235,9 @@ async def start_grpc_server(servicer: NodeControlServicer, bind: str, cert: str 
         port = server.add_secure_port(bind, credentials)
     else:
         port = server.add_insecure_port(bind)
+    if local_socket:
+        server.add_insecure_port(local_socket)
+        log.info("agent gRPC server also listening on %s (plaintext)", local_socket)
     await server.start()
     log.info("agent gRPC server listening on %s (port %d, %s)", bind, port, "TLS" if cert else "plaintext")
     return server

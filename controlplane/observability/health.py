@@ -7,8 +7,10 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response, route
 from sqlalchemy import text
+
+from controlplane.head_requests import GET_AND_HEAD, head_without_body
 
 if TYPE_CHECKING:
     from controlplane.services import Services
@@ -57,13 +59,19 @@ async def _check(name: str, probe: Any) -> tuple[str, str]:
         return name, f"unreachable: {type(exc).__name__}"
 
 
-@get("/healthz", include_in_schema=False, opt={"maintenance_exempt": True})
-async def healthz() -> dict[str, str]:
+@route(
+    "/healthz", http_method=GET_AND_HEAD, include_in_schema=False, opt={"maintenance_exempt": True},
+    middleware=[head_without_body],
+)  # fmt: skip
+async def healthz() -> Response[dict[str, str]]:
     """Liveness: the event loop runs and answers. Restart the process only when this fails."""
-    return {"status": "ok"}
+    return Response({"status": "ok"})
 
 
-@get("/readyz", include_in_schema=False, opt={"maintenance_exempt": True})
+@route(
+    "/readyz", http_method=GET_AND_HEAD, include_in_schema=False, opt={"maintenance_exempt": True},
+    middleware=[head_without_body],
+)  # fmt: skip
 async def readyz(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
     """Readiness: 200 when every dependency answers, else 503 and which one did not (take out of the pool)."""
     services: Services = request.app.state.services

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import itertools
 import logging
 import socket
@@ -26,6 +27,19 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 # A request the kernel never answers (it always does) must not hang the agent forever.
 SOCKET_TIMEOUT = 120.0
+# What an operator reads when this host's kernel has no WireGuard: the kernel only says "Operation not supported".
+NO_KERNEL_WIREGUARD = (
+    "this host's kernel has no WireGuard ({said}): load the module (modprobe wireguard, and "
+    "'echo wireguard > /etc/modules-load.d/wireguard.conf' for every boot; the agent may not load modules), or set "
+    'backend = "userspace" in /etc/vpn-node/agent.toml (VPN_NODE_BACKEND; needs the package wireguard-go) and '
+    "restart the agent"
+)
+
+
+def _unsupported(exc: BaseException) -> bool:
+    """The kernel's answer to a link of an unknown kind (no module): EOPNOTSUPP, or no WireGuard netlink family."""
+    cause = exc.__cause__
+    return getattr(cause, "code", None) in (errno.EOPNOTSUPP, errno.ENOENT)
 
 
 class KernelBackend(Backend):
@@ -49,7 +63,7 @@ class KernelBackend(Backend):
             await wg.setup_endpoint()
             return int(wg.prid)
         except Pyroute2NetlinkError as exc:
-            raise BackendError(f"kernel WireGuard is not available (module loaded?): {exc}") from exc
+            raise BackendError(NO_KERNEL_WIREGUARD.format(said=exc)) from exc
         finally:
             wg.close()
 
@@ -102,7 +116,14 @@ class KernelBackend(Backend):
         self, interface: Interface, private_key: str, device: DeviceState | None = None
     ) -> DeviceState:
         if not await self.link.exists():
-            await self.link.create("wireguard")
+            try:
+                await self.link.create("wireguard")
+            except BackendError as exc:
+                if not _unsupported(exc):
+                    raise
+                raise BackendError(
+                    f"cannot create interface {self.name}: " + NO_KERNEL_WIREGUARD.format(said=exc.__cause__)
+                ) from exc
             device = None
         if device is None:
             device = await self.read_device()

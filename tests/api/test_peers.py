@@ -66,6 +66,8 @@ async def test_download_is_a_wg_quick_file_matching_the_peer(services: Services,
     answer = await client.get(f"{PEERS}/{peer.id}", headers=headers)
     assert answer.status_code == 200
     assert answer.headers["content-disposition"] == "attachment; filename=\"movil.conf\"; filename*=UTF-8''movil.conf"
+    # One charset: the answer said "text/plain; charset=utf-8; charset=utf-8".
+    assert answer.headers["content-type"] == "text/plain; charset=utf-8"
     config = _parse(answer.text)
     assert public_key_of(config.interface["PrivateKey"]) == peer.public_key
     assert config.interface["Address"] == "10.8.0.2/32"
@@ -108,6 +110,7 @@ async def test_mirror_link_serves_the_config_until_regenerated(
     old_path = old_link.removeprefix("http://testserver.local")
     mirrored = await client.get(old_path)
     assert mirrored.status_code == 200
+    assert mirrored.headers["content-type"] == "text/plain; charset=utf-8"
     assert mirrored.text == (await client.get(f"{PEERS}/{peer.id}", headers=headers)).text
     assert (await client.get(old_path, headers={"If-None-Match": mirrored.headers["etag"]})).status_code == 304
 

@@ -113,3 +113,38 @@ async def test_a_path_too_long_for_a_file_name_is_not_found_and_logged_bounded(
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
     lines = [record.getMessage() for record in caplog.records if not record.name.startswith(("httpx", "httpcore"))]
     assert lines and max(len(line) for line in lines) < 600, max(lines, key=len)[:300]
+
+
+async def _raw_asgi(client: AsyncTestClient[Any], method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """One request straight into the app, every message it sends kept: what reaches the wire before any server
+    or HTTP client could drop a body."""
+    sent: list[Any] = []
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
+        "headers": [(b"host", b"testserver.local"), (b"accept-encoding", b"identity")],
+        "client": ("127.0.0.1", 40000), "server": ("testserver.local", 80), "state": {},
+    }  # fmt: skip
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await client.app(scope, receive, send)  # type: ignore[arg-type]
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    headers = {bytes(k).decode().lower(): bytes(v).decode() for k, v in start["headers"]}
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], headers, body
+
+
+@pytest.mark.parametrize("path", ["/", "/dashboard/peers", "/assets/index-Ab12.js", "/healthz", "/readyz"])
+async def test_head_answers_as_get_without_a_body(client: AsyncTestClient[Any], path: str) -> None:
+    """Uptime monitors check a site with HEAD: `/` and the web client's files answered 405."""
+    status, headers, body = await _raw_asgi(client, "HEAD", path)
+    got_status, got_headers, got_body = await _raw_asgi(client, "GET", path)
+    assert (status, got_status) == (200, 200), path
+    assert body == b"" and got_body != b""
+    assert headers["content-type"] == got_headers["content-type"]
+    assert headers["content-length"] == got_headers["content-length"] == str(len(got_body))

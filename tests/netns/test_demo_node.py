@@ -175,3 +175,21 @@ def test_after_the_customer_changed_the_password_the_real_node_runs_without_the_
     assert second.server()["backend"] == "userspace"
     second.stop()
     assert not set(second.namespaces()) & _existing_namespaces()
+
+
+def test_with_a_tcp_grpc_bind_the_real_node_still_reaches_the_control_plane(
+    tmp_path: Path, demos: list[DemoProcess]
+) -> None:
+    """VPN_GRPC_BIND=127.0.0.1:PORT: the node's namespace has a 127.0.0.1 of its own, and the demo's node stayed
+    offline forever without a word. The bind is served as asked (an agent on this host dials it) and the node dials
+    the unix socket served beside it."""
+    grpc_port = _free_port()
+    demo = DemoProcess(tmp_path / "var", VPN_GRPC_BIND=f"127.0.0.1:{grpc_port}")
+    demos.append(demo)
+    assert f"conectado por 127.0.0.1:{grpc_port}" in demo.output()
+    wait_for(lambda: demo.server()["online"], timeout=60, interval=1, message="the real agent online")
+    assert demo.server()["backend"] == "userspace"
+    with socket.create_connection(("127.0.0.1", grpc_port), timeout=5):
+        pass  # the TCP bind itself listens too
+    demo.stop()
+    assert demo.proc.returncode == 0

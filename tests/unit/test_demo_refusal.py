@@ -87,3 +87,15 @@ def test_the_simulated_node_keeps_its_key_so_configurations_survive_a_restart(tm
     assert _node_key(tmp_path / "var" / "secret.key") == first
     assert (tmp_path / "var" / "demo-node.key").stat().st_mode & 0o777 == 0o600
     assert _node_key(tmp_path / "other" / "secret.key") != first
+
+
+def test_a_tcp_grpc_bind_is_kept_and_the_real_node_dials_a_socket_beside_it(tmp_path: Path) -> None:
+    from controlplane.demo.run import node_control_url
+
+    socket = f"unix:{tmp_path.resolve() / 'agent.sock'}"
+    with FakeQvaPay() as qvapay, FakeRemesita() as remesita:
+        tcp = demo_settings({"VPN_VAR_DIR": str(tmp_path), "VPN_GRPC_BIND": "127.0.0.1:50999"}, qvapay, remesita)
+        unix = demo_settings({"VPN_VAR_DIR": str(tmp_path)}, qvapay, remesita)
+    assert tcp.grpc_bind == tcp.grpc_public_url == "127.0.0.1:50999"
+    assert tcp.grpc_local_socket == socket and node_control_url(tcp) == socket
+    assert unix.grpc_local_socket == "" and node_control_url(unix) == socket

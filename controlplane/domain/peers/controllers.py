@@ -77,7 +77,7 @@ class PeerController(Controller):
         text = peers.config_text(peer)
         return Response(
             text,
-            media_type="text/plain; charset=utf-8",
+            media_type=MediaType.TEXT,
             headers={
                 "Content-Disposition": content_disposition("attachment", peer.name),
                 "Cache-Control": "no-store",
@@ -212,7 +212,7 @@ class MirrorController(Controller):
         }
         if request.headers.get("if-none-match") == etag:
             return Response("", status_code=304, headers=headers)
-        return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
+        return Response(text, media_type=MediaType.TEXT, headers=headers)
 
 
 class AdminPeerController(Controller):

@@ -21,9 +21,10 @@ from controlplane.dependencies import (
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.servers.install_steps import AgentSource, agent_trust
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput, ServerPatch
-from controlplane.domain.servers.status import AgentSource, ServerCreated, ServerStatus, install_steps, status_of
+from controlplane.domain.servers.status import ServerCreated, ServerStatus, install_steps, status_of
 from controlplane.settings import Settings
 
 
@@ -43,9 +44,8 @@ async def _status(agents: Agents, db: AsyncSession, server: Server) -> ServerSta
 
 def _created(settings: Settings, server: Server, status: ServerStatus, credential: str) -> ServerCreated:
     source = AgentSource(settings.agent_repository, settings.agent_ref)
-    install, missing = install_steps(
-        server, credential, settings.grpc_public_url, tls=bool(settings.grpc_tls_cert), source=source
-    )
+    trust = agent_trust(settings.agent_tls_ca, settings.grpc_public_url)
+    install, missing = install_steps(server, credential, settings.grpc_public_url, trust, source)
     return ServerCreated(server=status, credential=credential, install=install, install_missing=missing)
 
 

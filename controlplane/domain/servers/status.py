@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import msgspec
 from sqlalchemy import ColumnElement, and_, or_
 
 from controlplane.db import utcnow
-from controlplane.domain.servers.fields import without_controls
+from controlplane.domain.servers.install_steps import AgentSource, AgentTrust, NodeFacts, render
 from controlplane.domain.servers.models import Server
 
 # An agent reports stats every few seconds and keepalives every 20 s: silent for longer means gone.
@@ -80,15 +78,6 @@ class ServerCreated(msgspec.Struct):
     install_missing: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class AgentSource:
-    """Where a new node gets the agent's code: VPN_AGENT_REPOSITORY (git URL) at VPN_AGENT_REF (tag, branch or
-    commit; "" = the repository's default branch)."""
-
-    repository: str = ""
-    ref: str = ""
-
-
 def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_here: bool = False) -> ServerStatus:
     """`online` reads last-seen from the database (any process may hold the agent's stream); a stream held by this
     process counts too."""
@@ -127,93 +116,19 @@ def status_of(server: Server, peers: int = 0, peers_active: int = 0, connected_h
     )
 
 
-def _fetch_code(source: AgentSource) -> list[str]:
-    """The lines that put the agent's code in /opt/vpn-service: exact when the source is configured; otherwise
-    commented out and marked, so a pasted session does not run a made-up URL."""
-    if not source.repository:
-        return [
-            "# FALTA: el panel no tiene VPN_AGENT_REPOSITORY (la URL git del servicio). Defínala en",
-            "# /etc/vpn-service/controlplane.env y emita una credencial nueva para ver estos pasos completos, o",
-            "# copie aquí el código de la misma versión que este panel:",
-            "#   git clone <URL git del servicio> /opt/vpn-service",
-        ]
-    lines = [
-        "# El código del agente en /opt/vpn-service (VPN_AGENT_REPOSITORY del panel):",
-        f"git clone --quiet {shlex.quote(source.repository)} /opt/vpn-service",
-    ]
-    if source.ref:
-        lines.append(f"git -C /opt/vpn-service checkout --quiet {shlex.quote(source.ref)}   # VPN_AGENT_REF")
-    else:
-        lines.append("# Sin VPN_AGENT_REF: la rama por defecto; fije la versión de este panel si no coinciden.")
-    return lines
-
-
 def install_steps(
-    server: Server, credential: str, control_url: str, tls: bool, source: AgentSource = AgentSource()
+    server: Server, credential: str, control_url: str, trust: AgentTrust, source: AgentSource
 ) -> tuple[str, list[str]]:
-    """A root shell session for a fresh Debian server, following packaging/vpn-node-agent.service and
-    packaging/agent.toml.example, and the settings it lacked. Only these steps ever show the credential; it is not
-    stored in clear."""
-    toml = [
-        f"control_url = {_toml(control_url)}",
-        f"node_id = {_toml(server.id)}",
-        f"credential = {_toml(credential)}",
-        'backend = "kernel"',
-        f"interface = {_toml(server.interface_name)}",
-        'egress_interface = "eth0"',
-        'state_dir = "/var/lib/vpn-node"',
-    ]
-    if tls:
-        toml.insert(3, 'tls_ca = "/etc/vpn-node/control-ca.pem"')
-    lines = [
-        f"# Servidor {_shown(server.name)} ({_shown(server.address)}): como root en un Debian 12 recién instalado.",
-        "# Los mismos pasos que docs/deployment.md ('Adding a VPN node'), con los valores de este servidor.",
-        "apt-get update",
-        "apt-get install -y --no-install-recommends wireguard-tools nftables python3 python3-venv git ca-certificates",
-        '# Solo con backend = "userspace" (contenedores sin el módulo): apt-get install -y wireguard-go',
-        "echo wireguard > /etc/modules-load.d/wireguard.conf && modprobe wireguard",
-        "useradd --system --no-create-home --shell /usr/sbin/nologin vpn-node || true",
-        "",
-        *_fetch_code(source),
-        "python3 -m venv /opt/uv && /opt/uv/bin/pip install --quiet uv",
-        "cd /opt/vpn-service && /opt/uv/bin/uv sync --frozen --no-dev",
-        "",
-        "install -d -m 0750 -g vpn-node /etc/vpn-node",
-        "cat > /etc/vpn-node/agent.toml <<'EOF'",
-        *toml,
-        "EOF",
-        "chown root:vpn-node /etc/vpn-node/agent.toml && chmod 0640 /etc/vpn-node/agent.toml",
-    ]
-    if tls:
-        lines.append("# Copie la CA del certificado del panel a /etc/vpn-node/control-ca.pem (tls_ca).")
-    lines += [
-        "# Si la interfaz hacia internet no es eth0, corrija egress_interface (ip route show default).",
-        "echo 'net.ipv4.ip_forward = 1' > /etc/sysctl.d/90-vpn-node.conf && sysctl --system >/dev/null",
-        "",
-        "install -m 0644 packaging/vpn-node-agent.service /etc/systemd/system/",
-        "systemctl daemon-reload && systemctl enable --now vpn-node-agent",
-        'journalctl -u vpn-node-agent -n 20 --no-pager   # "full state N applied in ... ms"',
-        "wg show",
-        f"# Abra {server.port}/udp en el cortafuegos: los clientes se conectan a"
-        f" {_shown(server.address)}:{server.port}.",
-    ]
-    if server.allow_partys:
-        lines.append(
-            f"# Salas: abra también {server.backbone_port}/udp (backbone) a los otros servidores con salas; lo marcan"
-            f" en {_shown(server.backbone_endpoint or server.address)}:{server.backbone_port}."
-        )
-    lines.append("# En la página Servidores el nodo pasa a 'En línea' en unos segundos.")
-    missing = [] if source.repository else ["VPN_AGENT_REPOSITORY"]
-    return "\n".join(lines) + "\n", missing
-
-
-def _shown(value: str) -> str:
-    """A stored value inside a comment line of the steps, its control characters dropped: a line break would end
-    the comment and make the rest a command the operator runs as root (the fields are checked when set; this covers
-    a row from before)."""
-    return without_controls(value)
-
-
-def _toml(value: str) -> str:
-    """A TOML basic string (credentials and ids are URL-safe, but quote properly anyway)."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A root shell session for a fresh Debian server (packaging/node-install.sh with this server's values), and the
+    settings it lacked. Only these steps ever show the credential; it is not stored in clear."""
+    facts = NodeFacts(
+        server_id=server.id,
+        name=server.name,
+        address=server.address,
+        port=server.port,
+        interface=server.interface_name,
+        allow_partys=server.allow_partys,
+        backbone_port=server.backbone_port,
+        backbone_endpoint=server.backbone_endpoint,
+    )
+    return render(facts, credential, control_url, trust, source)

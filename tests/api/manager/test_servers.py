@@ -220,6 +220,25 @@ async def test_install_steps_fetch_the_agent_from_the_configured_repository(
     assert (tmp_path / "opt" / "VERSION").read_text() == "1.4.0\n"
 
 
+async def test_install_steps_behind_nginx_tell_the_agent_to_check_the_certificate(
+    services: Services, client: AsyncTestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guide's control plane: gRPC plaintext on loopback, nginx terminating TLS on the public name. The steps
+    left `tls_ca` out there (only a control plane with its own certificate got one), and the agent spoke plaintext to
+    nginx's TLS port forever; and they wrote `backend = "kernel"` whatever the host."""
+    world = await build_world(services, client)
+    behind_nginx = msgspec.structs.replace(
+        services.settings, grpc_bind="127.0.0.1:50051", grpc_public_url="vpn.example.net:7443", grpc_tls_cert=""
+    )
+    monkeypatch.setattr(services, "settings", behind_nginx)
+    body = (await client.post("/api/admin/servers", json=NEW, headers=world.admin)).json()
+    config = _agent_toml(body["install"])
+    assert config["control_url"] == "vpn.example.net:7443"
+    assert config["tls_ca"] == "/etc/ssl/certs/ca-certificates.crt"
+    assert "backend" not in config  # appended from the BACKEND the operator (or the host) chose
+    assert 'printf \'backend = "%s"' in body["install"]
+
+
 # What each field reaches (docs/api.md, "Servers"): `address`, `port` and `dns` every customer's WireGuard file,
 # `name` and `address` the node's install steps. A line break in any of them could add a `PostUp = ...` line.
 BAD_FIELDS = [

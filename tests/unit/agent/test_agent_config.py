@@ -121,3 +121,27 @@ def test_agent_refuses_to_start_with_a_clear_message(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "configuration error" in proc.stderr and "VPN_NODE_CONTROL_URL" in proc.stderr
+
+
+def test_a_missing_tls_ca_file_names_the_setting_where_it_was_set_and_the_fix(tmp_path: Path) -> None:
+    """The agent, started as the unit starts it, with agent.toml naming a CA file nobody copied: it said only that
+    the file did not exist; now it says which setting in which file, and what to put there (or use instead)."""
+    ca = tmp_path / "control-ca.pem"
+    settings = f'control_url = "vpn.example.net:7443"\nnode_id = "n"\ncredential = "c"\ntls_ca = "{ca}"\n'
+    config = write(tmp_path, settings)
+    proc = subprocess.run(
+        [sys.executable, "-m", "node_agent"], cwd=Path(__file__).resolve().parents[3],
+        env={"PATH": "/usr/bin:/bin", "VPN_NODE_CONFIG": str(config)}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert f"tls_ca ({config}) names {ca}, which does not exist" in proc.stderr
+    assert "CA certificate (PEM) that signed the control plane's certificate" in proc.stderr
+    assert 'tls_ca = "/etc/ssl/certs/ca-certificates.crt"' in proc.stderr
+
+
+def test_a_tls_ca_that_is_no_certificate_or_a_folder_is_refused_before_any_connection(tmp_path: Path) -> None:
+    (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    with pytest.raises(ConfigError, match=r"environment VPN_NODE_TLS_CA\) names .*key.pem, which holds no PEM cert"):
+        load_config({**BASE_ENV, "VPN_NODE_TLS_CA": str(tmp_path / "key.pem")})
+    with pytest.raises(ConfigError, match="a directory, not a file"):
+        load_config({**BASE_ENV, "VPN_NODE_TLS_CA": str(tmp_path)})
