@@ -57,8 +57,8 @@ class Meter {
       this.urls.push(`${request.method} ${new URL(request.url).pathname}`);
       this.sent += (request.postData?.length ?? 0) + request.url.length + 16;
     });
-    cdp.on('Network.requestServedFromCache', () => {
-      this.cached += 1;
+    cdp.on('Network.responseReceived', ({ response }) => {
+      if (response.fromDiskCache || response.fromMemoryCache || response.fromPrefetchCache) this.cached += 1;
     });
     cdp.on('Network.requestWillBeSentExtraInfo', ({ headers }) => {
       this.sent += headerBytes(headers);
