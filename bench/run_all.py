@@ -54,6 +54,7 @@ BENCHMARKS = [
     Benchmark("stats_reports.py", database=True),  # needs Redis on loopback
     Benchmark("restart_agents.py", database=True),  # needs root: namespaces and wireguard-go
     Benchmark("web_bundle.py"),
+    Benchmark("web_data.py"),  # needs Chromium and a built webui/dist: a customer's data on a Cuban mobile link
 ]
 
 SQLITE, POSTGRESQL = "SQLite", "PostgreSQL"

@@ -5,6 +5,32 @@ import { defineConfig } from 'vite';
 
 const controlPlane = 'http://127.0.0.1:8000';
 
+/**
+ * Few, larger chunks (docs/webui.md, "Chunks"): on a Cuban mobile link every request costs a round trip of about
+ * 300 ms and a kilobyte or two of headers, and left to itself the build made some sixty chunks, most of them a
+ * Mantine component or hook of a few hundred bytes, so logging in and opening Peers took 61 requests. The
+ * libraries every page uses go in one `vendor` chunk, the code every signed-in page shares in one `app` chunk;
+ * pages stay lazy (one chunk each), and the charts and the QR code stay in their own, loaded only when shown.
+ */
+const LAZY_LIBRARIES = /node_modules[\\/](recharts|@mantine[\\/]charts|d3-|victory-vendor|@reduxjs|redux|react-redux|immer|reselect|decimal\.js|es-toolkit|eventemitter3|internmap|tiny-invariant|use-sync-external-store|qrcode|dijkstrajs|pngjs)/;
+// Used by manager pages alone: kept out of what every customer downloads.
+const MANAGER_ONLY = /node_modules[\\/](react-number-format|@mantine[\\/]core[\\/]esm[\\/]components[\\/](NumberInput|Pagination|Drawer|CopyButton|Textarea)[\\/])/;
+// Mantine's floating and dialog components (and floating-ui under them) stay out of `vendor`: the landing uses none,
+// and with them `vendor` took the landing's JavaScript over its 200 KB gzip (docs/webui.md, "Size"); the bundler
+// puts them in a few chunks of their own that the first page needing one loads.
+const DASHBOARD_WIDGETS =
+  /node_modules[\\/](@floating-ui[\\/]|tabbable[\\/]|@mantine[\\/]core[\\/]esm[\\/]components[\\/](Popover|Tooltip|Menu|Combobox|Select|Modal|ModalBase|Table|SegmentedControl|Tabs|Stepper|Accordion|FloatingIndicator|ScrollArea)[\\/])/;
+
+const FLOATING =
+  /node_modules[\\/](@floating-ui[\\/]|@mantine[\\/]core[\\/]esm[\\/]components[\\/](Popover|Tooltip|Menu)[\\/])/;
+
+// Shared by signed-in pages: the API client, components, the live socket, and the small helpers two pages share.
+const SHARED_CODE =
+  /[\\/]src[\\/](lib[\\/]|components[\\/]|features[\\/]realtime[\\/]|app[\\/]dashboard[\\/]logout|features[\\/]peers[\\/](peer-format|expiry))/;
+const LAZY_COMPONENTS = /[\\/]src[\\/]components[\\/]UsageBars\.tsx$/;
+// The login, registration and password pages share their card and the captcha: one chunk for all of them.
+const AUTH_PAGES = /[\\/]src[\\/]features[\\/]auth[\\/]/;
+
 export default defineConfig({
   plugins: [react()],
   build: {
@@ -12,6 +38,29 @@ export default defineConfig({
     emptyOutDir: true,
     // The size script reads the manifest to find which chunks the landing route loads.
     manifest: true,
+    // The vendor chunk is larger than Vite's 500 kB warning on purpose: one request instead of forty (above).
+    chunkSizeWarningLimit: 800,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            {
+              name: 'vendor',
+              test: (id) =>
+                id.includes('node_modules') &&
+                !LAZY_LIBRARIES.test(id) &&
+                !MANAGER_ONLY.test(id) &&
+                !DASHBOARD_WIDGETS.test(id),
+              priority: 2,
+            },
+            { name: 'app', test: (id) => SHARED_CODE.test(id) && !LAZY_COMPONENTS.test(id), priority: 1 },
+            { name: 'auth', test: AUTH_PAGES, priority: 1 },
+            // The menu, popovers and tooltips (and floating-ui) the dashboard's first screens use: one chunk, not three.
+            { name: 'floating', test: FLOATING },
+          ],
+        },
+      },
+    },
   },
   server: {
     proxy: {

@@ -11,6 +11,7 @@ from typing import Protocol
 import msgspec
 
 from controlplane.realtime.bus import EventBus
+from controlplane.realtime.stats_gate import STATS_EVERY_SECONDS, Send, StatsGate
 from controlplane.realtime.topics import (
     SESSIONS_ENDED,
     STAFF_PUSH,
@@ -44,8 +45,10 @@ class Socket(Protocol):
 
 
 class PushHub:
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, stats_every: float = STATS_EVERY_SECONDS) -> None:
         self._bus = bus
+        # peer_stats at most once a minute per socket, none while its page is hidden (realtime/stats_gate.py).
+        self._stats = StatsGate(stats_every)
         self._sockets: dict[str, set[Socket]] = defaultdict(set)
         self._session_of: dict[Socket, str] = {}  # the login session each socket was opened with
         # Manager pages: every staff socket hears node status, operation outcomes and audit entries.
@@ -69,12 +72,21 @@ class PushHub:
 
     def detach(self, user_id: str, socket: Socket) -> None:
         self._staff.discard(socket)
+        self._stats.forget(socket)
         self._session_of.pop(socket, None)
         sockets = self._sockets.get(user_id)
         if sockets is not None:
             sockets.discard(socket)
             if not sockets:
                 del self._sockets[user_id]
+
+    def pause_stats(self, user_id: str, socket: Socket) -> None:
+        """The socket's page is hidden: its peer_stats are held until resume_stats."""
+        self._stats.pause(socket, self._sender(user_id, socket))
+
+    async def resume_stats(self, user_id: str, socket: Socket) -> None:
+        """The socket's page is shown again: what was held is sent now."""
+        await self._stats.resume(socket, self._sender(user_id, socket))
 
     def is_online(self, user_id: str) -> bool:
         return user_id in self._sockets
@@ -148,7 +160,23 @@ class PushHub:
 
     async def _deliver_many(self, event: UserPushes) -> None:
         for user_id in event.by_user.keys() & self._sockets.keys():
-            await self._send(user_id, bytes(event.by_user[user_id]).decode())
+            raw = bytes(event.by_user[user_id])
+            if b'"type":"peer_stats"' not in raw[:32]:
+                await self._send(user_id, raw.decode())
+                continue
+            for socket in list(self._sockets.get(user_id, ())):
+                await self._stats.offer(socket, self._sender(user_id, socket), raw)
+
+    def _sender(self, user_id: str, socket: Socket) -> Send:
+        """Sends one text to one socket; a socket that cannot take it is detached, as _send does."""
+
+        async def send(text: str) -> None:
+            try:
+                await socket.send_text(text)
+            except Exception:
+                self.detach(user_id, socket)
+
+        return send
 
     async def _send(self, user_id: str, text: str) -> None:
         sockets = self._sockets.get(user_id)

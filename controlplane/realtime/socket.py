@@ -14,7 +14,7 @@ from litestar.exceptions import WebSocketDisconnect
 
 from controlplane.dependencies import client_ip, services_of
 from controlplane.errors import DomainError
-from controlplane.realtime.hub import SESSION_EXPIRED, SESSION_INVALID, UNAUTHORIZED_CLOSE
+from controlplane.realtime.hub import SESSION_EXPIRED, SESSION_INVALID, UNAUTHORIZED_CLOSE, PushHub
 from controlplane.realtime.messages import AuthPush, ErrorPush, SignedIn
 from controlplane.realtime.origins import origin_allowed, report_refused
 
@@ -98,7 +98,7 @@ async def _serve(socket: WebSocket[Any, Any, Any], services: Services) -> None:
     try:
         await socket.send_text(msgspec.json.encode(AuthPush(data=SignedIn(principal.username))).decode())
         async with asyncio.timeout_at(expires):
-            await _receive(socket, settings.socket_messages_per_minute)
+            await _receive(socket, settings.socket_messages_per_minute, services.hub, principal.user_id)
     except TimeoutError:
         services.hub.detach(principal.user_id, socket)
         await services.hub.close([socket], SESSION_EXPIRED)
@@ -108,8 +108,9 @@ async def _serve(socket: WebSocket[Any, Any, Any], services: Services) -> None:
         services.hub.detach(principal.user_id, socket)
 
 
-async def _receive(socket: WebSocket[Any, Any, Any], per_minute: int) -> None:
-    """Answers pings until the socket closes, or refuses it when it sends too much."""
+async def _receive(socket: WebSocket[Any, Any, Any], per_minute: int, hub: PushHub, user_id: str) -> None:
+    """Answers pings, and holds or resumes the live figures as the page is hidden or shown (realtime/stats_gate.py),
+    until the socket closes, or refuses it when it sends too much."""
     window_start, received = time.monotonic(), 0
     while True:
         text = await socket.receive_text()
@@ -122,3 +123,7 @@ async def _receive(socket: WebSocket[Any, Any, Any], per_minute: int) -> None:
             return
         if '"ping"' in text:
             await socket.send_text('{"type":"pong"}')
+        elif '"pause"' in text:
+            hub.pause_stats(user_id, socket)
+        elif '"resume"' in text:
+            await hub.resume_stats(user_id, socket)

@@ -224,7 +224,8 @@ async def seed_usage(settings: Settings) -> None:
 class NodeReports:
     """Stats reports the browser tests script, sent by the peer's server's scripted agent over its real gRPC stream
     (tests/browser/scripted_agent.py), as a node reports what WireGuard sees: POST /stats on `control_url` with
-    {customer, peer, endpoint, latest_handshake} (the peer by its owner and name; 404 if unknown). Runs in a thread;
+    {customer, peer, endpoint, latest_handshake} and optionally rx_bytes, tx_bytes (the peer by its owner and name;
+    404 if unknown). Runs in a thread;
     the report is queued on the harness's loop, in the order of the requests."""
 
     def __init__(self, settings: Settings, queues: dict[str, Reports], loop: asyncio.AbstractEventLoop) -> None:
@@ -254,6 +255,8 @@ class NodeReports:
             public_key=row.public_key,
             endpoint=str(body.get("endpoint", "")),
             latest_handshake=int(body.get("latest_handshake", 0)),
+            rx_bytes=int(body.get("rx_bytes", 0)),
+            tx_bytes=int(body.get("tx_bytes", 0)),
         )
         self._queues[row.server_id].put_nowait([stats])
         return True

@@ -81,6 +81,24 @@ describe('message parsing', () => {
 });
 
 describe('LiveSocket', () => {
+  it('tells the server when the tab is hidden and shown, and again on every reopening while hidden', () => {
+    const { socket } = liveSocket();
+    socket.start();
+    socket.setHidden(true); // not open yet: nothing to tell, the opening tells it
+    const first = FakeWebSocket.latest();
+    first.open();
+    expect(first.sent).toEqual(['{"type":"pause"}']);
+    socket.setHidden(false);
+    socket.setHidden(false);
+    socket.setHidden(true);
+    expect(first.sent).toEqual(['{"type":"pause"}', '{"type":"resume"}', '{"type":"pause"}']);
+    first.serverClose();
+    vi.advanceTimersByTime(5000);
+    const second = FakeWebSocket.latest();
+    second.open();
+    expect(second.sent).toEqual(['{"type":"pause"}']);
+  });
+
   it('does not open without an access token', () => {
     const { socket } = liveSocket(null);
     socket.start();

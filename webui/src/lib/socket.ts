@@ -88,6 +88,7 @@ export class LiveSocket {
   private wanted = false;
   private failures = 0;
   private status: SocketStatus = { state: 'closed' };
+  private hidden = false;
   private readonly options: LiveSocketOptions;
 
   constructor(options: LiveSocketOptions) {
@@ -118,6 +119,20 @@ export class LiveSocket {
     this.setStatus({ state: 'closed' });
   }
 
+  /**
+   * The page's tab was hidden or shown: the server holds the live figures (`peer_stats`) of a hidden page and sends
+   * what it held when the page is shown (docs/webui.md, live socket). Said again on every (re)opening.
+   */
+  setHidden(hidden: boolean): void {
+    if (hidden === this.hidden) return;
+    this.hidden = hidden;
+    this.tell(hidden ? 'pause' : 'resume');
+  }
+
+  private tell(type: 'pause' | 'resume'): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type }));
+  }
+
   private setStatus(status: SocketStatus): void {
     this.status = status;
     this.options.onStatus?.(status);
@@ -130,6 +145,7 @@ export class LiveSocket {
     this.socket = socket;
     if (this.status.state !== 'reconnecting') this.setStatus({ state: 'connecting' });
     socket.onopen = () => {
+      if (this.hidden) this.tell('pause');
       this.setStatus({ state: 'open' });
       this.options.onOpen?.();
     };

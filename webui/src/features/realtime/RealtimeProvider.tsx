@@ -10,6 +10,7 @@ import { toast } from '../../lib/toasts';
 import { getAccessToken } from '../../lib/tokens';
 import { PUSH_ERROR_FALLBACK } from './messages';
 import { RealtimeStatusNotice } from './RealtimeStatusNotice';
+import { useDocumentVisible } from './use-document-visible';
 
 type Listener = (message: PushMessage) => void;
 type OpenListener = () => void;
@@ -76,6 +77,10 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
   }, [socket, live, pathname]);
 
   useEffect(() => () => socket.stop(), [socket]);
+
+  // A hidden tab costs no data: the server holds its live figures until it is shown (docs/webui.md, live socket).
+  const visible = useDocumentVisible();
+  useEffect(() => socket.setHidden(!visible), [socket, visible]);
 
   const subscribe = useMemo(
     () => (listener: Listener) => {

@@ -31,7 +31,12 @@ export class FakeWebSocket {
     FakeWebSocket.instances.push(this);
   }
 
-  send(): void {}
+  /** Every text the page sent on it, oldest first. */
+  readonly sent: string[] = [];
+
+  send(data: string): void {
+    this.sent.push(data);
+  }
 
   close(): void {
     this.closedByClient = true;
