@@ -148,14 +148,28 @@ def _fetch_code(source: AgentSource) -> list[str]:
     return lines
 
 
+# Marks a line that only works on this machine (the demo's agents dial a unix socket or loopback); docs/deployment.md.
+DEMO_ONLY = "SOLO DEMO"
+
+
+def only_here(control_url: str) -> bool:
+    """A control URL no other machine can dial: the demo's unix socket, or a loopback address (the default)."""
+    if control_url.startswith("unix:"):
+        return True
+    host = control_url.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]").lower()
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
 def install_steps(
     server: Server, credential: str, control_url: str, tls: bool, source: AgentSource = AgentSource()
 ) -> tuple[str, list[str]]:
     """A root shell session for a fresh Debian server, following packaging/vpn-node-agent.service and
     packaging/agent.toml.example, and the settings it lacked. Only these steps ever show the credential; it is not
     stored in clear."""
+    demo = only_here(control_url)
     toml = [
-        f"control_url = {_toml(control_url)}",
+        f"control_url = {_toml(control_url)}"
+        + (f"   # {DEMO_ONLY}: solo se alcanza desde esta máquina" if demo else ""),
         f"node_id = {_toml(server.id)}",
         f"credential = {_toml(credential)}",
         'backend = "kernel"',
@@ -168,6 +182,7 @@ def install_steps(
     lines = [
         f"# Servidor {_shown(server.name)} ({_shown(server.address)}): como root en un Debian 12 recién instalado.",
         "# Los mismos pasos que docs/deployment.md ('Adding a VPN node'), con los valores de este servidor.",
+        *(_demo_notice(control_url) if demo else []),
         "apt-get update",
         "apt-get install -y --no-install-recommends wireguard-tools nftables python3 python3-venv git ca-certificates",
         '# Solo con backend = "userspace" (contenedores sin el módulo): apt-get install -y wireguard-go',
@@ -205,6 +220,15 @@ def install_steps(
     lines.append("# En la página Servidores el nodo pasa a 'En línea' en unos segundos.")
     missing = [] if source.repository else ["VPN_AGENT_REPOSITORY"]
     return "\n".join(lines) + "\n", missing
+
+
+def _demo_notice(control_url: str) -> list[str]:
+    return [
+        f"# {DEMO_ONLY}: este panel espera a los agentes en {_shown(control_url)}, que solo se alcanza desde esta",
+        f"# máquina (la demostración, make run). Las líneas marcadas {DEMO_ONLY} no sirven en un servidor real: en",
+        "# producción defina VPN_GRPC_PUBLIC_URL (host:puerto que los nodos alcanzan) y VPN_GRPC_TLS_CERT, y emita",
+        "# una credencial nueva para ver los pasos completos. El resto de las líneas vale igual en producción.",
+    ]
 
 
 def _shown(value: str) -> str:

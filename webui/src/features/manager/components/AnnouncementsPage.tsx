@@ -5,7 +5,7 @@ import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi } from '../api/manager';
 import { dateTime } from '../format';
@@ -14,7 +14,7 @@ import { useStaff } from '../staff';
 
 function Announcements({ isAdmin }: { isAdmin: boolean }) {
   const { state, reload, setData } = useRequest((signal) => managerApi.announcements(signal));
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const confirmation = useConfirmation();
   const [name, setName] = useState('');
   const [message, setMessage] = useState('');
@@ -53,8 +53,15 @@ function Announcements({ isAdmin }: { isAdmin: boolean }) {
       {isAdmin && (
         <form onSubmit={(e) => void create(e)} noValidate>
           <Stack gap="xs" mb="md">
-            <TextInput label="Título" value={name} onChange={(e) => setName(e.currentTarget.value)} />
-            <Textarea label="Mensaje" autosize minRows={2} value={message} onChange={(e) => setMessage(e.currentTarget.value)} />
+            <TextInput label="Título" value={name} error={refused.name} onChange={(e) => { clearRefused('name'); setName(e.currentTarget.value); }} />
+            <Textarea
+              label="Mensaje"
+              autosize
+              minRows={2}
+              value={message}
+              error={refused.message}
+              onChange={(e) => { clearRefused('message'); setMessage(e.currentTarget.value); }}
+            />
             <Group justify="flex-end">
               <Button type="submit" loading={busy}>
                 Publicar anuncio
@@ -100,7 +107,7 @@ function Announcements({ isAdmin }: { isAdmin: boolean }) {
 
 function Releases({ isAdmin }: { isAdmin: boolean }) {
   const { state, reload, setData } = useRequest((signal) => managerApi.releases(signal));
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const [version, setVersion] = useState('');
   const [url, setUrl] = useState('');
   const items = state.status === 'success' ? state.data : [];
@@ -128,10 +135,23 @@ function Releases({ isAdmin }: { isAdmin: boolean }) {
       </Text>
       {isAdmin && (
         <form onSubmit={(e) => void create(e)} noValidate>
-          <Group align="flex-end" mb="md">
-            <TextInput label="Versión" placeholder="1.2.0" value={version} onChange={(e) => setVersion(e.currentTarget.value)} />
-            <TextInput label="Enlace de descarga" placeholder="https://..." value={url} onChange={(e) => setUrl(e.currentTarget.value)} style={{ flex: 1 }} />
-            <Button type="submit" loading={busy}>
+          <Group align="flex-start" mb="md">
+            <TextInput
+              label="Versión"
+              placeholder="1.2.0"
+              value={version}
+              error={refused.version}
+              onChange={(e) => { clearRefused('version'); setVersion(e.currentTarget.value); }}
+            />
+            <TextInput
+              label="Enlace de descarga"
+              placeholder="https://..."
+              value={url}
+              error={refused.url}
+              onChange={(e) => { clearRefused('url'); setUrl(e.currentTarget.value); }}
+              style={{ flex: 1, minWidth: 200 }}
+            />
+            <Button type="submit" loading={busy} mt={24}>
               Publicar versión
             </Button>
           </Group>
@@ -166,7 +186,7 @@ function Releases({ isAdmin }: { isAdmin: boolean }) {
 }
 
 export function AnnouncementsPage() {
-  usePageTitle('Anuncios y versiones');
+  useManagerTitle('Anuncios y versiones');
   const { isAdmin } = useStaff();
   return (
     <Stack>

@@ -23,6 +23,7 @@ function testInvoice(overrides: Partial<StaffInvoiceDetail> = {}): StaffInvoiceD
     user_id: 'u1',
     username: 'ana',
     gateway: 'qvapay',
+    gateway_label: 'QvaPay',
     mode: 'add_plan',
     status: 'failed',
     plan_name: 'Mensual',

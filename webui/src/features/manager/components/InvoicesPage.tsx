@@ -6,7 +6,7 @@ import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { useSocketOpened } from '../../realtime';
 import { managerApi, type StaffInvoice } from '../api/manager';
@@ -34,7 +34,21 @@ export function InvoiceStatusBadge({ status }: { status: string }) {
   return <Badge color={known?.color ?? 'gray'}>{known?.label ?? status}</Badge>;
 }
 
-function ManualPaymentForm({ status, note, onNote, busy, onSubmit }: { status: string; note: string; onNote: (note: string) => void; busy: boolean; onSubmit: () => void }) {
+function ManualPaymentForm({
+  status,
+  note,
+  onNote,
+  busy,
+  onSubmit,
+  refused,
+}: {
+  status: string;
+  note: string;
+  onNote: (note: string) => void;
+  busy: boolean;
+  onSubmit: () => void;
+  refused?: string;
+}) {
   const needsReason = REASON_REQUIRED.includes(status);
   const missing = needsReason && note.trim() === '';
   return (
@@ -51,6 +65,7 @@ function ManualPaymentForm({ status, note, onNote, busy, onSubmit }: { status: s
         required={needsReason}
         maxLength={200}
         value={note}
+        error={refused}
         onChange={(e) => onNote(e.currentTarget.value)}
       />
       <Button loading={busy} disabled={missing} onClick={onSubmit}>
@@ -65,7 +80,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
   const { state, reload, setData, refresh } = useRequest((signal) => managerApi.invoice(id, signal));
   useSocketOpened(refresh); // a payment may have landed while the socket was down (docs/webui.md, live socket)
   const [note, setNote] = useState('');
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const invoice = state.status === 'success' ? state.data : null;
   const confirmation = useConfirmation();
   const markPaid = () => {
@@ -95,7 +110,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             {invoice.manual && <Badge color="grape">Pago manual</Badge>}
           </Group>
           <Text>
-            <b>{invoice.username}</b> · {invoice.plan_name} · {invoice.amount} USD · {invoice.gateway}
+            <b>{invoice.username}</b> · {invoice.plan_name} · {invoice.amount} USD · {invoice.gateway_label}
           </Text>
           <Text size="sm">
             {invoice.mode === 'new_peer' ? 'Peer nuevo' : 'Añadir plan'}: {invoice.peer_name}
@@ -108,7 +123,17 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             <Code block>{JSON.stringify(invoice.gateway_record ?? null, null, 2)}</Code>
           </ScrollArea.Autosize>
           {isAdmin && CREDITABLE.includes(invoice.status) && (
-            <ManualPaymentForm status={invoice.status} note={note} onNote={setNote} busy={busy} onSubmit={markPaid} />
+            <ManualPaymentForm
+              status={invoice.status}
+              note={note}
+              onNote={(next) => {
+                clearRefused('note');
+                setNote(next);
+              }}
+              busy={busy}
+              onSubmit={markPaid}
+              refused={refused.note}
+            />
           )}
         </Stack>
       )}
@@ -117,7 +142,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
 }
 
 export function InvoicesPage() {
-  usePageTitle('Facturas');
+  useManagerTitle('Facturas');
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search, 300);
   const [status, setStatus] = useState<string | null>(null);
@@ -182,7 +207,7 @@ export function InvoicesPage() {
                         {invoice.plan_name} · {invoice.peer_name}
                       </Table.Td>
                       <Table.Td>{invoice.amount} USD</Table.Td>
-                      <Table.Td>{invoice.manual ? 'manual' : invoice.gateway}</Table.Td>
+                      <Table.Td>{invoice.gateway_label}</Table.Td>
                       <Table.Td>
                         <InvoiceStatusBadge status={invoice.status} />
                       </Table.Td>

@@ -7,7 +7,7 @@ import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { toast } from '../../../lib/toasts';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type UserRow } from '../api/manager';
@@ -34,7 +34,7 @@ function UserInvoices({ userId }: { userId: string }) {
               {invoice.plan_name} · {invoice.peer_name}
             </Table.Td>
             <Table.Td>{invoice.amount} USD</Table.Td>
-            <Table.Td>{invoice.manual ? 'manual' : invoice.gateway}</Table.Td>
+            <Table.Td>{invoice.gateway_label}</Table.Td>
             <Table.Td>
               <InvoiceStatusBadge status={invoice.status} />
             </Table.Td>
@@ -183,7 +183,7 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
 }
 
 export function UsersPage() {
-  usePageTitle('Usuarios');
+  useManagerTitle('Usuarios');
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search, 300);
   const [blocked, setBlocked] = useState<'all' | 'yes' | 'no'>('all');
