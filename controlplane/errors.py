@@ -122,7 +122,7 @@ _MISSING = re.compile(r"missing required field `([^`]+)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
 _LENGTH = re.compile(r"of length (<=|>=) (\d+)")
 _RANGE = re.compile(r"Expected `\w+` (<=|>=|<|>) (-?[\d.]+)")
-_TYPE = re.compile(r"Expected `(\w+)`(?:,| -|$)")
+_TYPE = re.compile(r"Expected `(\w+)(?: \| null)?`(?:,| -|$)")  # an optional field is "`bool | null`"
 _RANGE_WORDS = {"<=": "como máximo", ">=": "como mínimo", "<": "menor que", ">": "mayor que"}
 _TYPE_WORDS = {
     "int": "Debe ser un número entero.",

@@ -58,6 +58,8 @@ FIELD_NAMES: dict[str, str] = {
     "page": "Página",
     "page_size": "Tamaño de página",
     "range": "Periodo",
+    "period": "Periodo",
+    "active_only": "Solo activos",
     "since": "Desde",
     "until": "Hasta",
 }
@@ -80,5 +82,5 @@ def value_text(value: object) -> str:
 
 
 def changes_text(changes: dict[str, object]) -> str:
-    """What an edit changed, for its audit entry: "Precio: 2.00, Visible: no"."""
-    return ", ".join(f"{field_name(k)}: {value_text(v)}" for k, v in changes.items()) or "sin cambios"
+    """What an edit changed, for its audit entry: "Precio → 2.00, Visible → no" (the arrow: the new value)."""
+    return ", ".join(f"{field_name(k)} → {value_text(v)}" for k, v in changes.items()) or "sin cambios"

@@ -112,7 +112,7 @@ async def test_edit_server_and_refuse_taken_name(services: Services, client: Asy
     assert taken.status_code == 409 and taken.json()["code"] == "server_name_taken"
     subnet = await client.patch(path, json={"tunnel_subnet": "10.99.0.0/24"}, headers=world.admin)
     assert subnet.status_code == 422 and subnet.json()["message"] == "El campo 'tunnel_subnet' no está permitido."
-    assert (await last_audit(services)).summary == "Miami 1: address=m1.vpn.test, active=False, capacity=10"
+    assert (await last_audit(services)).summary == "Miami 1: Dirección → m1.vpn.test, Activo → no, Capacidad → 10"
 
 
 async def test_live_status_reads_last_seen_and_stats(services: Services, client: AsyncTestClient[Any]) -> None:
