@@ -11,6 +11,7 @@ import { managerApi } from '../api/manager';
 import { dateTime } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useStaff } from '../staff';
+import { NameWithActions } from './NameWithActions';
 
 function Announcements({ isAdmin }: { isAdmin: boolean }) {
   const { state, reload, setData } = useRequest((signal) => managerApi.announcements(signal));
@@ -165,16 +166,24 @@ function Releases({ isAdmin }: { isAdmin: boolean }) {
             {items.map((r, index) => (
               <Table.Tr key={r.id}>
                 <Table.Td>
-                  {r.version} {index === 0 && <Badge ml="xs">Actual</Badge>}
+                  <NameWithActions
+                    actions={
+                      isAdmin && (
+                        <Button size="xs" color="red" variant="subtle" onClick={() => void remove(r.id)} aria-label={`Eliminar la versión ${r.version}`}>
+                          Eliminar
+                        </Button>
+                      )
+                    }
+                  >
+                    <Text fw={600}>{r.version}</Text>
+                    {index === 0 && <Badge>Actual</Badge>}
+                  </NameWithActions>
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{r.url}</Table.Td>
-                <Table.Td>{dateTime(r.created)}</Table.Td>
-                <Table.Td>
-                  {isAdmin && (
-                    <Button size="xs" color="red" variant="subtle" onClick={() => void remove(r.id)}>
-                      Eliminar
-                    </Button>
-                  )}
+                <Table.Td style={{ wordBreak: 'break-all' }}>
+                  {r.url}
+                  <Text size="xs" c="dimmed">
+                    {dateTime(r.created)}
+                  </Text>
                 </Table.Td>
               </Table.Tr>
             ))}

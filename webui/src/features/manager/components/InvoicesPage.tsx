@@ -14,6 +14,7 @@ import { dateTime } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaff } from '../staff';
+import { NameWithActions } from './NameWithActions';
 import { Paginator } from './Paginator';
 
 export const INVOICE_STATUS: Record<string, { label: string; color: string }> = {
@@ -189,20 +190,30 @@ export function InvoicesPage() {
               <Table striped highlightOnHover>
                 <Table.Thead>
                   <Table.Tr>
-                    <Table.Th>Fecha</Table.Th>
                     <Table.Th>Cliente</Table.Th>
                     <Table.Th>Plan</Table.Th>
                     <Table.Th>Importe</Table.Th>
                     <Table.Th>Pasarela</Table.Th>
                     <Table.Th>Estado</Table.Th>
-                    <Table.Th />
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
                   {state.data.items.map((invoice) => (
                     <Table.Tr key={invoice.id}>
-                      <Table.Td>{dateTime(invoice.created)}</Table.Td>
-                      <Table.Td>{invoice.username}</Table.Td>
+                      <Table.Td>
+                        <NameWithActions
+                          actions={
+                            <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)} aria-label={`Ver la factura de ${invoice.username}`}>
+                              Ver
+                            </Button>
+                          }
+                        >
+                          <Text fw={600}>{invoice.username}</Text>
+                          <Text size="xs" c="dimmed">
+                            {dateTime(invoice.created)}
+                          </Text>
+                        </NameWithActions>
+                      </Table.Td>
                       <Table.Td>
                         {invoice.plan_name} · {invoice.peer_name}
                       </Table.Td>
@@ -210,11 +221,6 @@ export function InvoicesPage() {
                       <Table.Td>{invoice.gateway_label}</Table.Td>
                       <Table.Td>
                         <InvoiceStatusBadge status={invoice.status} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)}>
-                          Ver
-                        </Button>
                       </Table.Td>
                     </Table.Tr>
                   ))}

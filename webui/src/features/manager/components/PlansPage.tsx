@@ -1,5 +1,5 @@
 /** /manager/dashboard/plans: the catalogue, hidden plans included; create, edit, hide or show. */
-import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Table, TextInput, Textarea, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
@@ -10,6 +10,7 @@ import { managerApi, type PlanInput, type StaffPlan } from '../api/manager';
 import { validity } from '../format';
 import { useAction, type FieldErrors } from '../hooks/use-action';
 import { useStaff } from '../staff';
+import { NameWithActions } from './NameWithActions';
 
 const EMPTY: PlanInput = { name: '', description: '', validity_hours: 720, price: '', visible: true, sort_order: 0 };
 
@@ -103,39 +104,45 @@ export function PlansPage() {
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
       {state.status === 'success' && (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Plan</Table.Th>
-              <Table.Th>Validez</Table.Th>
-              <Table.Th>Precio</Table.Th>
-              <Table.Th>Estado</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {plans.map((plan) => (
-              <Table.Tr key={plan.id}>
-                <Table.Td>{plan.name}</Table.Td>
-                <Table.Td>{validity(plan.validity_hours)}</Table.Td>
-                <Table.Td>${plan.price} USD</Table.Td>
-                <Table.Td>{plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}</Table.Td>
-                <Table.Td>
-                  {isAdmin && (
-                    <Group gap="xs" justify="flex-end">
-                      <Button size="xs" variant="light" onClick={() => { clearRefused(); setEditing(plan); }}>
-                        Editar
-                      </Button>
-                      <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)}>
-                        {plan.visible ? 'Ocultar' : 'Mostrar'}
-                      </Button>
-                    </Group>
-                  )}
-                </Table.Td>
+        <Table.ScrollContainer minWidth={520}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Plan</Table.Th>
+                <Table.Th>Validez</Table.Th>
+                <Table.Th>Precio</Table.Th>
+                <Table.Th>Estado</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {plans.map((plan) => (
+                <Table.Tr key={plan.id}>
+                  <Table.Td>
+                    <NameWithActions
+                      actions={
+                        isAdmin && (
+                          <Group gap={4} wrap="nowrap">
+                            <Button size="xs" variant="light" onClick={() => { clearRefused(); setEditing(plan); }} aria-label={`Editar ${plan.name}`}>
+                              Editar
+                            </Button>
+                            <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)} aria-label={`${plan.visible ? 'Ocultar' : 'Mostrar'} ${plan.name}`}>
+                              {plan.visible ? 'Ocultar' : 'Mostrar'}
+                            </Button>
+                          </Group>
+                        )
+                      }
+                    >
+                      <Text fw={600}>{plan.name}</Text>
+                    </NameWithActions>
+                  </Table.Td>
+                  <Table.Td>{validity(plan.validity_hours)}</Table.Td>
+                  <Table.Td>${plan.price} USD</Table.Td>
+                  <Table.Td>{plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       {editing !== null && (
         <Modal opened onClose={() => setEditing(null)} title={editing === 'new' ? 'Nuevo plan' : `Editar ${editing.name}`}>

@@ -201,7 +201,7 @@ describe('servers page', () => {
     api.updateServer.mockResolvedValue({ ...server, backbone_endpoint: '10.200.0.1' });
     const actor = userEvent.setup({ delay: null });
     renderManagerPage(<ServersPage />);
-    await actor.click(await screen.findByRole('button', { name: 'Acciones' }));
+    await actor.click(await screen.findByRole('button', { name: 'Acciones de Miami 1' }));
     await actor.click(await screen.findByRole('menuitem', { name: 'Editar' }));
     const endpoint = await screen.findByLabelText('Endpoint del backbone');
     expect(endpoint).toHaveValue('enlace.miami1.vpn.test');
@@ -217,6 +217,6 @@ describe('servers page', () => {
     renderManagerPage(<ServersPage />, SUPPORT);
     expect(await screen.findByText('Miami 1')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Nuevo servidor' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Acciones' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Acciones/ })).not.toBeInTheDocument();
   }, 20_000);
 });

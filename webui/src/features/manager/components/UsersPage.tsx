@@ -50,6 +50,9 @@ function UserStatus({ user }: { user: UserRow }) {
   return user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>;
 }
 
+// A long label wraps on a phone instead of running past the drawer's edge.
+const WRAPS = { root: { height: 'auto', minHeight: 36, paddingBlock: 6 }, label: { whiteSpace: 'normal' } } as const;
+
 export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: string; onClose: () => void; onChanged: (user: UserRow) => void }) {
   const { state, reload } = useRequest((signal) => managerApi.user(userId, signal));
   const [busy, act] = useAction();
@@ -139,12 +142,13 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
                 variant="light"
                 disabled={!user.email || !user.email_verified || user.blocked}
                 loading={busy}
+                styles={WRAPS}
                 onClick={() => void send(() => managerApi.sendPasswordReset(user.id))}
               >
                 Enviar enlace para restablecer contraseña
               </Button>
               {user.email && !user.email_verified && (
-                <Button variant="light" loading={busy} onClick={() => void send(() => managerApi.resendVerification(user.id))}>
+                <Button variant="light" loading={busy} styles={WRAPS} onClick={() => void send(() => managerApi.resendVerification(user.id))}>
                   Reenviar verificación de email
                 </Button>
               )}

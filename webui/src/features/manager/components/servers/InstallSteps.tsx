@@ -11,7 +11,9 @@ export function InstallSteps({ created, onClose }: { created: ServerCreated; onC
         </Alert>
         <Group gap="xs">
           <Text size="sm">Credencial:</Text>
-          <Code data-testid="credential">{created.credential}</Code>
+          <Code data-testid="credential" style={{ wordBreak: 'break-all' }}>
+            {created.credential}
+          </Code>
           <CopyButton value={created.credential}>
             {({ copied, copy }) => (
               <Button size="xs" variant="light" onClick={copy}>
