@@ -81,12 +81,12 @@ class QvaPayGateway(Gateway):
         }
         answer = await self._request("POST", f"{self._base}/create_invoice", json=body, headers=headers)
         if not isinstance(answer, dict):
-            raise GatewayError("qvapay: unexpected create_invoice answer")
+            raise GatewayError("QvaPay respondió algo inesperado al crear el cobro.")
         url = answer.get("signedUrl") or answer.get("url")
         # QvaPay spells it `transation_uuid` in its answers; newer ones say `transaction_uuid`.
         reference = answer.get("transation_uuid") or answer.get("transaction_uuid") or answer.get("uuid")
         if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-            raise GatewayError("qvapay: create_invoice gave no payment URL")
+            raise GatewayError("QvaPay no devolvió el enlace de pago.")
         return CreatedPayment(payment_url=url, reference=str(reference) if reference else None, raw=plain(answer))
 
     def verify_notification(self, body: bytes, headers: Mapping[str, str], path: Mapping[str, str]) -> Notification:
@@ -121,7 +121,7 @@ class QvaPayGateway(Gateway):
             "POST", f"{self._base}/transactions/{reference}", json=credentials, headers=headers
         )
         if not isinstance(answer, dict):
-            raise GatewayError("qvapay: unexpected transaction answer")
+            raise GatewayError("QvaPay respondió algo inesperado al consultar el pago.")
         transaction: dict[str, Any] = answer["transaction"] if isinstance(answer.get("transaction"), dict) else answer
         uuid = transaction.get("uuid") or transaction.get("transaction_uuid") or reference
         status = _STATUSES.get(str(transaction.get("status", "")).lower(), PaymentStatus.PENDING)
