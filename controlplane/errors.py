@@ -16,6 +16,7 @@ from litestar.exceptions import (
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from sqlalchemy import exc as sa_exc
 
+from controlplane.field_names import field_name
 from controlplane.observability.logs import bounded_path
 
 log = logging.getLogger(__name__)
@@ -119,31 +120,53 @@ def domain_error_handler(_: Request[Any, Any, Any], exc: DomainError) -> Respons
 _FIELD = re.compile(r"at `\$\.([A-Za-z0-9_.\[\]]+)`")
 _MISSING = re.compile(r"missing required field `([^`]+)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
+_LENGTH = re.compile(r"of length (<=|>=) (\d+)")
+_RANGE = re.compile(r"Expected `\w+` (<=|>=|<|>) (-?[\d.]+)")
+_TYPE = re.compile(r"Expected `(\w+)(?: \| null)?`(?:,| -|$)")  # an optional field is "`bool | null`"
+_RANGE_WORDS = {"<=": "como máximo", ">=": "como mínimo", "<": "menor que", ">": "mayor que"}
+_TYPE_WORDS = {
+    "int": "Debe ser un número entero.",
+    "float": "Debe ser un número.",
+    "str": "Debe ser un texto.",
+    "bool": "Debe ser verdadero o falso.",
+    "array": "Debe ser una lista.",
+    "object": "Debe ser un objeto.",
+}
+
+
+def _problem(detail: str) -> str:
+    """What is wrong with a value, in a sentence that fits under its input."""
+    if m := _LENGTH.search(detail):
+        limit = int(m.group(2))
+        if m.group(1) == "<=":
+            return f"Es demasiado largo (máximo {limit} caracteres)."
+        return "No puede estar vacío." if limit == 1 else f"Es demasiado corto (mínimo {limit} caracteres)."
+    if m := _RANGE.search(detail):
+        return f"Debe ser {_RANGE_WORDS[m.group(1)]} {m.group(2)}."
+    if "matching regex" in detail:
+        return "El formato no es válido."
+    if m := _TYPE.search(detail):
+        return _TYPE_WORDS.get(m.group(1), "El tipo del valor no es válido.")
+    return "El valor no es válido."
 
 
 def _spanish_validation(detail: str) -> tuple[str, dict[str, str]]:
-    """Translate msgspec's decode errors into a Spanish message plus the field it concerns."""
+    """Translate msgspec's decode errors into a Spanish message naming the field as people know it ("Puerto: debe
+    ser como máximo 65535."), plus `fields` so a form shows the text under the input."""
     if m := _MISSING.search(detail):
         field = m.group(1)
-        return f"Falta el campo obligatorio '{field}'.", {field: "Campo obligatorio."}
+        return f"{field_name(field)}: campo obligatorio.", {field: "Campo obligatorio."}
     if m := _UNKNOWN.search(detail):
         field = m.group(1)
         return f"El campo '{field}' no está permitido.", {field: "Campo no permitido."}
-    field_match = _FIELD.search(detail)
-    field = field_match.group(1) if field_match else ""
-    if re.search(r"Expected `\w+` (<=|>=|<|>) ", detail):
-        text = "El valor está fuera del rango permitido."
-    elif "length" in detail:
-        text = "El valor es demasiado largo." if "<=" in detail else "El valor es demasiado corto."
-    elif "Expected" in detail:
-        text = "El tipo del valor no es válido."
-    elif "JSON" in detail or "malformed" in detail.lower() or "truncated" in detail.lower():
+    if "JSON" in detail or "malformed" in detail.lower() or "truncated" in detail.lower():
         return "El cuerpo de la solicitud no es JSON válido.", {}
-    else:
-        text = "El valor no es válido."
-    if field:
-        return f"Valor inválido en '{field}': {text}", {field: text}
-    return f"Datos inválidos: {text}", {}
+    field_match = _FIELD.search(detail)
+    text = _problem(detail)
+    if field_match:
+        field = field_match.group(1)
+        return f"{field_name(field)}: {text[0].lower()}{text[1:]}", {field: text}
+    return f"Datos inválidos: {text[0].lower()}{text[1:]}", {}
 
 
 def validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:

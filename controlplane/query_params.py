@@ -27,6 +27,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.routes import HTTPRoute
 
 from controlplane.errors import Invalid
+from controlplane.field_names import field_name
 
 LOOSE_QUERY = {"loose_query": True}  # opt of a handler whose callers may add query parameters of their own
 
@@ -97,4 +98,4 @@ async def strict_query(request: Request[Any, Any, Any]) -> None:
         kind = declared[name]
         if kind is not None and not _well_written(value, kind):
             text = f"Debe ser {EXPECTED[kind]}."
-            raise _refuse(name, f"Valor inválido en '{name}': {text}", text)
+            raise _refuse(name, f"{field_name(name)}: debe ser {EXPECTED[kind]}.", text)

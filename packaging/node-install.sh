@@ -1,5 +1,6 @@
 # Servidor {{name}} ({{address}}): como root en un Debian 12 recién instalado.
 # Los mismos pasos que docs/deployment.md ("Adding a VPN node"), con los valores de este servidor.
+{{demo_notice}}
 apt-get update
 apt-get install -y --no-install-recommends wireguard-tools nftables python3 python3-venv git ca-certificates iproute2
 useradd --system --no-create-home --shell /usr/sbin/nologin vpn-node || true

@@ -38,6 +38,28 @@ def failure_reason(operation: NodeOperation) -> str:
     return "el servidor no pudo aplicar el cambio"
 
 
+# Why the control plane cancelled an operation, as staff read it (old rows were written in English).
+_CANCELLED = {
+    "the peer was disabled or enabled meanwhile": "el peer se deshabilitó o habilitó mientras tanto",
+    "the peer was deleted meanwhile": "el peer se borró mientras tanto",
+    "the target server was disabled": "el servidor de destino se deshabilitó",
+}
+
+
+def staff_error_text(error: str | None) -> str | None:
+    """Why an operation failed, in the manager's Spanish (the overview's recent operations). A node that answered
+    with an error keeps its own words after ours: they are what an operator searches the node's log for."""
+    if not error:
+        return None
+    if error.startswith(TIMEOUT_PREFIX):
+        return "El nodo no respondió a tiempo; el cambio no se aplicó."
+    if error.startswith("cancelled"):
+        reason = error.partition(":")[2].strip()
+        reason = _CANCELLED.get(reason, reason)
+        return f"Cancelada: {reason}." if reason else "Cancelada."
+    return f"El nodo no pudo aplicar el cambio. Detalle del nodo: {error}"
+
+
 # The statements of the change path, built once (docs/benchmarks.md, "Cost per change"): every regenerate, move or
 # switch runs them, and building a statement costs more than sending it. Core statements on the tables also skip
 # the ORM's autoflush, so a service's pending changes to the peer go out in one flush with the operation's row.
@@ -200,7 +222,7 @@ class NodeOperations:
         )
         overdue = rows.scalars().all()
         for operation_id in overdue:
-            await self.finish(db, operation_id, f"{TIMEOUT_PREFIX}: the node did not answer in time")
+            await self.finish(db, operation_id, f"{TIMEOUT_PREFIX}: el nodo no respondió a tiempo")
         return len(overdue)
 
     async def _ended(self, db: AsyncSession, operation: NodeOperation) -> None:

@@ -10,6 +10,14 @@ from controlplane.payments.qvapay import QvaPayGateway
 from controlplane.payments.remesita import RemesitaGateway
 from controlplane.settings import Settings
 
+# A gateway as people read it ("QvaPay", not `qvapay`), and the manager's name for payments staff recorded by hand.
+GATEWAY_LABELS = {QvaPayGateway.name: QvaPayGateway.label, RemesitaGateway.name: RemesitaGateway.label}
+MANUAL_LABEL = "Pago manual"
+
+
+def gateway_label(name: str) -> str:
+    return MANUAL_LABEL if name == "manual" else GATEWAY_LABELS.get(name, name)
+
 
 def build_gateways(settings: Settings, http: httpx.AsyncClient, box: SecretBox) -> dict[str, Gateway]:
     timeout, public = settings.payments_timeout_seconds, settings.client_url

@@ -139,21 +139,24 @@ class Gateway(ABC):
 
     async def _request(self, method: str, url: str, **kwargs: Any) -> Any:
         """One call to the gateway: transport trouble and 5xx are `GatewayUnavailable`, refusals `GatewayError`."""
+        # The text becomes the invoice's `problem`, read by staff in the manager: Spanish, the gateway by its brand.
         try:
             answer = await self._http.request(method, url, timeout=self._timeout, **kwargs)
         except httpx.TimeoutException as exc:
-            raise GatewayUnavailable(f"{self.name}: no answer within {self._timeout:g} s") from exc
+            raise GatewayUnavailable(f"{self.label} no respondió en {self._timeout:g} s.") from exc
         except httpx.TransportError as exc:
-            raise GatewayUnavailable(f"{self.name}: {type(exc).__name__}") from exc
+            raise GatewayUnavailable(f"No se pudo conectar con {self.label} ({type(exc).__name__}).") from exc
         if answer.status_code >= 500:
-            raise GatewayUnavailable(f"{self.name}: HTTP {answer.status_code}")
+            raise GatewayUnavailable(f"{self.label} no está disponible (HTTP {answer.status_code}).")
         if answer.status_code >= 400:
             where = url.rsplit("/", 1)[-1]
-            raise GatewayError(f"{self.name}: HTTP {answer.status_code} on {where}", code=_error_code(answer))
+            raise GatewayError(
+                f"{self.label} rechazó la solicitud (HTTP {answer.status_code} en {where}).", code=_error_code(answer)
+            )
         try:
             return decode_json(answer.content)
         except ValueError as exc:
-            raise GatewayError(f"{self.name}: the answer is not JSON") from exc
+            raise GatewayError(f"{self.label} respondió algo que no es JSON.") from exc
 
 
 def _error_code(answer: httpx.Response) -> str | None:

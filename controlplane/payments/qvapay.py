@@ -156,14 +156,14 @@ class QvaPayGateway(Gateway):
                 raise
             return await self._recover(request)
         if not isinstance(answer, dict):
-            raise GatewayError("qvapay: unexpected create_invoice answer")
+            raise GatewayError("QvaPay respondió algo inesperado al crear el cobro.")
         url = answer.get("signedUrl") or answer.get("url")
         # The v2 answer says `transaction_uuid` (qvapaykit); older answers spell it `transation_uuid`.
         reference = answer.get("transaction_uuid") or answer.get("transation_uuid") or answer.get("uuid")
         if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-            raise GatewayError("qvapay: create_invoice gave no payment URL")
+            raise GatewayError("QvaPay no devolvió el enlace de pago.")
         if reference is not None and canonical_uuid(reference) is None:
-            raise GatewayError("qvapay: create_invoice gave a transaction id that is not a UUID")
+            raise GatewayError("QvaPay devolvió un identificador de transacción que no es un UUID.")
         return CreatedPayment(payment_url=url, reference=canonical_uuid(reference), raw=plain(answer))
 
     async def _recover(self, request: PaymentRequest) -> CreatedPayment:
@@ -171,10 +171,12 @@ class QvaPayGateway(Gateway):
         find it among the app's transactions and use it, if it is the same sale."""
         transaction = await self._find(request.remote_id)
         if transaction is None:
-            raise GatewayError("qvapay: DUPLICATE_REQUEST, and no transaction with this remote_id was found")
+            raise GatewayError(
+                "QvaPay dice que el cobro ya existe (DUPLICATE_REQUEST), pero no aparece entre sus transacciones."
+            )
         reference = canonical_uuid(transaction.get("uuid") or transaction.get("transaction_uuid"))
         if reference is None or money(transaction.get("amount")) != request.amount:
-            raise GatewayError("qvapay: the transaction already made for this remote_id is not this invoice's")
+            raise GatewayError("QvaPay ya tiene un cobro con este identificador, pero no es el de esta factura.")
         return CreatedPayment(
             payment_url=self.pay_page(reference), reference=reference, raw={"recovered": plain(transaction)}
         )
@@ -184,7 +186,7 @@ class QvaPayGateway(Gateway):
             answer = await self._post("transactions", {"page": page, "take": PAGE_SIZE})
             items = answer.get("transactions") if isinstance(answer, dict) else None
             if not isinstance(items, list):
-                raise GatewayError("qvapay: unexpected transactions answer")
+                raise GatewayError("QvaPay respondió algo inesperado al leer sus transacciones.")
             for item in items:
                 if isinstance(item, dict) and item.get("remote_id") == remote_id:
                     return item
@@ -231,10 +233,10 @@ class QvaPayGateway(Gateway):
     async def lookup(self, reference: str, remote_id: str) -> PaymentRecord:
         transaction_id = canonical_uuid(reference)
         if transaction_id is None:
-            raise GatewayError("qvapay: the transaction id to read back is not a UUID")
+            raise GatewayError("El identificador de la transacción de QvaPay no es un UUID.")
         answer = await self._post(f"transactions/{transaction_id}", {})
         if not isinstance(answer, dict):
-            raise GatewayError("qvapay: unexpected transaction answer")
+            raise GatewayError("QvaPay respondió algo inesperado al consultar el pago.")
         transaction: dict[str, Any] = answer["transaction"] if isinstance(answer.get("transaction"), dict) else answer
         uuid_ = transaction.get("uuid") or transaction.get("transaction_uuid") or transaction_id
         status = _STATUSES.get(str(transaction.get("status", "")).lower(), PaymentStatus.PENDING)

@@ -81,7 +81,7 @@ class RemesitaGateway(Gateway):
         )
         token = answer.get("accessToken") if isinstance(answer, dict) else None
         if not isinstance(token, str) or not token:
-            raise GatewayError("remesita: authentication gave no token")
+            raise GatewayError("Remesita no devolvió el token de acceso.")
         return token
 
     async def create_payment(self, request: PaymentRequest) -> CreatedPayment:
@@ -99,7 +99,7 @@ class RemesitaGateway(Gateway):
         answer = await self._request("POST", f"{self._base}/payment-link", json=body, headers={"Authorization": token})
         link = answer.get("link") if isinstance(answer, dict) else None
         if not isinstance(link, str) or not link.startswith(("https://", "http://")):
-            raise GatewayError("remesita: payment-link gave no link")
+            raise GatewayError("Remesita no devolvió el enlace de pago.")
         reference = answer.get("reference") or answer.get("ref")
         # The IPN URL holds the invoice's secret: keep it out of the record the admins read.
         raw = {k: v for k, v in plain(answer).items() if k not in ("ipnUrl", "ipn_url")}
@@ -125,7 +125,7 @@ class RemesitaGateway(Gateway):
         token = await self._token()
         answer = await self._request("GET", f"{self._base}/payment-link/{reference}", headers={"Authorization": token})
         if not isinstance(answer, dict):
-            raise GatewayError("remesita: unexpected payment answer")
+            raise GatewayError("Remesita respondió algo inesperado al consultar el pago.")
         payment: dict[str, Any] = answer
         status = _STATUSES.get(str(payment.get("status", "")).lower(), PaymentStatus.PENDING)
         return PaymentRecord(

@@ -75,7 +75,7 @@ async def test_booleans_are_strict_a_zero_does_not_switch_a_gateway_off(
     for lenient in (0, "false"):
         answer = await client.patch("/api/admin/switches", json={"allow_payments_qvapay": lenient}, headers=staff)
         assert answer.status_code == 422, (lenient, answer.text)
-        assert answer.json().get("fields") == {"allow_payments_qvapay": "El tipo del valor no es válido."}, answer.text
+        assert answer.json().get("fields") == {"allow_payments_qvapay": "Debe ser verdadero o falso."}, answer.text
     switches = (await client.get("/api/client")).json()
     assert switches["allow_payments_qvapay"] is True
     remember = await client.post("/api/client/login", json={"username": "jefa", "password": PASSWORD, "remember": 1})

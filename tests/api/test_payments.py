@@ -486,7 +486,11 @@ async def test_a_gateway_down_or_slow_at_purchase_gives_a_clear_error(shop: Shop
     }
     async with shop.services.sessionmaker() as db:
         [kept] = (await db.execute(select(Invoice))).scalars().all()
-    assert kept.status is InvoiceStatus.FAILED and kept.problem  # kept for the admins, never paid
+    assert kept.status is InvoiceStatus.FAILED  # kept for the admins, never paid
+    # What the admins read of it in the manager: Spanish, the gateway by its brand.
+    assert kept.problem == (
+        "QvaPay no está disponible (HTTP 503)." if trouble == "down" else "QvaPay no respondió en 2 s."
+    )
     fake.reset()
     assert (await shop.buy("new_peer", "portatil")).status_code == 200  # once it is back, buying works
 

@@ -62,7 +62,7 @@ async def test_registration_with_email_sends_a_verification_link_that_verifies(
         (
             {"password": "una-clave-larga", "captcha_token": GOOD_TOKEN},
             422,
-            "Falta el campo obligatorio 'username'.",
+            "Usuario: campo obligatorio.",
         ),
     ],
 )

@@ -109,7 +109,7 @@ async def test_oversized_and_wrongly_typed_input(services: Services, client: Asy
     headers = await logged_in(services, client)
     answer = await client.patch("/api/client/settings", json={"alias": "x" * 500}, headers=headers)
     assert answer.status_code == 422
-    assert answer.json()["fields"] == {"alias": "El valor es demasiado largo."}
+    assert answer.json()["fields"] == {"alias": "Es demasiado largo (máximo 64 caracteres)."}
     answer = await client.patch("/api/client/settings", json={"alias": 7}, headers=headers)
     assert answer.status_code == 422
     answer = await client.patch("/api/client/settings", content=b"{not json", headers=headers)

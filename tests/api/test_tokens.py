@@ -81,7 +81,7 @@ async def test_refresh_with_garbage_is_refused(client: AsyncTestClient[Any]) -> 
     assert answer.json()["code"] == "invalid_refresh"
     answer = await client.post("/api/refresh-token", json={})
     assert answer.status_code == 422
-    assert answer.json()["message"] == "Falta el campo obligatorio 'refresh'."
+    assert answer.json()["message"] == "Token de renovación: campo obligatorio."
 
 
 async def test_a_token_in_use_stops_working_at_once_after_logout(

@@ -114,4 +114,23 @@ describe('accessible pages (axe-core, WCAG 2.2 AA)', () => {
     await accessibleAtBothWidths(page, 'manager users', () => openPage(page, '/manager/dashboard/users', 'Usuarios'));
     await accessibleAtBothWidths(page, 'manager servers', () => openPage(page, '/manager/dashboard/servers', 'Servidores'));
   });
+
+  test("the manager's other pages: peers, plans, invoices, announcements, switches, audit", async () => {
+    const { page } = staff;
+    const pages = [
+      ['peers', 'Peers'],
+      ['plans', 'Planes'],
+      ['invoices', 'Facturas'],
+      ['announcements', 'Anuncios y versiones'],
+      ['switches', 'Interruptores'],
+      ['audit', 'Auditoría'],
+    ] as const;
+    for (const [path, heading] of pages) {
+      await accessibleAtBothWidths(page, `manager ${path}`, async () => {
+        await page.goto(`/manager/dashboard/${path}`);
+        await visible(page.getByRole('heading', { name: heading, exact: true }).first());
+        await page.waitForFunction((text) => !document.body.innerText.includes(text), LOADING, { timeout: 15_000 });
+      });
+    }
+  });
 });

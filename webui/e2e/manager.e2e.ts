@@ -122,7 +122,14 @@ describe('the manager pages', () => {
     await page.getByRole('button', { name: 'Nuevo plan' }).click();
     await page.getByLabel(/^Nombre/).fill(plan);
     await page.getByLabel('Validez (días)').fill('90');
-    await page.getByLabel(/^Precio/).fill('12');
+    // The server's refusal shows under the field it concerns, not only in a toast; fixing it clears it.
+    const price = page.getByLabel(/^Precio/);
+    await price.fill('gratis');
+    await page.getByRole('button', { name: 'Guardar' }).click();
+    await expect.poll(() => price.getAttribute('aria-invalid')).toBe('true');
+    await visible(page.getByRole('dialog', { name: 'Nuevo plan' }).getByText('Precio inválido.'));
+    await price.fill('12');
+    await expect.poll(() => price.getAttribute('aria-invalid')).not.toBe('true');
     await page.getByRole('button', { name: 'Guardar' }).click();
     await visible(page.getByRole('row').filter({ hasText: plan }).getByText('$12.00 USD'));
     const catalogue = (await (await fetch(`${harness().url}/api/client/plans`)).json()) as { name: string }[];
@@ -155,10 +162,20 @@ describe('the manager pages', () => {
 
     // Audit: every one of those actions, newest first.
     await go('Auditoría', 'Auditoría');
-    const actions = ['server.create', 'user.block', 'user.unblock', 'peer.move', 'peer.extend', 'plan.create'];
-    for (const action of [...actions, 'announcement.create', 'switches.update']) {
-      await visible(page.getByRole('row').filter({ hasText: action }).first());
-    }
+    // Each by its Spanish name, never by the code the API stores (issue 30, item 7).
+    const actions = [
+      'Servidor creado',
+      'Usuario bloqueado',
+      'Usuario desbloqueado',
+      'Peer movido de servidor',
+      'Plan añadido a un peer',
+      'Plan creado',
+      'Anuncio publicado',
+      'Interruptores cambiados',
+    ];
+    for (const action of actions) await visible(page.getByRole('row').filter({ hasText: action }).first());
+    await visible(page.getByRole('row').filter({ hasText: 'Modo mantenimiento → sí' }).first());
+    expect(await page.getByText('switches.update').count()).toBe(0);
     await screenshot(page, 'manager-audit');
 
     // Leave the shared control plane as the other scenarios expect it: no announcement (the home shows the

@@ -31,6 +31,7 @@ from controlplane.domain.accounts import schemas
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.manager import schemas as staff_schemas
 from controlplane.errors import Unauthorized
 from controlplane.mail import Mailer
@@ -298,7 +299,7 @@ class AdminUserController(Controller):
         data: JSONBody[staff_schemas.UserPatch],
     ) -> staff_schemas.UserRow:  # fmt: skip
         row = await staff_users.set_blocked(db, user_id, data.blocked)
-        action = "user.block" if data.blocked else "user.unblock"
+        action = AuditAction.USER_BLOCK if data.blocked else AuditAction.USER_UNBLOCK
         text = "bloqueado; sesiones cerradas" if data.blocked else "desbloqueado"
         await audit.record(db, staff, ip, action, "user", row.id, f"Usuario {row.username} {text}")
         return row
@@ -310,7 +311,13 @@ class AdminUserController(Controller):
         """Admins only: the account's peers, owned rooms and sessions go, its invoices stay (docs/security.md)."""
         username, row = await staff_users.delete(db, user_id)
         await audit.record(
-            db, staff, ip, "user.delete", "user", row.id, f"Cuenta {username} eliminada; peers y sesiones cerrados"
+            db,
+            staff,
+            ip,
+            AuditAction.USER_DELETE,
+            "user",
+            row.id,
+            f"Cuenta {username} eliminada; peers y sesiones cerrados",
         )
         return row
 
@@ -329,7 +336,7 @@ class AdminUserController(Controller):
             db,
             staff,
             ip,
-            "user.password_reset",
+            AuditAction.USER_PASSWORD_RESET,
             "user",
             user.id,
             f"Enlace de restablecimiento enviado a {user.username}",
@@ -351,7 +358,13 @@ class AdminUserController(Controller):
     ) -> Response[staff_schemas.Done]:  # fmt: skip
         user, mail = await staff_users.verification_email(db, user_id)
         await audit.record(
-            db, staff, ip, "user.verification", "user", user.id, f"Verificación de email reenviada a {user.username}"
+            db,
+            staff,
+            ip,
+            AuditAction.USER_VERIFICATION,
+            "user",
+            user.id,
+            f"Verificación de email reenviada a {user.username}",
         )
         done = staff_schemas.Done(success=True, message=f"Email de verificación enviado a {user.email}.")
         return Response(done, background=_mail_task(mailer, mail))

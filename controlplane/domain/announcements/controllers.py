@@ -14,6 +14,7 @@ from controlplane.dependencies import CUSTOMER, DB, Audit, ClientIP, Customer, S
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.announcements import staff as published
 from controlplane.domain.announcements.models import Announcement, ClientRelease
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.manager import schemas
 from controlplane.errors import NotFound
 
@@ -66,7 +67,7 @@ class AdminAnnouncementController(Controller):
         self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.AnnouncementInput]
     ) -> schemas.StaffAnnouncement:
         item = await published.create_announcement(db, data)
-        await audit.record(db, staff, ip, "announcement.create", "announcement", item.id, item.name)
+        await audit.record(db, staff, ip, AuditAction.ANNOUNCEMENT_CREATE, "announcement", item.id, item.name)
         return published.announcement_view(item)
 
     @patch("/{announcement_id:str}", operation_id="adminUpdateAnnouncement", guards=[admin_only])
@@ -79,7 +80,13 @@ class AdminAnnouncementController(Controller):
             {"message": "…"} if "message" in changes else {}
         )
         await audit.record(
-            db, staff, ip, "announcement.update", "announcement", item.id, f"{item.name}: {schemas.changes_text(shown)}"
+            db,
+            staff,
+            ip,
+            AuditAction.ANNOUNCEMENT_UPDATE,
+            "announcement",
+            item.id,
+            f"{item.name}: {schemas.changes_text(shown)}",
         )
         return published.announcement_view(item)
 
@@ -88,7 +95,7 @@ class AdminAnnouncementController(Controller):
         self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, announcement_id: FromPath[str]
     ) -> schemas.Done:
         item = await published.delete_announcement(db, announcement_id)
-        await audit.record(db, staff, ip, "announcement.delete", "announcement", item.id, item.name)
+        await audit.record(db, staff, ip, AuditAction.ANNOUNCEMENT_DELETE, "announcement", item.id, item.name)
         return schemas.Done(success=True, message="Anuncio eliminado.")
 
 
@@ -106,12 +113,12 @@ class AdminReleaseController(Controller):
     ) -> schemas.StaffRelease:
         release = await published.create_release(db, data)
         await audit.record(
-            db, staff, ip, "release.create", "client_release", release.id, f"{release.version} {release.url}"
+            db, staff, ip, AuditAction.RELEASE_CREATE, "client_release", release.id, f"{release.version} {release.url}"
         )
         return published.release_view(release)
 
     @delete("/{release_id:str}", status_code=200, operation_id="adminDeleteRelease", guards=[admin_only])
     async def remove(self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, release_id: FromPath[str]) -> schemas.Done:
         release = await published.delete_release(db, release_id)
-        await audit.record(db, staff, ip, "release.delete", "client_release", release.id, release.version)
+        await audit.record(db, staff, ip, AuditAction.RELEASE_DELETE, "client_release", release.id, release.version)
         return schemas.Done(success=True, message="Versión eliminada.")

@@ -6,6 +6,8 @@ from datetime import datetime
 
 import msgspec
 
+from controlplane.domain.audit.actions import AuditAction
+
 
 class AuditView(msgspec.Struct):
     id: str
@@ -13,7 +15,7 @@ class AuditView(msgspec.Struct):
     actor_id: str
     actor_username: str
     actor_role: str
-    action: str
+    action: AuditAction  # shown by its Spanish label (webui/src/features/manager/audit-actions.ts)
     target_type: str
     target_id: str | None
     summary: str

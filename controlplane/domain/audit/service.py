@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import after_commit
 from controlplane.domain.accounts.sessions import Principal
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.audit.models import AuditEntry
 from controlplane.domain.audit.schemas import AuditFilter, AuditPage, AuditView
 from controlplane.realtime.hub import PushHub
@@ -20,7 +21,7 @@ def view(entry: AuditEntry) -> AuditView:
         actor_id=entry.actor_id,
         actor_username=entry.actor_username,
         actor_role=entry.actor_role,
-        action=entry.action,
+        action=AuditAction(entry.action),
         target_type=entry.target_type,
         target_id=entry.target_id,
         summary=entry.summary,
@@ -37,7 +38,7 @@ class AuditLog:
         db: AsyncSession,
         staff: Principal,
         ip: str,
-        action: str,
+        action: AuditAction,
         target_type: str,
         target_id: str | None,
         summary: str = "",

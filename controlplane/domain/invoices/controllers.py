@@ -24,6 +24,7 @@ from controlplane.dependencies import (
     customer_area,
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices import staff as staff_invoices
 from controlplane.domain.invoices.models import InvoiceStatus
@@ -199,6 +200,12 @@ class AdminInvoiceController(Controller):
             if invoice.problem:
                 summary += f" ({invoice.problem})"
         await audit.record(
-            db, staff, ip, "invoice.manual_payment", "invoice", invoice.id, summary + (f": {note}" if note else "")
+            db,
+            staff,
+            ip,
+            AuditAction.INVOICE_MANUAL_PAYMENT,
+            "invoice",
+            invoice.id,
+            summary + (f": {note}" if note else ""),
         )
         return await staff_invoices.invoice_detail(db, invoice_id)

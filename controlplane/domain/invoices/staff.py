@@ -17,6 +17,7 @@ from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX
 from controlplane.domain.manager import schemas
 from controlplane.errors import NotFound
+from controlplane.payments import gateway_label
 
 # Money that came in: paid (peer not made yet, retried) and fulfilled invoices.
 RECEIVED = (InvoiceStatus.PAID, InvoiceStatus.FULFILLED)
@@ -38,6 +39,7 @@ class StaffInvoice(msgspec.Struct):
     user_id: str
     username: str
     gateway: str
+    gateway_label: str  # "QvaPay", "Remesita", or "Pago manual" when staff settled it by hand
     mode: str
     status: str
     plan_name: str
@@ -76,6 +78,9 @@ def _fields(invoice: Invoice, username: str) -> dict[str, Any]:
         "user_id": invoice.user_id,
         "username": username,
         "gateway": invoice.gateway,
+        "gateway_label": gateway_label(
+            "manual" if (invoice.transaction_id or "").startswith(MANUAL_PREFIX) else invoice.gateway
+        ),
         "mode": str(invoice.mode),
         "status": str(invoice.status),
         "plan_name": invoice.plan_name,
@@ -148,6 +153,8 @@ async def revenue_rows(db: AsyncSession, period: str) -> list[schemas.RevenueRow
         source = "manual" if (transaction_id or "").startswith(MANUAL_PREFIX) else gateway
         totals[(key, source)].append(amount)
     return [
-        schemas.RevenueRow(period=p, gateway=g, invoices=len(a), amount=f"{sum(a, Decimal(0)):.2f}")
+        schemas.RevenueRow(
+            period=p, gateway=g, gateway_label=gateway_label(g), invoices=len(a), amount=f"{sum(a, Decimal(0)):.2f}"
+        )
         for (p, g), a in sorted(totals.items(), key=lambda item: (item[0][0], item[0][1]), reverse=True)
     ]

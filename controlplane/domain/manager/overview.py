@@ -15,6 +15,7 @@ from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import ONLINE_WITHIN
 from controlplane.domain.usage.service import overview_usage
 from controlplane.nodes.models import NodeOperation, OperationStatus
+from controlplane.nodes.operations import staff_error_text
 
 
 async def _count(db: AsyncSession, model: type, *where: object) -> int:
@@ -47,7 +48,7 @@ def operation_row(op: NodeOperation, server_name: str) -> schemas.OperationRow:
         kind=str(op.kind),
         status=str(op.status),
         peer_id=op.peer_id,
-        error=op.error,
+        error=staff_error_text(op.error),
         created=op.created,
         finished=op.finished,
     )

@@ -12,6 +12,7 @@ from litestar.params import QueryParameter
 from controlplane.domain.peers.schemas import RoomRef  # one shape for a peer's room, customer or staff
 from controlplane.domain.usage.schemas import UsageOverview
 from controlplane.errors import Invalid
+from controlplane.field_names import changes_text as changes_text  # the controllers' one name for it
 
 # Query parameters shared by the searchable lists.
 Page = Annotated[int, QueryParameter(ge=1, le=100_000)]
@@ -38,11 +39,6 @@ def required_text(value: str, field: str, label: str) -> str:
 def changes_of(patch: msgspec.Struct) -> dict[str, Any]:
     """The fields a PATCH body sets (None: left as it is)."""
     return {k: v for k, v in msgspec.structs.asdict(patch).items() if v is not None}
-
-
-def changes_text(changes: dict[str, object]) -> str:
-    """What an edit changed, for its audit entry."""
-    return ", ".join(f"{k}={v}" for k, v in changes.items()) or "sin cambios"
 
 
 # --- users -------------------------------------------------------------------------------------------------
@@ -240,6 +236,7 @@ class Overview(msgspec.Struct):
 class RevenueRow(msgspec.Struct):
     period: str  # "2026-11" (month) or "2026-11-21" (day)
     gateway: str
+    gateway_label: str  # "QvaPay", "Remesita", "Pago manual"
     invoices: int
     amount: str
 

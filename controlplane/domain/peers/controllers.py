@@ -36,6 +36,7 @@ from controlplane.dependencies import (
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.models import Role
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.manager import schemas as staff_schemas
 from controlplane.domain.peers import mirror_binding, schemas
 from controlplane.domain.peers.config_file import content_disposition
@@ -243,7 +244,7 @@ class AdminPeerController(Controller):
         expiration = utcnow() + timedelta(days=data.days) if data.days else None
         peer = await peers.create(db, user.id, data.name, server=server, expiration_date=expiration)
         await audit.record(
-            db, staff, ip, "peer.create", "peer", peer.id,
+            db, staff, ip, AuditAction.PEER_CREATE, "peer", peer.id,
             f"Peer {peer.name} de {user.username} en {peer.server.name}"
             + (f", {data.days} días" if data.days else ", sin vencimiento"),
         )  # fmt: skip
@@ -267,7 +268,7 @@ class AdminPeerController(Controller):
             await peers.set_active(db, peer, data.active, message, by_staff=True)
             changes["active"] = data.active
         summary = staff_schemas.changes_text(changes)
-        await audit.record(db, staff, ip, "peer.update", "peer", peer.id, f"{peer.name}: {summary}")
+        await audit.record(db, staff, ip, AuditAction.PEER_UPDATE, "peer", peer.id, f"{peer.name}: {summary}")
         return await staff_peer(db, peer)
 
     @post("/{peer_id:str}/move", status_code=202, operation_id="adminMovePeer", guards=[admin_or_support])
@@ -281,7 +282,9 @@ class AdminPeerController(Controller):
         peer = await peers.change_server(db, peer.user_id, peer.id, data.server)
         # The move is pending until the new node confirms (docs/operations.md): the peer still shows its old server.
         target = await db.get_one(Server, peer.pending_server_id)
-        await audit.record(db, staff, ip, "peer.move", "peer", peer.id, f"{peer.name}: {origin} -> {target.name}")
+        await audit.record(
+            db, staff, ip, AuditAction.PEER_MOVE, "peer", peer.id, f"{peer.name}: de {origin} a {target.name}"
+        )
         return await staff_peer(db, peer)
 
     @post("/{peer_id:str}/plans", status_code=200, operation_id="adminExtendPeer", guards=[admin_only])
@@ -292,14 +295,14 @@ class AdminPeerController(Controller):
         peer = await peers.by_id(db, peer_id)
         plan = await get_plan(db, data.plan)
         await peers.add_plan(db, peer, plan.id, plan.name, plan.price, plan.validity_hours)
-        until = peer.expiration_date.isoformat() if peer.expiration_date else "sin vencimiento"
+        until = f"hasta el {peer.expiration_date:%d/%m/%Y %H:%M} UTC" if peer.expiration_date else "sin vencimiento"
         await audit.record(
             db,
             staff,
             ip,
-            "peer.extend",
+            AuditAction.PEER_EXTEND,
             "peer",
             peer.id,
-            f"{peer.name}: plan {plan.name} ({plan.price} USD), hasta {until}",
+            f"{peer.name}: plan {plan.name} ({plan.price} USD), {until}",
         )
         return await staff_peer(db, peer)

@@ -413,7 +413,7 @@ class PeerService:
             peer.disabled_by_staff = not active
         if peer.active == active:
             return
-        await self.cancel_pending(db, peer, "cancelled: the peer was disabled or enabled meanwhile")
+        await self.cancel_pending(db, peer, "cancelled: el peer se deshabilitó o habilitó mientras tanto")
         peer.active = active
         delta = NodeChange(upsert_peers=(peer.id,)) if active else NodeChange(remove_peers=(peer.public_key,))
         kind = OperationKind.ENABLE if active else OperationKind.DISABLE
@@ -426,7 +426,7 @@ class PeerService:
     async def delete(self, db: AsyncSession, peer: Peer) -> None:
         """Delete a peer: it leaves its room first (nodes and users hear of it), its node drops its key, and the
         owner hears `deleted_peer` once the node confirms. Its tunnel address is free from this commit on."""
-        await self.cancel_pending(db, peer, "cancelled: the peer was deleted meanwhile")
+        await self.cancel_pending(db, peer, "cancelled: el peer se borró mientras tanto")
         await self._rooms.peer_deleting(db, peer)
         removal = NodeChange(remove_peers=(peer.public_key,))
         await self._nodes.change(db, peer.server_id, OperationKind.REMOVE, removal, user_id=peer.user_id, peer=peer)
@@ -531,7 +531,7 @@ class PeerService:
             .with_for_update(of=Peer)
         )
         for peer in rows.scalars().all():
-            await self.cancel_pending(db, peer, "cancelled: the target server was disabled")
+            await self.cancel_pending(db, peer, "cancelled: el servidor de destino se deshabilitó")
 
     async def _settle_pending(self, db: AsyncSession, operation: NodeOperation, peer: Peer) -> str | None:
         """The node answered (or the operation timed out): on ok the pending placement or keys become the peer's

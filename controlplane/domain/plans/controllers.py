@@ -8,6 +8,7 @@ from litestar.params import FromPath, JSONBody
 
 from controlplane.dependencies import DB, Audit, ClientIP, Staff, customer_area
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.manager import schemas
 from controlplane.domain.plans import staff as plans
 from controlplane.domain.plans.service import PlanView, visible_plans
@@ -37,7 +38,7 @@ class AdminPlanController(Controller):
     ) -> schemas.StaffPlan:
         plan = await plans.create_plan(db, data)
         await audit.record(
-            db, staff, ip, "plan.create", "plan", plan.id,
+            db, staff, ip, AuditAction.PLAN_CREATE, "plan", plan.id,
             f"Plan {plan.name}: {plan.price} USD, {plan.validity_hours} h, {'visible' if plan.visible else 'oculto'}",
         )  # fmt: skip
         return plans.plan_view(plan)
@@ -49,5 +50,5 @@ class AdminPlanController(Controller):
     ) -> schemas.StaffPlan:  # fmt: skip
         plan, changes = await plans.update_plan(db, plan_id, data)
         summary = schemas.changes_text(changes)
-        await audit.record(db, staff, ip, "plan.update", "plan", plan.id, f"{plan.name}: {summary}")
+        await audit.record(db, staff, ip, AuditAction.PLAN_UPDATE, "plan", plan.id, f"{plan.name}: {summary}")
         return plans.plan_view(plan)

@@ -20,11 +20,13 @@ from controlplane.dependencies import (
     Staff,
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.install_steps import AgentSource, agent_trust
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.service import ServerInput, ServerPatch
 from controlplane.domain.servers.status import ServerCreated, ServerStatus, install_steps, status_of
+from controlplane.field_names import changes_text
 from controlplane.settings import Settings
 
 
@@ -72,7 +74,7 @@ class AdminServerController(Controller):
     ) -> ServerCreated:  # fmt: skip
         server, credential = await servers.create(db, data)
         await audit.record(
-            db, staff, ip, "server.create", "server", server.id,
+            db, staff, ip, AuditAction.SERVER_CREATE, "server", server.id,
             f"Servidor {server.name} ({server.address}:{server.port}, subred {server.tunnel_subnet})",
         )  # fmt: skip
         return _created(settings, server, await _status(agents, db, server), credential)
@@ -89,8 +91,8 @@ class AdminServerController(Controller):
             # Rooms on this node and the backbone between room-enabled nodes follow (issue 4's path); a disabled
             # server is out of service for rooms (docs/api.md, rooms consistency rules).
             await rooms.server_rooms_changed(db, server)
-        summary = ", ".join(f"{k}={v}" for k, v in changes.items()) or "sin cambios"
-        await audit.record(db, staff, ip, "server.update", "server", server.id, f"{server.name}: {summary}")
+        summary = changes_text(changes)
+        await audit.record(db, staff, ip, AuditAction.SERVER_UPDATE, "server", server.id, f"{server.name}: {summary}")
         return await _status(agents, db, server)
 
     @post("/{server_id:str}/credential", status_code=201, operation_id="adminReissueCredential", guards=[admin_only])
@@ -102,7 +104,13 @@ class AdminServerController(Controller):
         credential = await servers.reissue_credential(db, server_id)
         server = await servers.get(db, server_id)
         await audit.record(
-            db, staff, ip, "server.credential_reissue", "server", server.id, f"Nueva credencial para {server.name}"
+            db,
+            staff,
+            ip,
+            AuditAction.SERVER_CREDENTIAL_REISSUE,
+            "server",
+            server.id,
+            f"Nueva credencial para {server.name}",
         )
         operations.credential_revoked(db, server_id)
         return _created(settings, server, await _status(agents, db, server), credential)
@@ -114,7 +122,13 @@ class AdminServerController(Controller):
     ) -> ServerStatus:  # fmt: skip
         server = await servers.revoke_credential(db, server_id)
         await audit.record(
-            db, staff, ip, "server.credential_revoke", "server", server.id, f"Credencial revocada: {server.name}"
+            db,
+            staff,
+            ip,
+            AuditAction.SERVER_CREDENTIAL_REVOKE,
+            "server",
+            server.id,
+            f"Credencial revocada: {server.name}",
         )
         operations.credential_revoked(db, server_id)
         return await _status(agents, db, server)

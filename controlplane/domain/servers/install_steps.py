@@ -25,6 +25,8 @@ from controlplane.domain.servers.fields import without_controls
 TEMPLATE = Path(__file__).resolve().parents[3] / "packaging" / "node-install.sh"
 SYSTEM_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 NODE_CA_PATH = "/etc/vpn-node/control-ca.pem"
+# Marks a line that only works on this machine (the demo's agents dial a unix socket or loopback); docs/deployment.md.
+DEMO_ONLY = "SOLO DEMO"
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _PEM = re.compile(r"\A(?:-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n)+\Z")
 # Where the guide's copy sits: the ```sh block right after this line (docs/deployment.md).
@@ -112,7 +114,9 @@ def render(
         "name": _shown(facts.name),
         "address": _shown(facts.address),
         "fetch_code": _fetch_code(source),
-        "control_url": _toml(control_url),
+        "demo_notice": _demo_notice(control_url) if _local(control_url) else [],
+        "control_url": _toml(control_url)
+        + (f"   # {DEMO_ONLY}: solo se alcanza desde esta máquina" if _local(control_url) else ""),
         "node_id": _toml(facts.server_id),
         "credential": _toml(credential),
         "interface": _toml(facts.interface),
@@ -153,6 +157,16 @@ def _fetch_code(source: AgentSource) -> list[str]:
     else:
         lines.append("# Sin VPN_AGENT_REF: la rama por defecto; fije la versión de este panel si no coinciden.")
     return lines
+
+
+def _demo_notice(control_url: str) -> list[str]:
+    """The demo's panel waits for agents where only this machine reaches: the steps say which line is demo-only."""
+    return [
+        f"# {DEMO_ONLY}: este panel espera a los agentes en {_shown(control_url)}, que solo se alcanza desde esta",
+        f"# máquina (la demostración, make run). La línea marcada {DEMO_ONLY} no sirve en un servidor real: en",
+        "# producción defina VPN_GRPC_PUBLIC_URL (el host:puerto que los nodos alcanzan, nginx en 7443 en",
+        "# docs/deployment.md) y emita una credencial nueva. El resto de las líneas vale igual en producción.",
+    ]
 
 
 def _tls_ca(trust: AgentTrust) -> list[str]:

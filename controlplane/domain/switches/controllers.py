@@ -8,8 +8,10 @@ from litestar.params import JSONBody
 
 from controlplane.dependencies import DB, Audit, ClientIP, SettingsDep, Staff, SwitchesDep, SwitchServiceDep
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import Invalid
+from controlplane.field_names import changes_text
 
 
 class Captcha(msgspec.Struct):
@@ -89,6 +91,6 @@ class AdminSwitchesController(Controller):
         if not changes:
             raise Invalid("Indique al menos un interruptor.", code="nothing_to_change")
         switches = await switch_service.update(db, changes)
-        summary = ", ".join(f"{k}={'sí' if v else 'no'}" for k, v in changes.items())
-        await audit.record(db, staff, ip, "switches.update", "switches", None, summary)
+        summary = changes_text(changes)
+        await audit.record(db, staff, ip, AuditAction.SWITCHES_UPDATE, "switches", None, summary)
         return switches

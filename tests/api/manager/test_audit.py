@@ -23,13 +23,16 @@ async def test_audit_search_and_pages(services: Services, client: AsyncTestClien
     assert newest["ip_address"] == "testclient" and newest["target_id"] == world.ids["user"]
 
     switches = (await client.get("/api/admin/audit", params={"action": "switches.update"}, headers=world.admin)).json()
-    assert [e["summary"] for e in switches["items"]] == ["maintenance=no, allow_email=no", "maintenance=sí"]
+    assert [e["summary"] for e in switches["items"]] == [
+        "Modo mantenimiento → no, Email → no",
+        "Modo mantenimiento → sí",
+    ]  # the switches by the names the manager's page gives them, not their API names
     by_actor = (await client.get("/api/admin/audit", params={"actor": "JEFA"}, headers=world.admin)).json()
     assert by_actor["total"] == 2
     by_text = (await client.get("/api/admin/audit", params={"q": "ana"}, headers=world.admin)).json()
     assert [e["action"] for e in by_text["items"]] == ["user.block"]
     paged = (await client.get("/api/admin/audit", params={"page_size": 1, "page": 3}, headers=world.admin)).json()
-    assert paged["total"] == 3 and [e["summary"] for e in paged["items"]] == ["maintenance=sí"]
+    assert paged["total"] == 3 and [e["summary"] for e in paged["items"]] == ["Modo mantenimiento → sí"]
     future = await client.get("/api/admin/audit", params={"since": "2999-01-01T00:00:00Z"}, headers=world.admin)
     assert future.json()["items"] == []
     bad = await client.get("/api/admin/audit", params={"since": "ayer"}, headers=world.admin)

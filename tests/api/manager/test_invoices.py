@@ -34,6 +34,7 @@ async def test_filter_and_read_the_gateway_record(services: Services, client: As
     pending = (await client.get("/api/admin/invoices", params={"status": "pending"}, headers=world.support)).json()
     [row] = pending["items"]
     assert row["username"] == "ana" and row["amount"] == "5.00" and row["gateway"] == "qvapay"
+    assert row["gateway_label"] == "QvaPay"  # the brand staff read, not the code
     none = await client.get("/api/admin/invoices", params={"gateway": "remesita"}, headers=world.support)
     assert none.json()["total"] == 0
     by_user = await client.get("/api/admin/invoices", params={"user": world.ids["user"]}, headers=world.support)
@@ -71,6 +72,7 @@ async def test_manual_payment_fulfils_once_and_counts_as_revenue(
     overview = (await client.get("/api/admin/overview", headers=world.admin)).json()
     [revenue] = overview["revenue"]
     assert revenue["gateway"] == "manual" and revenue["amount"] == "5.00" and revenue["invoices"] == 1
+    assert revenue["gateway_label"] == "Pago manual"
     assert revenue["period"] == utcnow().strftime("%Y-%m")
     daily = (await client.get("/api/admin/overview", params={"period": "day"}, headers=world.admin)).json()
     assert daily["revenue"][0]["period"] == utcnow().strftime("%Y-%m-%d")

@@ -45,7 +45,7 @@ async def test_disable_queues_node_removal_and_tells_the_owner(
     download = await client.get(f"/api/client/accounts/peers/{world.ids['peer']}", headers=world.customer)
     assert download.status_code == 409
     entry = await last_audit(services)
-    assert entry.action == "peer.update" and entry.summary == "movil: active=False"
+    assert entry.action == "peer.update" and entry.summary == "movil: Activo → no"
 
 
 async def test_manual_payment_flag(services: Services, client: AsyncTestClient[Any]) -> None:
@@ -73,7 +73,7 @@ async def test_move_uses_the_customer_path(services: Services, client: AsyncTest
     assert body["server_name"] == "Miami 1" and body["address"] == "10.8.0.2" and body["processing"] is True
     busy = await client.post(path, json={"server": world.ids["server"]}, headers=world.support)
     assert busy.status_code == 409 and busy.json()["code"] == "peer_busy"
-    assert (await last_audit(services)).summary == "movil: Miami 1 -> Madrid 1"
+    assert (await last_audit(services)).summary == "movil: de Miami 1 a Madrid 1"
 
 
 # --- the move when things go wrong (docs/operations.md): the customer is never left without a working peer --------
@@ -138,6 +138,16 @@ async def test_a_staff_move_the_target_node_fails_leaves_the_peer_where_it_works
 
     # Staff see the peer back on its server and free again; the owner hears why and where the peer stands.
     assert await _staff_row(world, support) == ("Miami 1", "10.8.0.2", False)
+    # The overview says why in Spanish; a node's own error words stay, after ours, for the operator to search.
+    overview = (await client.get("/api/admin/overview", headers=support)).json()
+    [failed] = [op for op in overview["recent_operations"] if op["status"] == "failed"]
+    assert failed["server_name"] == "Madrid 1"
+    if how == "error":
+        assert failed["error"] == (
+            "El nodo no pudo aplicar el cambio. Detalle del nodo: apply failed: wg set wg0: No such device"
+        )
+    else:
+        assert failed["error"] == "El nodo no respondió a tiempo; el cambio no se aplicó."
     pushes = await world.pushes()
     assert_told_the_move_failed(pushes, how)
     # The old node never let go of the key: the tunnel the customer has kept working throughout.

@@ -78,7 +78,7 @@ async def test_bad_server_input_writes_nothing(services: Services, client: Async
         ({**NEW, "tunnel_subnet": "10.60.0.1/24"}, 422, "La subred del túnel no es válida (ejemplo: 10.8.0.0/24)."),
         ({**NEW, "tunnel_subnet": "10.8.0.0/16"}, 409, "La subred se superpone con la del servidor Miami 1."),
         ({**NEW, "name": "Miami 1"}, 409, "Ya existe un servidor con ese nombre."),
-        ({**NEW, "port": 70000}, 422, "Valor inválido en 'port': El valor está fuera del rango permitido."),
+        ({**NEW, "port": 70000}, 422, "Puerto: debe ser como máximo 65535."),
         ({**NEW, "secret": 1}, 422, "El campo 'secret' no está permitido."),
         (
             {**NEW, "backbone_endpoint": "udp://bog1.vpn.test:51821"},
@@ -112,7 +112,7 @@ async def test_edit_server_and_refuse_taken_name(services: Services, client: Asy
     assert taken.status_code == 409 and taken.json()["code"] == "server_name_taken"
     subnet = await client.patch(path, json={"tunnel_subnet": "10.99.0.0/24"}, headers=world.admin)
     assert subnet.status_code == 422 and subnet.json()["message"] == "El campo 'tunnel_subnet' no está permitido."
-    assert (await last_audit(services)).summary == "Miami 1: address=m1.vpn.test, active=False, capacity=10"
+    assert (await last_audit(services)).summary == "Miami 1: Dirección → m1.vpn.test, Activo → no, Capacidad → 10"
 
 
 async def test_live_status_reads_last_seen_and_stats(services: Services, client: AsyncTestClient[Any]) -> None:

@@ -156,7 +156,7 @@ async def test_unknown_user_and_bad_filters(services: Services, client: AsyncTes
     assert bad_page.status_code == 422 and bad_page.json()["code"] == "invalid"
     bad_body = await client.patch(f"/api/admin/users/{world.ids['user']}", json={"blocked": "si"}, headers=world.admin)
     assert bad_body.status_code == 422
-    assert bad_body.json()["fields"] == {"blocked": "El tipo del valor no es válido."}
+    assert bad_body.json()["fields"] == {"blocked": "Debe ser verdadero o falso."}
 
 
 async def test_an_admin_deletes_a_customer_and_the_account_keeps_its_invoices(

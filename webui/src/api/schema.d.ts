@@ -998,6 +998,11 @@ export interface components {
             created: string;
             message: string;
         };
+        /**
+         * AuditAction
+         * @enum {string}
+         */
+        AuditAction: "user.block" | "user.unblock" | "user.delete" | "user.password_reset" | "user.verification" | "server.create" | "server.update" | "server.credential_reissue" | "server.credential_revoke" | "peer.create" | "peer.update" | "peer.move" | "peer.extend" | "plan.create" | "plan.update" | "announcement.create" | "announcement.update" | "announcement.delete" | "release.create" | "release.delete" | "invoice.manual_payment" | "switches.update";
         /** AuditPage */
         AuditPage: {
             items: components["schemas"]["AuditView"][];
@@ -1013,7 +1018,7 @@ export interface components {
             actor_id: string;
             actor_username: string;
             actor_role: string;
-            action: string;
+            action: components["schemas"]["AuditAction"];
             target_type: string;
             target_id: string | null;
             summary: string;
@@ -1348,6 +1353,7 @@ export interface components {
         RevenueRow: {
             period: string;
             gateway: string;
+            gateway_label: string;
             invoices: number;
             amount: string;
         };
@@ -1564,6 +1570,7 @@ export interface components {
             user_id: string;
             username: string;
             gateway: string;
+            gateway_label: string;
             mode: string;
             status: string;
             plan_name: string;
@@ -1586,6 +1593,7 @@ export interface components {
             user_id: string;
             username: string;
             gateway: string;
+            gateway_label: string;
             mode: string;
             status: string;
             plan_name: string;

@@ -5,16 +5,17 @@ import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi } from '../api/manager';
 import { dateTime } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useStaff } from '../staff';
+import { NameWithActions } from './NameWithActions';
 
 function Announcements({ isAdmin }: { isAdmin: boolean }) {
   const { state, reload, setData } = useRequest((signal) => managerApi.announcements(signal));
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const confirmation = useConfirmation();
   const [name, setName] = useState('');
   const [message, setMessage] = useState('');
@@ -53,8 +54,15 @@ function Announcements({ isAdmin }: { isAdmin: boolean }) {
       {isAdmin && (
         <form onSubmit={(e) => void create(e)} noValidate>
           <Stack gap="xs" mb="md">
-            <TextInput label="Título" value={name} onChange={(e) => setName(e.currentTarget.value)} />
-            <Textarea label="Mensaje" autosize minRows={2} value={message} onChange={(e) => setMessage(e.currentTarget.value)} />
+            <TextInput label="Título" value={name} error={refused.name} onChange={(e) => { clearRefused('name'); setName(e.currentTarget.value); }} />
+            <Textarea
+              label="Mensaje"
+              autosize
+              minRows={2}
+              value={message}
+              error={refused.message}
+              onChange={(e) => { clearRefused('message'); setMessage(e.currentTarget.value); }}
+            />
             <Group justify="flex-end">
               <Button type="submit" loading={busy}>
                 Publicar anuncio
@@ -100,7 +108,7 @@ function Announcements({ isAdmin }: { isAdmin: boolean }) {
 
 function Releases({ isAdmin }: { isAdmin: boolean }) {
   const { state, reload, setData } = useRequest((signal) => managerApi.releases(signal));
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const [version, setVersion] = useState('');
   const [url, setUrl] = useState('');
   const items = state.status === 'success' ? state.data : [];
@@ -128,10 +136,23 @@ function Releases({ isAdmin }: { isAdmin: boolean }) {
       </Text>
       {isAdmin && (
         <form onSubmit={(e) => void create(e)} noValidate>
-          <Group align="flex-end" mb="md">
-            <TextInput label="Versión" placeholder="1.2.0" value={version} onChange={(e) => setVersion(e.currentTarget.value)} />
-            <TextInput label="Enlace de descarga" placeholder="https://..." value={url} onChange={(e) => setUrl(e.currentTarget.value)} style={{ flex: 1 }} />
-            <Button type="submit" loading={busy}>
+          <Group align="flex-start" mb="md">
+            <TextInput
+              label="Versión"
+              placeholder="1.2.0"
+              value={version}
+              error={refused.version}
+              onChange={(e) => { clearRefused('version'); setVersion(e.currentTarget.value); }}
+            />
+            <TextInput
+              label="Enlace de descarga"
+              placeholder="https://..."
+              value={url}
+              error={refused.url}
+              onChange={(e) => { clearRefused('url'); setUrl(e.currentTarget.value); }}
+              style={{ flex: 1, minWidth: 200 }}
+            />
+            <Button type="submit" loading={busy} mt={24}>
               Publicar versión
             </Button>
           </Group>
@@ -145,16 +166,24 @@ function Releases({ isAdmin }: { isAdmin: boolean }) {
             {items.map((r, index) => (
               <Table.Tr key={r.id}>
                 <Table.Td>
-                  {r.version} {index === 0 && <Badge ml="xs">Actual</Badge>}
+                  <NameWithActions
+                    actions={
+                      isAdmin && (
+                        <Button size="xs" color="red" variant="subtle" onClick={() => void remove(r.id)} aria-label={`Eliminar la versión ${r.version}`}>
+                          Eliminar
+                        </Button>
+                      )
+                    }
+                  >
+                    <Text fw={600}>{r.version}</Text>
+                    {index === 0 && <Badge>Actual</Badge>}
+                  </NameWithActions>
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{r.url}</Table.Td>
-                <Table.Td>{dateTime(r.created)}</Table.Td>
-                <Table.Td>
-                  {isAdmin && (
-                    <Button size="xs" color="red" variant="subtle" onClick={() => void remove(r.id)}>
-                      Eliminar
-                    </Button>
-                  )}
+                <Table.Td style={{ wordBreak: 'break-all' }}>
+                  {r.url}
+                  <Text size="xs" c="dimmed">
+                    {dateTime(r.created)}
+                  </Text>
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -166,7 +195,7 @@ function Releases({ isAdmin }: { isAdmin: boolean }) {
 }
 
 export function AnnouncementsPage() {
-  usePageTitle('Anuncios y versiones');
+  useManagerTitle('Anuncios y versiones');
   const { isAdmin } = useStaff();
   return (
     <Stack>

@@ -1,28 +1,32 @@
 /** /manager/dashboard/audit: every staff action (who, what, when, from where), searchable, live. */
-import { Badge, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { managerApi } from '../api/manager';
+import { AUDIT_ACTION_LABELS, auditActionLabel } from '../audit-actions';
 import { dateTime } from '../format';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaffEvents } from '../hooks/use-staff-events';
 import { Paginator } from './Paginator';
 
+const ACTION_OPTIONS = Object.entries(AUDIT_ACTION_LABELS)
+  .map(([value, label]) => ({ value, label }))
+  .sort((a, b) => a.label.localeCompare(b.label, 'es'));
+
 export function AuditPage() {
-  usePageTitle('Auditoría');
+  useManagerTitle('Auditoría');
   const [search, setSearch] = useState('');
   const [actorInput, setActorInput] = useState('');
-  const [actionInput, setActionInput] = useState('');
+  const [action, setAction] = useState<string | null>(null);
   const [q] = useDebouncedValue(search, 300);
   const [actor] = useDebouncedValue(actorInput, 300);
-  const [action] = useDebouncedValue(actionInput, 300);
   const [page, setPage] = useState(1);
   const { state, reload, setData } = useKeyedRequest(`${q}|${actor}|${action}|${page}`, (signal) =>
-    managerApi.audit({ q, actor, action, page }, signal),
+    managerApi.audit({ q, actor, action: action ?? '', page }, signal),
   );
   // A new entry appears on top while the unfiltered first page is shown.
   useStaffEvents('audit', (entry) => {
@@ -37,7 +41,15 @@ export function AuditPage() {
       <Group>
         <TextInput aria-label="Buscar en la auditoría" placeholder="Texto, usuario o id" value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); }} />
         <TextInput aria-label="Filtrar por autor" placeholder="Autor" value={actorInput} onChange={(e) => { setActorInput(e.currentTarget.value); setPage(1); }} />
-        <TextInput aria-label="Filtrar por acción" placeholder="Acción, p. ej. user.block" value={actionInput} onChange={(e) => { setActionInput(e.currentTarget.value); setPage(1); }} />
+        <Select
+          aria-label="Filtrar por acción"
+          placeholder="Todas las acciones"
+          clearable
+          searchable
+          data={ACTION_OPTIONS}
+          value={action}
+          onChange={(next) => { setAction(next); setPage(1); }}
+        />
       </Group>
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
@@ -62,11 +74,9 @@ export function AuditPage() {
                     <Table.Tr key={entry.id}>
                       <Table.Td>{dateTime(entry.created)}</Table.Td>
                       <Table.Td>
-                        {entry.actor_username} <Badge size="xs" variant="light">{entry.actor_role === 'admin' ? 'admin' : 'soporte'}</Badge>
+                        {entry.actor_username} <Badge size="xs" variant="light">{entry.actor_role === 'admin' ? 'Administrador' : 'Soporte'}</Badge>
                       </Table.Td>
-                      <Table.Td>
-                        <code>{entry.action}</code>
-                      </Table.Td>
+                      <Table.Td>{auditActionLabel(entry.action)}</Table.Td>
                       <Table.Td>{entry.summary}</Table.Td>
                       <Table.Td>{entry.ip_address}</Table.Td>
                     </Table.Tr>

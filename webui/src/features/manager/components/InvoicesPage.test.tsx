@@ -23,6 +23,7 @@ function testInvoice(overrides: Partial<StaffInvoiceDetail> = {}): StaffInvoiceD
     user_id: 'u1',
     username: 'ana',
     gateway: 'qvapay',
+    gateway_label: 'QvaPay',
     mode: 'add_plan',
     status: 'failed',
     plan_name: 'Mensual',
@@ -60,7 +61,7 @@ async function openInvoice(invoice: StaffInvoice, staff?: StaffUser) {
   const actor = userEvent.setup({ delay: null });
   renderManagerPage(<InvoicesPage />, staff);
   const row = (await screen.findByText('ana')).closest('tr') as HTMLElement;
-  await actor.click(within(row).getByRole('button', { name: 'Ver' }));
+  await actor.click(within(row).getByRole('button', { name: 'Ver la factura de ana' }));
   return { actor, drawer: await screen.findByRole('dialog') };
 }
 

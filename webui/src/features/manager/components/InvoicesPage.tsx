@@ -6,7 +6,7 @@ import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { useSocketOpened } from '../../realtime';
 import { managerApi, type StaffInvoice } from '../api/manager';
@@ -14,6 +14,7 @@ import { dateTime } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaff } from '../staff';
+import { NameWithActions } from './NameWithActions';
 import { Paginator } from './Paginator';
 
 export const INVOICE_STATUS: Record<string, { label: string; color: string }> = {
@@ -34,7 +35,21 @@ export function InvoiceStatusBadge({ status }: { status: string }) {
   return <Badge color={known?.color ?? 'gray'}>{known?.label ?? status}</Badge>;
 }
 
-function ManualPaymentForm({ status, note, onNote, busy, onSubmit }: { status: string; note: string; onNote: (note: string) => void; busy: boolean; onSubmit: () => void }) {
+function ManualPaymentForm({
+  status,
+  note,
+  onNote,
+  busy,
+  onSubmit,
+  refused,
+}: {
+  status: string;
+  note: string;
+  onNote: (note: string) => void;
+  busy: boolean;
+  onSubmit: () => void;
+  refused?: string;
+}) {
   const needsReason = REASON_REQUIRED.includes(status);
   const missing = needsReason && note.trim() === '';
   return (
@@ -51,6 +66,7 @@ function ManualPaymentForm({ status, note, onNote, busy, onSubmit }: { status: s
         required={needsReason}
         maxLength={200}
         value={note}
+        error={refused}
         onChange={(e) => onNote(e.currentTarget.value)}
       />
       <Button loading={busy} disabled={missing} onClick={onSubmit}>
@@ -65,7 +81,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
   const { state, reload, setData, refresh } = useRequest((signal) => managerApi.invoice(id, signal));
   useSocketOpened(refresh); // a payment may have landed while the socket was down (docs/webui.md, live socket)
   const [note, setNote] = useState('');
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const invoice = state.status === 'success' ? state.data : null;
   const confirmation = useConfirmation();
   const markPaid = () => {
@@ -95,7 +111,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             {invoice.manual && <Badge color="grape">Pago manual</Badge>}
           </Group>
           <Text>
-            <b>{invoice.username}</b> · {invoice.plan_name} · {invoice.amount} USD · {invoice.gateway}
+            <b>{invoice.username}</b> · {invoice.plan_name} · {invoice.amount} USD · {invoice.gateway_label}
           </Text>
           <Text size="sm">
             {invoice.mode === 'new_peer' ? 'Peer nuevo' : 'Añadir plan'}: {invoice.peer_name}
@@ -108,7 +124,17 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             <Code block>{JSON.stringify(invoice.gateway_record ?? null, null, 2)}</Code>
           </ScrollArea.Autosize>
           {isAdmin && CREDITABLE.includes(invoice.status) && (
-            <ManualPaymentForm status={invoice.status} note={note} onNote={setNote} busy={busy} onSubmit={markPaid} />
+            <ManualPaymentForm
+              status={invoice.status}
+              note={note}
+              onNote={(next) => {
+                clearRefused('note');
+                setNote(next);
+              }}
+              busy={busy}
+              onSubmit={markPaid}
+              refused={refused.note}
+            />
           )}
         </Stack>
       )}
@@ -117,7 +143,7 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
 }
 
 export function InvoicesPage() {
-  usePageTitle('Facturas');
+  useManagerTitle('Facturas');
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search, 300);
   const [status, setStatus] = useState<string | null>(null);
@@ -164,32 +190,37 @@ export function InvoicesPage() {
               <Table striped highlightOnHover>
                 <Table.Thead>
                   <Table.Tr>
-                    <Table.Th>Fecha</Table.Th>
                     <Table.Th>Cliente</Table.Th>
                     <Table.Th>Plan</Table.Th>
                     <Table.Th>Importe</Table.Th>
                     <Table.Th>Pasarela</Table.Th>
                     <Table.Th>Estado</Table.Th>
-                    <Table.Th />
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
                   {state.data.items.map((invoice) => (
                     <Table.Tr key={invoice.id}>
-                      <Table.Td>{dateTime(invoice.created)}</Table.Td>
-                      <Table.Td>{invoice.username}</Table.Td>
+                      <Table.Td>
+                        <NameWithActions
+                          actions={
+                            <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)} aria-label={`Ver la factura de ${invoice.username}`}>
+                              Ver
+                            </Button>
+                          }
+                        >
+                          <Text fw={600}>{invoice.username}</Text>
+                          <Text size="xs" c="dimmed">
+                            {dateTime(invoice.created)}
+                          </Text>
+                        </NameWithActions>
+                      </Table.Td>
                       <Table.Td>
                         {invoice.plan_name} · {invoice.peer_name}
                       </Table.Td>
                       <Table.Td>{invoice.amount} USD</Table.Td>
-                      <Table.Td>{invoice.manual ? 'manual' : invoice.gateway}</Table.Td>
+                      <Table.Td>{invoice.gateway_label}</Table.Td>
                       <Table.Td>
                         <InvoiceStatusBadge status={invoice.status} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)}>
-                          Ver
-                        </Button>
                       </Table.Td>
                     </Table.Tr>
                   ))}

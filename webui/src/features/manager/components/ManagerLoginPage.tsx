@@ -12,7 +12,7 @@ import { useLoginCaptcha } from '../../auth/components/login-captcha';
 import { managerApi } from '../api/manager';
 
 export function ManagerLoginPage() {
-  usePageTitle('Administración');
+  usePageTitle('Iniciar sesión · Administración');
   const productName = useProductName();
   const navigate = useNavigate();
   const [username, setUsername] = useState('');

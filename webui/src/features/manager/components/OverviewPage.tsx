@@ -4,7 +4,7 @@ import { UsageChart } from '../../../components/UsageChart';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type Overview, type UsageOverview } from '../api/manager';
 import { bytes, dateTime, OPERATION_KIND } from '../format';
@@ -111,7 +111,7 @@ export function OverviewView({ data }: { data: Overview }) {
                 {data.revenue.map((row) => (
                   <Table.Tr key={`${row.period}-${row.gateway}`}>
                     <Table.Td>{row.period}</Table.Td>
-                    <Table.Td>{row.gateway}</Table.Td>
+                    <Table.Td>{row.gateway_label}</Table.Td>
                     <Table.Td>{row.invoices}</Table.Td>
                     <Table.Td>{row.amount}</Table.Td>
                   </Table.Tr>
@@ -161,7 +161,7 @@ export function OverviewView({ data }: { data: Overview }) {
 }
 
 export function OverviewPage() {
-  usePageTitle('Resumen');
+  useManagerTitle('Resumen');
   const { state, reload } = useRequest((signal) => managerApi.overview(signal));
   // Nodes coming and going and every staff action can change the figures: reload quietly.
   useStaffEvents(['node_status', 'audit'], reload);

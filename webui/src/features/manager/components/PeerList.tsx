@@ -3,6 +3,7 @@ import { Badge, Table, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { StaffPeer } from '../api/manager';
 import { dateTime } from '../format';
+import { NameWithActions } from './NameWithActions';
 
 export function PeerStateBadges({ peer }: { peer: StaffPeer }) {
   return (
@@ -36,18 +37,19 @@ export function PeerList({ peers, actions }: { peers: StaffPeer[]; actions?: (pe
             <Table.Th>Servidor</Table.Th>
             <Table.Th>Estado</Table.Th>
             <Table.Th>Vence</Table.Th>
-            {actions && <Table.Th />}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {peers.map((peer) => (
             <Table.Tr key={peer.id}>
               <Table.Td>
-                <Text fw={600}>{peer.name}</Text>
-                <Text size="xs" c="dimmed">
-                  {peer.address}
-                  {peer.party ? ` · Sala ${peer.party.name}` : ''}
-                </Text>
+                <NameWithActions actions={actions?.(peer)}>
+                  <Text fw={600}>{peer.name}</Text>
+                  <Text size="xs" c="dimmed">
+                    {peer.address}
+                    {peer.party ? ` · Sala ${peer.party.name}` : ''}
+                  </Text>
+                </NameWithActions>
               </Table.Td>
               <Table.Td>{peer.username}</Table.Td>
               <Table.Td>{peer.server_name}</Table.Td>
@@ -55,7 +57,6 @@ export function PeerList({ peers, actions }: { peers: StaffPeer[]; actions?: (pe
                 <PeerStateBadges peer={peer} />
               </Table.Td>
               <Table.Td>{dateTime(peer.expiration_date, 'Indeterminado')}</Table.Td>
-              {actions && <Table.Td>{actions(peer)}</Table.Td>}
             </Table.Tr>
           ))}
         </Table.Tbody>

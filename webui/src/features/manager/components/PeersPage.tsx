@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type StaffPeer } from '../api/manager';
 import { validity } from '../format';
@@ -29,7 +29,7 @@ function ChoiceDialog({
   const servers = useRequest((signal) => managerApi.servers(signal));
   const plans = useRequest((signal) => managerApi.plans(signal));
   const [choice, setChoice] = useState<string | null>(null);
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const { peer } = dialog;
   const options =
     dialog.kind === 'move'
@@ -56,7 +56,11 @@ function ChoiceDialog({
           label={dialog.kind === 'move' ? 'Servidor de destino' : 'Plan'}
           data={options}
           value={choice}
-          onChange={setChoice}
+          error={refused[dialog.kind === 'move' ? 'server' : 'plan']}
+          onChange={(next) => {
+            clearRefused();
+            setChoice(next);
+          }}
           placeholder="Elija uno"
         />
         <Group justify="flex-end">
@@ -110,7 +114,7 @@ function PeerActions({ peer, isAdmin, onChanged, onDialog }: { peer: StaffPeer; 
 }
 
 export function PeersPage() {
-  usePageTitle('Peers');
+  useManagerTitle('Peers');
   const { isAdmin } = useStaff();
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search, 300);

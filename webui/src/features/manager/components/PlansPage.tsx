@@ -1,21 +1,45 @@
 /** /manager/dashboard/plans: the catalogue, hidden plans included; create, edit, hide or show. */
-import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Table, TextInput, Textarea, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type PlanInput, type StaffPlan } from '../api/manager';
 import { validity } from '../format';
-import { useAction } from '../hooks/use-action';
+import { useAction, type FieldErrors } from '../hooks/use-action';
 import { useStaff } from '../staff';
+import { NameWithActions } from './NameWithActions';
 
 const EMPTY: PlanInput = { name: '', description: '', validity_hours: 720, price: '', visible: true, sort_order: 0 };
 
-export function PlanForm({ initial, busy, onSubmit, onCancel }: { initial: PlanInput; busy: boolean; onSubmit: (v: PlanInput) => void; onCancel: () => void }) {
-  const [values, setValues] = useState(initial);
-  const [days, setDays] = useState<number>(initial.validity_hours / 24);
+export function PlanForm({
+  initial,
+  busy,
+  onSubmit,
+  onCancel,
+  refused = {},
+  onEdited,
+}: {
+  initial: PlanInput;
+  busy: boolean;
+  onSubmit: (v: PlanInput) => void;
+  onCancel: () => void;
+  /** What the server refused, by field (its 422's `fields`), shown under the inputs. */
+  refused?: FieldErrors;
+  onEdited?: (field: string) => void;
+}) {
+  const [values, setState] = useState(initial);
+  const [days, setDaysState] = useState<number>(initial.validity_hours / 24);
+  const setValues = (next: PlanInput) => {
+    for (const key of Object.keys(next) as (keyof PlanInput)[]) if (next[key] !== values[key]) onEdited?.(key);
+    setState(next);
+  };
+  const setDays = (next: number) => {
+    onEdited?.('validity_hours');
+    setDaysState(next);
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit({ ...values, validity_hours: Math.round(days * 24) });
@@ -23,14 +47,14 @@ export function PlanForm({ initial, busy, onSubmit, onCancel }: { initial: PlanI
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
-        <TextInput label="Nombre" required value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} />
+        <TextInput label="Nombre" required value={values.name} error={refused.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} />
         <Group grow>
-          <NumberInput label="Validez (días)" min={1} decimalScale={2} value={days} onChange={(v) => setDays(Number(v))} />
-          <TextInput label="Precio (USD)" placeholder="5.00" required value={values.price} onChange={(e) => setValues({ ...values, price: e.currentTarget.value })} />
+          <NumberInput label="Validez (días)" min={1} decimalScale={2} value={days} error={refused.validity_hours} onChange={(v) => setDays(Number(v))} />
+          <TextInput label="Precio (USD)" placeholder="5.00" required value={values.price} error={refused.price} onChange={(e) => setValues({ ...values, price: e.currentTarget.value })} />
         </Group>
-        <Textarea label="Descripción" autosize minRows={2} value={values.description} onChange={(e) => setValues({ ...values, description: e.currentTarget.value })} />
+        <Textarea label="Descripción" autosize minRows={2} value={values.description} error={refused.description} onChange={(e) => setValues({ ...values, description: e.currentTarget.value })} />
         <Group grow>
-          <NumberInput label="Orden" value={values.sort_order} onChange={(v) => setValues({ ...values, sort_order: Number(v) })} />
+          <NumberInput label="Orden" value={values.sort_order} error={refused.sort_order} onChange={(v) => setValues({ ...values, sort_order: Number(v) })} />
           <Switch label="Visible para los clientes" checked={values.visible} onChange={(e) => setValues({ ...values, visible: e.currentTarget.checked })} mt="lg" />
         </Group>
         <Group justify="flex-end">
@@ -47,11 +71,11 @@ export function PlanForm({ initial, busy, onSubmit, onCancel }: { initial: PlanI
 }
 
 export function PlansPage() {
-  usePageTitle('Planes');
+  useManagerTitle('Planes');
   const { isAdmin } = useStaff();
   const { state, reload, setData } = useRequest((signal) => managerApi.plans(signal));
   const [editing, setEditing] = useState<StaffPlan | 'new' | null>(null);
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const plans = state.status === 'success' ? state.data : [];
 
   const save = async (values: PlanInput) => {
@@ -75,44 +99,50 @@ export function PlansPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Planes</Title>
-        {isAdmin && <Button onClick={() => setEditing('new')}>Nuevo plan</Button>}
+        {isAdmin && <Button onClick={() => { clearRefused(); setEditing('new'); }}>Nuevo plan</Button>}
       </Group>
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
       {state.status === 'success' && (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Plan</Table.Th>
-              <Table.Th>Validez</Table.Th>
-              <Table.Th>Precio</Table.Th>
-              <Table.Th>Estado</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {plans.map((plan) => (
-              <Table.Tr key={plan.id}>
-                <Table.Td>{plan.name}</Table.Td>
-                <Table.Td>{validity(plan.validity_hours)}</Table.Td>
-                <Table.Td>${plan.price} USD</Table.Td>
-                <Table.Td>{plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}</Table.Td>
-                <Table.Td>
-                  {isAdmin && (
-                    <Group gap="xs" justify="flex-end">
-                      <Button size="xs" variant="light" onClick={() => setEditing(plan)}>
-                        Editar
-                      </Button>
-                      <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)}>
-                        {plan.visible ? 'Ocultar' : 'Mostrar'}
-                      </Button>
-                    </Group>
-                  )}
-                </Table.Td>
+        <Table.ScrollContainer minWidth={520}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Plan</Table.Th>
+                <Table.Th>Validez</Table.Th>
+                <Table.Th>Precio</Table.Th>
+                <Table.Th>Estado</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {plans.map((plan) => (
+                <Table.Tr key={plan.id}>
+                  <Table.Td>
+                    <NameWithActions
+                      actions={
+                        isAdmin && (
+                          <Group gap={4} wrap="nowrap">
+                            <Button size="xs" variant="light" onClick={() => { clearRefused(); setEditing(plan); }} aria-label={`Editar ${plan.name}`}>
+                              Editar
+                            </Button>
+                            <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)} aria-label={`${plan.visible ? 'Ocultar' : 'Mostrar'} ${plan.name}`}>
+                              {plan.visible ? 'Ocultar' : 'Mostrar'}
+                            </Button>
+                          </Group>
+                        )
+                      }
+                    >
+                      <Text fw={600}>{plan.name}</Text>
+                    </NameWithActions>
+                  </Table.Td>
+                  <Table.Td>{validity(plan.validity_hours)}</Table.Td>
+                  <Table.Td>${plan.price} USD</Table.Td>
+                  <Table.Td>{plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       {editing !== null && (
         <Modal opened onClose={() => setEditing(null)} title={editing === 'new' ? 'Nuevo plan' : `Editar ${editing.name}`}>
@@ -121,6 +151,8 @@ export function PlansPage() {
             busy={busy}
             onSubmit={(v) => void save(v)}
             onCancel={() => setEditing(null)}
+            refused={refused}
+            onEdited={clearRefused}
           />
         </Modal>
       )}

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type ServerCreated, type ServerStatus } from '../api/manager';
 import { useAction } from '../hooks/use-action';
@@ -16,12 +16,12 @@ import { ServerRow } from './servers/ServerRow';
 import { EMPTY_SERVER, formValuesOf, type ServerFormValues } from './servers/server-form-values';
 
 export function ServersPage() {
-  usePageTitle('Servidores');
+  useManagerTitle('Servidores');
   const { isAdmin } = useStaff();
   const { state, reload, setData } = useRequest((signal) => managerApi.servers(signal));
   const [editing, setEditing] = useState<ServerStatus | 'new' | null>(null);
   const [created, setCreated] = useState<ServerCreated | null>(null);
-  const [busy, act] = useAction();
+  const [busy, act, refused, clearRefused] = useAction();
   const servers = state.status === 'success' ? state.data : [];
 
   const replace = (next: ServerStatus) => setData(servers.map((s) => (s.id === next.id ? next : s)));
@@ -58,7 +58,7 @@ export function ServersPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Servidores</Title>
-        {isAdmin && <Button onClick={() => setEditing('new')}>Nuevo servidor</Button>}
+        {isAdmin && <Button onClick={() => { clearRefused(); setEditing('new'); }}>Nuevo servidor</Button>}
       </Group>
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && (
@@ -84,7 +84,7 @@ export function ServersPage() {
                   key={server.id}
                   server={server}
                   isAdmin={isAdmin}
-                  onEdit={() => setEditing(server)}
+                  onEdit={() => { clearRefused(); setEditing(server); }}
                   onChanged={replace}
                   onCredential={setCreated}
                 />
@@ -101,6 +101,8 @@ export function ServersPage() {
             busy={busy}
             onSubmit={(values) => void save(values)}
             onCancel={() => setEditing(null)}
+            refused={refused}
+            onEdited={clearRefused}
           />
         </Modal>
       )}

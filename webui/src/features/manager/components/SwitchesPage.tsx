@@ -3,7 +3,7 @@ import { Alert, Card, Stack, Switch, Text, Title } from '@mantine/core';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type Switches } from '../api/manager';
 import { useAction } from '../hooks/use-action';
@@ -21,7 +21,7 @@ export const SWITCH_LABELS: { key: keyof Switches; label: string; description: s
 ];
 
 export function SwitchesPage() {
-  usePageTitle('Interruptores');
+  useManagerTitle('Interruptores');
   const { isAdmin } = useStaff();
   const { state, reload, setData } = useRequest((signal) => managerApi.switches(signal));
   const [busy, act] = useAction();

@@ -7,7 +7,7 @@ import { useConfirmation } from '../../../components/ConfirmDialog';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
-import { usePageTitle } from '../../../lib/page-title';
+import { useManagerTitle } from '../manager-title';
 import { toast } from '../../../lib/toasts';
 import { useRequest } from '../../../lib/use-request';
 import { managerApi, type UserRow } from '../api/manager';
@@ -34,7 +34,7 @@ function UserInvoices({ userId }: { userId: string }) {
               {invoice.plan_name} · {invoice.peer_name}
             </Table.Td>
             <Table.Td>{invoice.amount} USD</Table.Td>
-            <Table.Td>{invoice.manual ? 'manual' : invoice.gateway}</Table.Td>
+            <Table.Td>{invoice.gateway_label}</Table.Td>
             <Table.Td>
               <InvoiceStatusBadge status={invoice.status} />
             </Table.Td>
@@ -49,6 +49,9 @@ function UserStatus({ user }: { user: UserRow }) {
   if (user.deleted) return <Badge color="gray">Eliminada</Badge>;
   return user.blocked ? <Badge color="red">Bloqueado</Badge> : <Badge color="green">Activo</Badge>;
 }
+
+// A long label wraps on a phone instead of running past the drawer's edge.
+const WRAPS = { root: { height: 'auto', minHeight: 36, paddingBlock: 6 }, label: { whiteSpace: 'normal' } } as const;
 
 export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: string; onClose: () => void; onChanged: (user: UserRow) => void }) {
   const { state, reload } = useRequest((signal) => managerApi.user(userId, signal));
@@ -139,12 +142,13 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
                 variant="light"
                 disabled={!user.email || !user.email_verified || user.blocked}
                 loading={busy}
+                styles={WRAPS}
                 onClick={() => void send(() => managerApi.sendPasswordReset(user.id))}
               >
                 Enviar enlace para restablecer contraseña
               </Button>
               {user.email && !user.email_verified && (
-                <Button variant="light" loading={busy} onClick={() => void send(() => managerApi.resendVerification(user.id))}>
+                <Button variant="light" loading={busy} styles={WRAPS} onClick={() => void send(() => managerApi.resendVerification(user.id))}>
                   Reenviar verificación de email
                 </Button>
               )}
@@ -183,7 +187,7 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
 }
 
 export function UsersPage() {
-  usePageTitle('Usuarios');
+  useManagerTitle('Usuarios');
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search, 300);
   const [blocked, setBlocked] = useState<'all' | 'yes' | 'no'>('all');

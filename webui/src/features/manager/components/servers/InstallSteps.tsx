@@ -11,7 +11,9 @@ export function InstallSteps({ created, onClose }: { created: ServerCreated; onC
         </Alert>
         <Group gap="xs">
           <Text size="sm">Credencial:</Text>
-          <Code data-testid="credential">{created.credential}</Code>
+          <Code data-testid="credential" style={{ wordBreak: 'break-all' }}>
+            {created.credential}
+          </Code>
           <CopyButton value={created.credential}>
             {({ copied, copy }) => (
               <Button size="xs" variant="light" onClick={copy}>
@@ -28,7 +30,8 @@ export function InstallSteps({ created, onClose }: { created: ServerCreated; onC
         )}
         <Text size="sm">Ejecute como root en el servidor nuevo (Debian 12 o posterior):</Text>
         <ScrollArea.Autosize mah={360}>
-          <Code block data-testid="install-steps">
+          {/* Long lines wrap where they must, so a phone shows every one whole; copying keeps them as they are. */}
+          <Code block data-testid="install-steps" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
             {created.install}
           </Code>
         </ScrollArea.Autosize>

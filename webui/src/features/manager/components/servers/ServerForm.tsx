@@ -1,6 +1,7 @@
 /** Creating or editing a server; the tunnel subnet only when creating (it cannot change later). */
 import { Button, Group, NumberInput, Stack, Switch, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import type { FieldErrors } from '../../hooks/use-action';
 import { serverFormErrors, type ServerFormValues } from './server-form-values';
 
 export function ServerForm({
@@ -9,17 +10,26 @@ export function ServerForm({
   busy,
   onSubmit,
   onCancel,
+  refused = {},
+  onEdited,
 }: {
   initial: ServerFormValues;
   creating: boolean;
   busy: boolean;
   onSubmit: (values: ServerFormValues) => void;
   onCancel: () => void;
+  /** What the server refused, by field (its 422's `fields`), shown under the inputs. */
+  refused?: FieldErrors;
+  onEdited?: (field: string) => void;
 }) {
   const [values, setValues] = useState(initial);
   const [checked, setChecked] = useState(false);
-  const set = <K extends keyof ServerFormValues>(key: K, value: ServerFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
-  const errors = checked ? serverFormErrors(values) : {};
+  const set = <K extends keyof ServerFormValues>(key: K, value: ServerFormValues[K]) => {
+    setValues((v) => ({ ...v, [key]: value }));
+    onEdited?.(key);
+  };
+  // The form's own checks first (they see the value being typed); then the server's word on the one it was sent.
+  const errors: FieldErrors = { ...refused, ...(checked ? serverFormErrors(values) : {}) };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setChecked(true);
@@ -29,7 +39,7 @@ export function ServerForm({
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
-        <TextInput label="Nombre" required value={values.name} onChange={(e) => set('name', e.currentTarget.value)} />
+        <TextInput label="Nombre" required value={values.name} error={errors.name} onChange={(e) => set('name', e.currentTarget.value)} />
         <TextInput
           label="Dirección pública (host o IP que marcan los clientes)"
           required
@@ -39,7 +49,7 @@ export function ServerForm({
         />
         <Group grow>
           <NumberInput label="Puerto UDP" min={1} max={65535} value={values.port} error={errors.port} onChange={(v) => set('port', Number(v))} />
-          <NumberInput label="Capacidad (peers)" min={1} value={values.capacity} onChange={(v) => set('capacity', Number(v))} />
+          <NumberInput label="Capacidad (peers)" min={1} value={values.capacity} error={errors.capacity} onChange={(v) => set('capacity', Number(v))} />
         </Group>
         {creating && (
           <TextInput
@@ -47,11 +57,12 @@ export function ServerForm({
             description="No se puede cambiar después, p. ej. 10.8.0.0/24"
             required
             value={values.tunnel_subnet}
+            error={errors.tunnel_subnet}
             onChange={(e) => set('tunnel_subnet', e.currentTarget.value)}
           />
         )}
         <Group grow align="flex-start">
-          <TextInput label="Ubicación" value={values.ubication} onChange={(e) => set('ubication', e.currentTarget.value)} />
+          <TextInput label="Ubicación" value={values.ubication} error={errors.ubication} onChange={(e) => set('ubication', e.currentTarget.value)} />
           <TextInput
             label="DNS"
             description="IP separadas por comas; dominios de búsqueda opcionales"

@@ -1,9 +1,10 @@
 /** One server of the table, with the admin's actions: edit, enable or disable, issue or revoke the credential. */
-import { Badge, Button, Group, Menu, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Menu, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useConfirmation } from '../../../../components/ConfirmDialog';
 import { managerApi, type ServerCreated, type ServerStatus } from '../../api/manager';
 import { bytes, dateTime } from '../../format';
 import { useAction } from '../../hooks/use-action';
+import { NameWithActions } from '../NameWithActions';
 import { StatusBadge } from './StatusBadge';
 
 export function ServerRow({
@@ -57,32 +58,35 @@ export function ServerRow({
     <Table.Tr>
       <Table.Td>
         {/* The actions beside the name: the table scrolls sideways on a phone, the actions stay in sight. */}
-        <Group gap="xs" wrap="nowrap" justify="space-between">
+        <NameWithActions
+          actions={
+            isAdmin && (
+              <Menu withinPortal position="bottom-end">
+                <Menu.Target>
+                  <Button size="xs" variant="light" loading={busy} aria-label={`Acciones de ${server.name}`}>
+                    Acciones
+                  </Button>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Item onClick={onEdit}>Editar</Menu.Item>
+                  <Menu.Item onClick={() => void toggle()}>{server.active ? 'Deshabilitar' : 'Habilitar'}</Menu.Item>
+                  <Menu.Item onClick={reissue}>Emitir credencial nueva</Menu.Item>
+                  {server.has_credential && (
+                    <Menu.Item color="red" onClick={revoke}>
+                      Revocar credencial
+                    </Menu.Item>
+                  )}
+                </Menu.Dropdown>
+              </Menu>
+            )
+          }
+        >
           <Text fw={600}>{server.name}</Text>
-          {isAdmin && (
-            <Menu withinPortal position="bottom-end">
-              <Menu.Target>
-                <Button size="xs" variant="light" loading={busy}>
-                  Acciones
-                </Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Item onClick={onEdit}>Editar</Menu.Item>
-                <Menu.Item onClick={() => void toggle()}>{server.active ? 'Deshabilitar' : 'Habilitar'}</Menu.Item>
-                <Menu.Item onClick={reissue}>Emitir credencial nueva</Menu.Item>
-                {server.has_credential && (
-                  <Menu.Item color="red" onClick={revoke}>
-                    Revocar credencial
-                  </Menu.Item>
-                )}
-              </Menu.Dropdown>
-            </Menu>
-          )}
-          {confirmation.dialog}
-        </Group>
-        <Text size="xs" c="dimmed">
-          {server.address}:{server.port} · {server.ubication || 'sin ubicación'}
-        </Text>
+          <Text size="xs" c="dimmed">
+            {server.address}:{server.port} · {server.ubication || 'sin ubicación'}
+          </Text>
+        </NameWithActions>
+        {confirmation.dialog}
       </Table.Td>
       <Table.Td>
         <Stack gap={2}>
