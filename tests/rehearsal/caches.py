@@ -9,10 +9,12 @@ layout is versioned). Kept in var/rehearsal/cache across runs; filling an alread
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from hosts import PROJECT, cache_root
@@ -63,7 +65,11 @@ def warm(log: Path) -> Path:
                  f"uv=={version}"])  # fmt: skip
         # Debian 12's python3 is what the hosts' uv finds; the host's own may differ, so name it.
         python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
-        for extra in ([], ["--only-group", NODE_GROUP]):
+        uv_stamp = _stamp(cache / "uv.stamp", version, PROJECT / "uv.lock", PROJECT / "webui/scripts/npm")
+        npm_stamp = _stamp(cache / "npm.stamp", PROJECT / "webui/package-lock.json")
+        if uv_stamp is None and npm_stamp is None:
+            return cache
+        for extra in ([], ["--only-group", NODE_GROUP]) if uv_stamp else ():
             run([UV, "sync", "--frozen", "--no-dev", *extra, "--python", python, "--project", str(PROJECT)],
                 extra={"UV_PROJECT_ENVIRONMENT": f"{tmp}/venv"})  # fmt: skip
         node_wheel = next(
@@ -71,10 +77,27 @@ def warm(log: Path) -> Path:
             if line.startswith("NODE_WHEEL=")
         )  # fmt: skip
         run([UV, "tool", "run", "--quiet", "--python", python, "--from", node_wheel, "python", "-c", "pass"])
+        if uv_stamp:
+            uv_stamp()
+        if npm_stamp is None:
+            return cache
         web = Path(tmp) / "webui"
         (web / "scripts").mkdir(parents=True)
         for name in ("package.json", "package-lock.json", "scripts/npm"):
             shutil.copy2(PROJECT / "webui" / name, web / name)
         run(["scripts/npm", "ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"],
             cwd=web, extra={"UV": UV})  # fmt: skip
+        npm_stamp()
     return cache
+
+
+def _stamp(path: Path, *inputs: str | Path) -> Callable[[], None] | None:
+    """None when the cache was filled for exactly these inputs (versions, lock files); else what records it once
+    filled."""
+    digest = hashlib.sha256()
+    for item in inputs:
+        digest.update(item.read_bytes() if isinstance(item, Path) else item.encode())
+    value = digest.hexdigest()
+    if path.exists() and path.read_text().strip() == value:
+        return None
+    return lambda: path.write_text(value + "\n")

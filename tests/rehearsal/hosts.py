@@ -125,10 +125,15 @@ class Host:
             "systemd-nspawn", "--quiet", "--boot", "--register=no", "--keep-unit", "--console=pipe",
             f"--directory={self.root}", f"--machine={self.name}", f"--hostname={self.name}",
             f"--network-namespace-path=/run/netns/{self.netns}", "--resolv-conf=off", "--timezone=off",
+            # nspawn grants CAP_NET_ADMIN with a network of the container's own only for --private-network; a
+            # namespace given by path is the container's own too (wireguard-go's TUN device, nftables, routes).
+            "--capability=CAP_NET_ADMIN",
             *self.binds,
         ]  # fmt: skip
         log = (self.workdir / "console.log").open("ab")
-        self._proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        # /proc/sys/net writable, as on a host: the node's ip_forward (the rest of /proc/sys stays read-only).
+        env = {**os.environ, "SYSTEMD_NSPAWN_API_VFS_WRITABLE": "network"}
+        self._proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
         deadline = started + timeout
         while not self._find_leader():
             if self._proc.poll() is not None or time.monotonic() > deadline:
@@ -176,12 +181,22 @@ class Host:
             "--root", "--wd", "--", "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()),
             "/bin/bash", "-c", f"{flags}\ncd /root\n{script}",
         ]  # fmt: skip
-        proc = subprocess.run(
-            argv, input=input or "", capture_output=True, text=True, timeout=timeout, check=False, cwd="/"
-        )
-        if log is not None:
+        if log is None:
+            proc = subprocess.run(
+                argv, input=input or "", capture_output=True, text=True, timeout=timeout, check=False, cwd="/"
+            )
+        else:  # written as it comes, so a step still running can be followed (tail -f)
             with log.open("a") as out:
-                out.write(f"===== {self.name} =====\n{proc.stdout}\n----- stderr -----\n{proc.stderr}\n")
+                out.write(f"===== {self.name} =====\n")
+                out.flush()
+                errors = log.with_suffix(".stderr")
+                with errors.open("w") as err:
+                    proc = subprocess.run(
+                        argv, input=input or "", stdout=subprocess.PIPE, stderr=err, text=True, timeout=timeout,
+                        check=False, cwd="/",
+                    )  # fmt: skip
+                proc.stderr = errors.read_text(errors="replace")
+                out.write(f"{proc.stdout}\n----- stderr (commands traced) -----\n{proc.stderr}\n")
         if check and proc.returncode != 0:
             where = f" (log: {log})" if log else ""
             raise AssertionError(

@@ -21,6 +21,7 @@ written to var/rehearsal/last-run/steps.txt and printed at the end.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -236,6 +237,11 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     ca = _rehearsal_ca(workdir / "ca")
     preparation = time.monotonic() - prepared
 
+    # The hosts' own writes (overlay upper layers: the code, its virtualenv, node_modules) on a tmpfs: written at
+    # memory speed and gone in one umount, where deleting them from disk took minutes on a busy machine.
+    on_tmpfs = workdir / "hosts"
+    on_tmpfs.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6g,mode=0755", "rehearsal-hosts", str(on_tmpfs)], check=True)
     made: list[Any] = []
     hosts: dict[str, Host] = {}
     daemon: subprocess.Popen[bytes] | None = None
@@ -264,11 +270,11 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             (bin_dir / name).chmod(0o755)
         binds = [f"--bind={cache}:/rehearsal/cache", f"--bind-ro={bin_dir}:/rehearsal/bin"]
         hosts["control-plane"] = Host(
-            "rh-control", images["control-plane"], cp_ns.name, workdir / "control-plane",
+            "rh-control", images["control-plane"], cp_ns.name, on_tmpfs / "control-plane",
             binds=[*binds, f"--bind-ro={ca.parent}:/rehearsal/ca"], env=dict(caches.HOST_ENV),
         )  # fmt: skip
         hosts["node"] = Host(
-            "rh-node", images["node"], node_ns.name, workdir / "node",
+            "rh-node", images["node"], node_ns.name, on_tmpfs / "node",
             binds=[*binds, "--bind=/dev/net/tun"], env=dict(caches.HOST_ENV),
         )  # fmt: skip
         for host in hosts.values():
@@ -288,7 +294,11 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
         )
         yield world
     finally:
-        for host in hosts.values():
+        for host in hosts.values():  # each host's journal, for whoever reads a failure
+            if host.leader:
+                with contextlib.suppress(Exception):
+                    journal = host.run("journalctl -b --no-pager -o short-monotonic", check=False, timeout=60).stdout
+                    (logs / f"journal-{host.name}.log").write_text(journal)
             host.shutdown()
         if daemon is not None and daemon.poll() is None:
             daemon.terminate()
@@ -296,6 +306,10 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
             ns.delete()
         if etc_netns is not None:
             shutil.rmtree(etc_netns, ignore_errors=True)
+        for host in hosts.values():  # what the containers wrote to the console, kept with the logs
+            if (host.workdir / "console.log").exists():
+                shutil.copy(host.workdir / "console.log", logs / f"console-{host.name}.log")
+        subprocess.run(["umount", "-l", str(on_tmpfs)], check=False)
         if world is not None:
             report = "\n".join(f"{s.seconds:7.1f} s  {s.name}: {s.checks}" for s in world.steps)
             (logs / "steps.txt").write_text(report + "\n")
