@@ -451,8 +451,16 @@ def test_through_nginx_the_app_sees_the_customer(rehearsal: Rehearsal) -> None:
     audit = json.loads(rehearsal.browser("GET", "/api/admin/audit?action=server.create", token=token)["text"])
     created = [item for item in audit["items"] if item["action"].startswith("server.")]
     assert created and created[0]["ip_address"] == CUSTOMER_BROWSER, audit["items"][:3]
-    for path in ("/", "/api/client/status", "/api/payments/qvapay/notify", "/mirror/nada"):
-        answer = rehearsal.browser("GET", path)
+    # One request through each location that proxies to the app (packaging/nginx-vpn.conf).
+    for method, path, body in (
+        ("GET", "/", None),
+        ("GET", "/api/client/status", None),
+        ("GET", "/mirror/enlace-que-no-existe", None),
+        ("GET", "/password-reset?token=ninguno", None),
+        ("POST", "/api/payments/remesita/factura-ensayo?key=x", {}),
+    ):
+        answer = rehearsal.browser(method, path, body)
+        assert answer["status"] < 500, (path, answer)
         request_id = answer["headers"].get("x-request-id", "")
         assert len(request_id) == 32 and all(c in "0123456789abcdef" for c in request_id), (path, answer["headers"])
         logged = rehearsal.sh(
@@ -462,8 +470,8 @@ def test_through_nginx_the_app_sees_the_customer(rehearsal: Rehearsal) -> None:
     rehearsal.record(
         "nginx passes the customer",
         since,
-        f"the audit entry of the server's creation names {CUSTOMER_BROWSER}; on /, /api, /api/payments and /mirror the"
-        " answer's X-Request-ID is nginx's $request_id and the app logged it",
+        f"the audit entry of the server's creation names {CUSTOMER_BROWSER}; on /, /api, /mirror, /password-reset and"
+        " /api/payments the answer's X-Request-ID is nginx's $request_id and the app logged it",
     )
 
 
