@@ -11,7 +11,7 @@ WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/
 
 .PHONY: help install run test lint types proto bench web \
         test-unit test-api-sqlite test-api-postgres test-multiprocess test-adversarial test-netns test-kernel test-web test-browser \
-        test-fast test-rehearsal
+        test-fast test-rehearsal rehearsal-prepare
 
 help:
 	@echo "make run    - install and serve the demo on http://127.0.0.1:8000 (fake gateways, a demo node)"
@@ -83,6 +83,10 @@ test-kernel: .venv/.installed
 # images and download caches are kept for the next run in VPN_REHEARSAL_CACHE (default: var/rehearsal).
 test-rehearsal: .venv/.installed
 	$(PYTEST) -q -p no:cacheprovider -s tests/rehearsal
+
+# Its slow part alone (images, downloads), which CI runs in the background while the other layers run.
+rehearsal-prepare: .venv/.installed
+	$(PY) tests/rehearsal/prepare.py
 
 test-web: webui/node_modules/.installed
 	cd webui && $(NPM) run typecheck --silent && $(NPM) test --silent

@@ -60,7 +60,9 @@ def warm(log: Path) -> Path:
         version = subprocess.run([UV, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
         wheels = cache / "wheels"
         if not list(wheels.glob(f"uv-{version}-*.whl")):
-            run(["python3", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+            # pip through uv: the machine's python3 may have no pip (Debian's is a separate package).
+            run([UV, "tool", "run", "--quiet", "--from", "pip", "pip", "download", "--quiet", "--no-deps",
+                 "--only-binary=:all:",
                  "--platform", "manylinux2014_x86_64", "--python-version", "3.11", "-d", str(wheels),
                  f"uv=={version}"])  # fmt: skip
         # Debian 12's python3 is what the hosts' uv finds; the host's own may differ, so name it.

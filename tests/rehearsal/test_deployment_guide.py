@@ -29,7 +29,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,23 +215,16 @@ echo "Successfully received certificate (rehearsal CA) for $name"
 def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     require_rehearsal()
     import caches
-    import guide
-    from hosts import Host, image, var_dir
+    from hosts import Host, var_dir
     from netns import Namespace, veth
+    from prepare import prepare
 
     logs = var_dir() / "last-run"
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir()
     workdir = tmp_path_factory.mktemp("rehearsal")
     prepared = time.monotonic()
-    cp_packages = guide.apt_packages(guide.block("control-plane"))
-    node_packages = guide.apt_packages((Path(guide.GUIDE).parents[1] / "packaging/node-install.sh").read_text())
-    with ThreadPoolExecutor(3) as pool:  # two mmdebstrap runs and the registries' downloads, side by side
-        cp_image = pool.submit(image, cp_packages, logs / "image-control-plane.log")
-        node_image = pool.submit(image, node_packages, logs / "image-node.log")
-        warm = pool.submit(caches.warm, logs / "caches.log")
-        images = {"control-plane": cp_image.result(), "node": node_image.result()}
-        cache = warm.result()
+    images, cache = prepare(logs)
     git_root = _served_repository(workdir)
     ca = _rehearsal_ca(workdir / "ca")
     preparation = time.monotonic() - prepared
