@@ -230,6 +230,10 @@ class Host:
                 self._proc.kill()
                 self._proc.wait(timeout=10)
         self._proc = None
+        # A container whose nspawn died without powering it off keeps running under init: end it by its leader.
+        if self.leader and Path(f"/proc/{self.leader}").exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.leader, signal.SIGKILL)
         if os.path.ismount(self.root):
             subprocess.run(["umount", "-l", str(self.root)], check=False)
 
