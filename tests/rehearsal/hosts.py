@@ -160,6 +160,19 @@ class Host:
                     return True
         return False
 
+    def _still_our_leader(self) -> bool:
+        """The pid is still a container's systemd (pid 1 of its own namespace), not a number reused since."""
+        try:
+            status = Path(f"/proc/{self.leader}/status").read_text()
+        except OSError:
+            return False
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        return (
+            fields.get("Name", "").strip() == "systemd"
+            and fields.get("NSpid", "").split()[-1:] == ["1"]
+            and (len(fields.get("NSpid", "").split()) > 1)
+        )
+
     def console(self) -> str:
         path = self.workdir / "console.log"
         return path.read_text(errors="replace") if path.exists() else ""
@@ -231,7 +244,7 @@ class Host:
                 self._proc.wait(timeout=10)
         self._proc = None
         # A container whose nspawn died without powering it off keeps running under init: end it by its leader.
-        if self.leader and Path(f"/proc/{self.leader}").exists():
+        if self.leader and self._still_our_leader():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.leader, signal.SIGKILL)
         if os.path.ismount(self.root):
