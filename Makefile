@@ -11,7 +11,7 @@ WEB_SOURCES := $(shell find webui/src webui/index.html webui/package.json webui/
 
 .PHONY: help install run test lint types proto bench web \
         test-unit test-api-sqlite test-api-postgres test-multiprocess test-adversarial test-netns test-kernel test-web test-browser \
-        test-fast
+        test-fast test-rehearsal rehearsal-prepare
 
 help:
 	@echo "make run    - install and serve the demo on http://127.0.0.1:8000 (fake gateways, a demo node)"
@@ -76,6 +76,17 @@ test-kernel: .venv/.installed
 	$(PY) tests/kernel/run_in_vm.py -- $(CURDIR)/.venv/bin/python -m pytest -q -p no:cacheprovider \
 	    -p no:hypothesispytest -p no:xdist -p no:anyio -m kernel tests/kernel tests/agent/test_backend_contract.py tests/agent/test_relay.py
 	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/kernel
+
+# docs/deployment.md run as written on Debian 12 hosts booted with systemd (systemd-nspawn containers from mmdebstrap
+# images): control plane with nginx and TLS, a node from the manager's printed steps, a customer's wg-quick ping,
+# restarts, a node reboot, backup, restore, upgrade (tests/rehearsal). Root, mmdebstrap and systemd-container needed;
+# images and download caches are kept for the next run in VPN_REHEARSAL_CACHE (default: var/rehearsal).
+test-rehearsal: .venv/.installed
+	$(PYTEST) -q -p no:cacheprovider -s tests/rehearsal
+
+# Its slow part alone (images, downloads), which CI runs in the background while the other layers run.
+rehearsal-prepare: .venv/.installed
+	$(PY) tests/rehearsal/prepare.py
 
 test-web: webui/node_modules/.installed
 	cd webui && $(NPM) run typecheck --silent && $(NPM) test --silent

@@ -39,7 +39,7 @@ EOF
 printf 'backend = "%s"\negress_interface = "%s"\n' "$BACKEND" "$EGRESS" >> /etc/vpn-node/agent.toml
 chown root:vpn-node /etc/vpn-node/agent.toml && chmod 0640 /etc/vpn-node/agent.toml
 {{tls_ca_file}}
-echo 'net.ipv4.ip_forward = 1' > /etc/sysctl.d/90-vpn-node.conf && sysctl --system >/dev/null
+echo 'net.ipv4.ip_forward = 1' > /etc/sysctl.d/90-vpn-node.conf && sysctl -q -p /etc/sysctl.d/90-vpn-node.conf
 
 install -m 0644 packaging/vpn-node-agent.service /etc/systemd/system/
 systemctl daemon-reload && systemctl enable --now vpn-node-agent
