@@ -385,7 +385,11 @@ async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room
     # The owner learns it from the answer; the push carries no second text for her.
     assert ana.inbox.messages == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
     assert caro.inbox.messages == [
-        {"type": "deleted_guest_party", "data": {"id": room["id"]}, "message": "El administrador eliminó la sala «LAN»."}
+        {
+            "type": "deleted_guest_party",
+            "data": {"id": room["id"]},
+            "message": "El administrador eliminó la sala «LAN».",
+        }
     ]
     assert (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"] == []
     # Every node that enforced the room drops it.
