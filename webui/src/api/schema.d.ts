@@ -1379,6 +1379,7 @@ export interface components {
         RoomOperation: {
             operation?: string | null;
             peer?: string | null;
+            password?: string | null;
         };
         /** RoomPeer */
         RoomPeer: {
