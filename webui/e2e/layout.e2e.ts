@@ -124,7 +124,7 @@ describe('every screen fits every width', () => {
     const member = peers.find((peer) => peer.name === 'smartphone_de_mi_hermana_mayor_2')!;
     const answer = (await api('POST', '/api/client/network/partys', {
       account: hugo,
-      body: { name: 'Noche de juegos del viernes largo', peer: member.id },
+      body: { name: 'Noche de juegos del viernes 2026', peer: member.id },
     })) as { data: { id: string } };
     try {
       await fitsEveryWidth(page, 'room-detail', async () => {

@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
 import {
   logIn,
+  NARROW,
   newPage,
   screenshot,
   setSwitches,
@@ -16,6 +17,7 @@ import {
   useBrowser,
   useSwitches,
   visible,
+  WIDE,
 } from './browser';
 
 const browser = useBrowser();
@@ -126,18 +128,27 @@ describe('purchase', () => {
     const waiting = page.getByTestId('payment-waiting');
     await visible(waiting.getByText('Complete el pago en la ventana de QvaPay'));
     await screenshot(page, 'purchase-waiting');
+    await page.setViewportSize(NARROW);
+    await screenshot(page, 'purchase-waiting-390');
+    await page.setViewportSize(WIDE);
 
     // Canceled at the gateway: the return page offers the plans, and the waiting tab says so by itself (the control
     // plane read the cancel back from the gateway, so the invoice is canceled, not left pending).
     await gateway.getByRole('button', { name: 'Cancelar' }).click();
     await gateway.waitForURL('**/dashboard/payment?**');
     await visible(gateway.getByText('Pago Cancelado'));
-    await visible(gateway.getByRole('link', { name: 'Volver a los planes e intentarlo de nuevo' }));
+    await visible(gateway.getByRole('link', { name: 'Volver a los planes' }));
+    await visible(gateway.getByText('no se le cobró nada', { exact: false }));
     await screenshot(gateway, 'payment-canceled-retry');
+    await gateway.setViewportSize(NARROW);
+    await screenshot(gateway, 'payment-canceled-retry-390');
     await gateway.close();
     await page.bringToFront();
     await visible(waiting.getByText('El pago se canceló en QvaPay; no se le cobró nada.', { exact: false }));
     await screenshot(page, 'purchase-waiting-canceled');
+    await page.setViewportSize(NARROW);
+    await screenshot(page, 'purchase-waiting-canceled-390');
+    await page.setViewportSize(WIDE);
 
     // Trying again opens the same plan for the same peer; this time it is paid and the tab updates itself.
     await waiting.getByRole('button', { name: 'Intentar de nuevo' }).click();

@@ -47,7 +47,7 @@ describe('payment result page', () => {
     expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
     expect(await screen.findByText('No disponible')).toBeInTheDocument();
     // The way back to the plans to try again, not only home.
-    expect(screen.getByRole('link', { name: 'Volver a los planes e intentarlo de nuevo' })).toHaveAttribute(
+    expect(screen.getByRole('link', { name: 'Volver a los planes' })).toHaveAttribute(
       'href',
       '/dashboard/plans',
     );

@@ -38,6 +38,7 @@ const EXPLANATIONS: Partial<Record<string, string>> = {
   paid: 'El pago fue confirmado y su peer se está preparando; aparecerá en Peers en unos instantes.',
   pending:
     'La pasarela aún no ha confirmado el pago. Si ya pagó, la confirmación puede tardar unos minutos: compruebe de nuevo más tarde.',
+  canceled: 'El pago se canceló en la pasarela; no se le cobró nada. Puede volver a los planes e intentarlo de nuevo.',
   expired: 'La factura venció sin que se recibiera el pago. Puede iniciar una compra nueva desde Planes.',
   failed: 'La pasarela no pudo completar el pago. Si se le cobró, contacte con soporte indicando el ID de transacción.',
 };
@@ -142,7 +143,7 @@ function ResultActions({ canceled }: { canceled: boolean }) {
   return (
     <Group justify="center">
       <Button component={Link} to="/dashboard/plans">
-        Volver a los planes e intentarlo de nuevo
+        Volver a los planes
       </Button>
       <Button component={Link} to="/dashboard/home" variant="default">
         Volver al inicio

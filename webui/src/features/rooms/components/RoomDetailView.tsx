@@ -57,7 +57,7 @@ function MemberServer({ peer }: { peer: RoomPeer }) {
 /** Who is there: a handshake with their server in the last 3 minutes (docs/webui.md, rooms). */
 function PresenceBadge({ online }: { online: boolean }) {
   return (
-    <Badge color={online ? 'green' : 'gray'} variant="light" data-testid="room-peer-presence">
+    <Badge color={online ? 'green' : 'gray'} variant="light" miw="max-content" style={{ flexShrink: 0 }} data-testid="room-peer-presence">
       {online ? 'En línea' : 'Desconectado'}
     </Badge>
   );
@@ -176,7 +176,6 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
               <Table.Tr>
                 <Table.Th>Peer</Table.Th>
                 <Table.Th>Propietario</Table.Th>
-                <Table.Th>IP privada</Table.Th>
                 <Table.Th>Servidor</Table.Th>
                 <Table.Th>Estado</Table.Th>
                 <Table.Th>Acciones</Table.Th>
@@ -185,9 +184,16 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
             <Table.Tbody>
               {room.peers.map((peer) => (
                 <Table.Tr key={peer.id} data-testid="room-peer-row">
-                  <Table.Td>{peer.name}</Table.Td>
+                  <Table.Td>
+                    {/* The private IP is a detail line under the name, so the row fits from 1024 px. */}
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {peer.name}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      IP privada: {peer.private_ip}
+                    </Text>
+                  </Table.Td>
                   <Table.Td>{peer.user}</Table.Td>
-                  <Table.Td>{peer.private_ip}</Table.Td>
                   <Table.Td>
                     <MemberServer peer={peer} />
                   </Table.Td>

@@ -4,7 +4,7 @@ import { errorMessage } from '../../../lib/api';
 import { toast } from '../../../lib/toasts';
 import * as roomsApi from '../api/rooms';
 import type { Room, RoomAnswer } from '../api/rooms';
-import { findRoom, hasRoom, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
+import { findRoom, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
 import type { RoomState } from './room-state';
 
 const DONE = 'Operación realizada correctamente.';
@@ -157,14 +157,15 @@ export function useRoomOperations(
     async (room: Room) => {
       try {
         const answer = await call(() => roomsApi.deleteRoom(room.id));
-        if (hasRoom(currentLists(), room.id)) toast.success(answer.message || `Sala «${room.name}» eliminada.`);
+        // Always said here: the owner's own push about it carries no text (it may even arrive first).
+        toast.success(answer.message || `Sala «${room.name}» eliminada.`);
         update((current) => removeRoom(current, room.id));
         refreshPeers();
       } catch (error) {
         toast.error(failureText(error, 'Hubo un error al eliminar la sala'));
       }
     },
-    [currentLists, refreshPeers, update],
+    [refreshPeers, update],
   );
 
   return { create, join, addPeer, regeneratePassword, setPassword, leave, removePeer, deleteRoom };
