@@ -296,7 +296,7 @@ describe('room detail', () => {
     await actor.click(await screen.findByRole('button', { name: 'Ocultar contraseña' }));
     expect(password).not.toHaveTextContent('secreta123');
 
-    expect(within(peerRow('movil')).getByText('10.8.0.2')).toBeInTheDocument();
+    expect(within(peerRow('movil')).getByText('IP privada: 10.8.0.2')).toBeInTheDocument();
     expect(within(peerRow('movil')).getByRole('button', { name: 'Salir' })).toBeInTheDocument();
     expect(within(peerRow('pc-luis')).getByRole('button', { name: 'Expulsar' })).toBeInTheDocument();
     expect(within(peerRow('pc-luis')).queryByRole('button', { name: 'Salir' })).not.toBeInTheDocument();
