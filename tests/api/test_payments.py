@@ -901,3 +901,62 @@ async def test_qvapay_really_down_then_back(shop: Shop) -> None:
     assert [p.name for p in await shop.peers()] == ["portatil"]
     again = await shop.client.post(path, content=body, headers=headers)
     assert again.json() == {"received": True, "credited": False, "result": "already_handled"}
+
+
+# --- the customer comes back "canceled" ------------------------------------------------------------------------
+
+
+def cancel_at_gateway(shop: Shop, gateway: str, remote_id: str) -> None:
+    if gateway == "qvapay":
+        fake: FakeQvaPay = shop.fakes["qvapay"]
+        fake.cancel(fake.by_remote_id(remote_id)["uuid"])
+    else:
+        remesita: FakeRemesita = shop.fakes["remesita"]
+        remesita.cancel(remesita.by_custom_id(remote_id)["reference"])
+
+
+async def come_back(shop: Shop, remote_id: str, status: str) -> Any:
+    back = await shop.client.get(f"/api/payments/return/{remote_id}?status={status}", follow_redirects=False)
+    assert back.status_code == 302
+    assert parse_qs(urlsplit(back.headers["location"]).query)["status"] == [status]
+    return (await shop.client.get(f"{INVOICES}/{remote_id}", headers=shop.headers)).json()
+
+
+@pytest.mark.parametrize("gateway", ["qvapay", "remesita"])
+async def test_a_payment_canceled_at_the_gateway_is_marked_canceled_when_the_customer_returns(
+    shop: Shop, gateway: str
+) -> None:
+    await shop.setup(qvapay=gateway == "qvapay", remesita=gateway == "remesita")
+    remote_id = remote_id_of(await shop.buy("new_peer", "movil"))
+    cancel_at_gateway(shop, gateway, remote_id)
+    # The admins' Facturas page reads the same row: no longer 'PENDIENTE'.
+    assert (await come_back(shop, remote_id, "canceled"))["status"] == "canceled"
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.CANCELED
+    assert await shop.peers() == []
+
+
+async def test_the_customers_word_alone_cancels_nothing(shop: Shop) -> None:
+    """A return URL saying "canceled" for a payment the gateway still holds open (or that was paid) changes nothing:
+    anyone can type that URL."""
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "movil"))
+    assert (await come_back(shop, remote_id, "canceled"))["status"] == "pending"
+    # Paid meanwhile: the read-back credits it instead.
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    fake.pay(fake.by_remote_id(remote_id)["uuid"])
+    assert (await come_back(shop, remote_id, "canceled"))["status"] in ("paid", "fulfilled")
+    assert [peer.name for peer in await shop.peers()] == ["movil"]
+
+
+async def test_a_gateway_down_when_the_customer_returns_leaves_the_invoice_to_the_job(shop: Shop) -> None:
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "movil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    fake.cancel(fake.by_remote_id(remote_id)["uuid"])
+    fake.down = True
+    try:
+        assert (await come_back(shop, remote_id, "canceled"))["status"] == "pending"
+    finally:
+        fake.down = False
+    await shop.services.invoices.reconcile()
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.CANCELED

@@ -363,8 +363,16 @@ async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room
     answer = await client.patch(path, json={"operation": "remove_peer", "peer": peers["beto1"].id}, headers=ana.headers)
     assert answer.status_code == 200
     assert [p["name"] for p in answer.json()["data"]["peers"]] == ["ana1", "caro1"]
+    assert answer.json()["message"] == "Peer sacado de la sala «LAN»."
     await asyncio.sleep(0.05)
-    assert beto.inbox.types() == ["deleted_guest_party"]
+    # The guest reads who took her peer out, of which room (not the contract's 'Haz salido de una sala').
+    assert beto.inbox.messages == [
+        {
+            "type": "deleted_guest_party",
+            "data": {"id": room["id"]},
+            "message": "El administrador de la sala «LAN» sacó a su peer «beto1» de la sala.",
+        }
+    ]
     beto_peers = {p["name"]: p["party"] for p in (await client.get(PEERS, headers=beto.headers)).json()}
     assert beto_peers["beto1"] is None  # free again
 
@@ -372,10 +380,17 @@ async def test_owner_regenerates_the_password_removes_peers_and_deletes_the_room
     caro.inbox.clear()
     answer = await client.delete(path, headers=ana.headers)
     assert answer.status_code == 200
-    assert answer.json() == {"success": True, "message": "Party eliminada"}
+    assert answer.json() == {"success": True, "message": "Sala «LAN» eliminada."}
     await asyncio.sleep(0.05)
+    # The owner learns it from the answer; the push carries no second text for her.
     assert ana.inbox.messages == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
-    assert caro.inbox.messages == [{"type": "deleted_guest_party", "data": {"id": room["id"]}}]
+    assert caro.inbox.messages == [
+        {
+            "type": "deleted_guest_party",
+            "data": {"id": room["id"]},
+            "message": "El administrador eliminó la sala «LAN».",
+        }
+    ]
     assert (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"] == []
     # Every node that enforced the room drops it.
     last = (await room_ops(services, room["id"]))[-1]
@@ -398,8 +413,18 @@ async def test_the_owner_may_leave_and_a_room_left_empty_is_deleted(
     ana.inbox.clear()
     answer = await client.patch(path, json={"operation": "leave", "peer": peers["beto1"].id}, headers=beto.headers)
     assert answer.status_code == 200
+    assert answer.json() == {
+        "success": True,
+        "message": "Su peer salió de la sala «LAN». La sala se quedó sin peers y se eliminó.",
+    }
     await asyncio.sleep(0.05)
-    assert ana.inbox.of("deleted_owner_party") == [{"type": "deleted_owner_party", "data": {"id": room["id"]}}]
+    assert ana.inbox.of("deleted_owner_party") == [
+        {
+            "type": "deleted_owner_party",
+            "data": {"id": room["id"]},
+            "message": "La sala «LAN» se eliminó porque se quedó sin peers.",
+        }
+    ]
     async with services.sessionmaker() as db:
         assert (await db.execute(select(Room))).scalars().all() == []
 
@@ -494,7 +519,9 @@ async def test_moving_a_peer_keeps_memberships_right(
     assert moved.status_code == 202 and moved.json()["data"]["party"]["id"] == room["id"]
     await node_answers(services)  # confirmed: now it has left the room
     await asyncio.sleep(0.05)
-    assert "deleted_guest_party" in beto.inbox.types()
+    assert [m.get("message") for m in beto.inbox.of("deleted_guest_party")] == [
+        "Su peer «beto1» salió de la sala «LAN»: su nuevo servidor no permite salas."
+    ]
     room_now = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
     assert [p["name"] for p in room_now["peers"]] == ["ana1"]
 
@@ -912,3 +939,82 @@ async def test_members_show_their_server_and_their_presence_changes_live(
     await stats_from(services, world["s1"], {peers["ana1"]: now - 200})
     await asyncio.sleep(0.05)
     assert members(ana.inbox.of("updated_owner_party")[-1]["data"])[0] == ("ana1", "Miami 1", False)
+
+
+async def test_a_guest_keeping_other_peers_reads_which_one_was_taken_out(
+    client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    for peer in ("beto1", "beto2"):
+        assert (await join(client, beto, "LAN", room["password"], peers[peer])).status_code == 200
+    beto.inbox.clear()
+    ana.inbox.clear()
+    path = f"{ROOMS}/{room['id']}"
+    answer = await client.patch(path, json={"operation": "remove_peer", "peer": peers["beto2"].id}, headers=ana.headers)
+    assert answer.status_code == 200
+    await asyncio.sleep(0.05)
+    # Still a guest: the room comes again, with the sentence that says what happened to which peer.
+    assert [m.get("message") for m in beto.inbox.of("updated_guest_party")] == [
+        "El administrador de la sala «LAN» sacó a su peer «beto2» de la sala."
+    ]
+    assert [m.get("message") for m in ana.inbox.of("updated_owner_party")] == [None]
+
+
+async def test_a_deleted_peer_and_a_deleted_owner_are_explained_to_the_guests(
+    services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 200
+    assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200
+    beto.inbox.clear()
+    async with transaction(services.sessionmaker) as db:
+        peer = await db.get(Peer, peers["beto2"].id)
+        assert peer is not None
+        await services.rooms.peer_deleting(db, peer)
+    await asyncio.sleep(0.05)
+    assert [m.get("message") for m in beto.inbox.of("updated_guest_party")] == [
+        "Su peer «beto2» salió de la sala «LAN» porque se eliminó."
+    ]
+    beto.inbox.clear()
+    async with transaction(services.sessionmaker) as db:
+        await services.rooms.owner_deleting(db, ana.user.id)
+    await asyncio.sleep(0.05)
+    assert [m.get("message") for m in beto.inbox.of("deleted_guest_party")] == [
+        "La sala «LAN» se eliminó porque su administrador cerró su cuenta."
+    ]
+
+
+async def test_the_owner_chooses_a_password_that_the_server_checks(
+    client: AsyncTestClient[Any], world: dict[str, Any]
+) -> None:
+    ana, beto, caro, peers = world["ana"], world["beto"], world["caro"], world["peers"]
+    room = await create(client, ana, "LAN", peers["ana1"])
+    path = f"{ROOMS}/{room['id']}"
+
+    async def choose(who: Person, password: Any) -> Any:
+        return await client.patch(path, json={"operation": "set_password", "password": password}, headers=who.headers)
+
+    for bad, code, message in [
+        ("   ", "party_password_required", "Escriba la nueva contraseña de la sala."),
+        (None, "party_password_required", "Escriba la nueva contraseña de la sala."),
+        ("corta12", "party_password_invalid", "La contraseña de la sala debe tener entre 8 y 64 caracteres."),
+        ("x" * 65, "party_password_invalid", "La contraseña de la sala debe tener entre 8 y 64 caracteres."),
+    ]:
+        answer = await choose(ana, bad)
+        assert answer.status_code == 422, bad
+        assert answer.json()["code"] == code and answer.json()["message"] == message
+    # Nothing was written: the old password still lets a guest in.
+    assert (await join(client, caro, "LAN", room["password"], peers["caro1"])).status_code == 200
+
+    answer = await choose(ana, "  noche de LAN  ")
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["message"] == "Contraseña de la sala cambiada."
+    assert body["password"] == body["data"]["password"] == "noche de LAN"
+    assert (await join(client, beto, "LAN", room["password"], peers["beto1"])).status_code == 404
+    assert (await join(client, beto, "LAN", "noche de LAN", peers["beto1"])).status_code == 200
+    # A guest may not choose it.
+    answer = await choose(beto, "otra contraseña")
+    assert answer.status_code == 403 and answer.json()["code"] == "party_owner_only"

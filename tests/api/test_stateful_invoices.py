@@ -326,6 +326,10 @@ class InvoiceFulfilment(ServicesMachine):
         self._expect_notification(answer, invoice, sent)
 
     def _back_from_the_gateway(self, invoice: ModelInvoice, status: str) -> None:
+        """Coming back "canceled" makes the control plane read the payment back (never on the browser's word)."""
+        asked = status == "canceled" and invoice.status == "pending" and invoice.reference is not None
+        if asked and self.trouble[invoice.gateway] != "down":
+            self._settle(invoice, *self._truth(invoice.gateway, str(invoice.reference)))
         path = f"/api/payments/return/{invoice.remote_id}?status={status}"
         answer = self.http("GET", path, follow_redirects=False)
         assert answer.status_code == 302

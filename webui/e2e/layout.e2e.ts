@@ -122,6 +122,33 @@ describe('every screen fits every width', () => {
     await fitsEveryWidth(page, 'rooms', () => openPage(page, '/dashboard/partys', 'Salas'));
   });
 
+  test('room detail: members as cards below 1024 px, Estado and Acciones in sight', async () => {
+    const { page } = customer;
+    const { hugo } = harness().customers;
+    const peers = (await api('GET', '/api/client/accounts/peers', { account: hugo })) as { id: string; name: string }[];
+    const member = peers.find((peer) => peer.name === 'smartphone_de_mi_hermana_mayor_2')!;
+    const answer = (await api('POST', '/api/client/network/partys', {
+      account: hugo,
+      body: { name: 'Noche de juegos del viernes 2026', peer: member.id },
+    })) as { data: { id: string } };
+    try {
+      await fitsEveryWidth(page, 'room-detail', async () => {
+        await openPage(page, '/dashboard/partys', 'Salas');
+        await page.getByTestId('room-row').getByRole('button', { name: 'Ver' }).click();
+        await visible(page.getByRole('button', { name: 'Volver a Salas' }));
+        await visible(page.getByTestId('room-peer-presence').first());
+      });
+      // At a phone's width the member's state and action are on screen, beside the member.
+      await page.setViewportSize({ width: 360, height: HEIGHT });
+      await settle(page);
+      const card = page.getByTestId('room-peer-row').first();
+      await visible(card.getByTestId('room-peer-presence'));
+      await visible(card.getByRole('button', { name: 'Salir' }));
+    } finally {
+      await api('DELETE', `/api/client/network/partys/${answer.data.id}`, { account: hugo });
+    }
+  });
+
   test('plans', async () => {
     const { page } = customer;
     await fitsEveryWidth(page, 'plans', () => openPage(page, '/dashboard/plans', 'Planes'));

@@ -3,10 +3,11 @@
  * control plane for real, which creates the peer through the scripted agent), the payment page, and a cancellation.
  */
 import type { Page } from 'playwright-core';
-import { describe, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
 import {
   logIn,
+  NARROW,
   newPage,
   screenshot,
   setSwitches,
@@ -16,6 +17,7 @@ import {
   useBrowser,
   useSwitches,
   visible,
+  WIDE,
 } from './browser';
 
 const browser = useBrowser();
@@ -111,6 +113,56 @@ describe('purchase', () => {
     await visible(gateway.getByText('Pago Cancelado'));
     await visible(gateway.getByRole('table').getByText('movil'));
     await screenshot(gateway, 'payment-canceled');
+    await context.close();
+  });
+
+  test('the plans tab waits for the payment window, hears the cancel, retries and sees the payment land', async () => {
+    // beto has a single peer: it is chosen already.
+    const { beto } = harness().customers;
+    const { page, context } = await newPage(browser());
+    await logIn(page, beto);
+    let dialog = await choosePlan(page, 'Mensual');
+    await expect.poll(() => dialog.getByRole('combobox', { name: 'Peer' }).inputValue()).toBe('consola');
+    let gateway = await proceedToPayment(page, dialog);
+    await page.bringToFront();
+    const waiting = page.getByTestId('payment-waiting');
+    await visible(waiting.getByText('Complete el pago en la ventana de QvaPay'));
+    await screenshot(page, 'purchase-waiting');
+    await page.setViewportSize(NARROW);
+    await screenshot(page, 'purchase-waiting-390');
+    await page.setViewportSize(WIDE);
+
+    // Canceled at the gateway: the return page offers the plans, and the waiting tab says so by itself (the control
+    // plane read the cancel back from the gateway, so the invoice is canceled, not left pending).
+    await gateway.getByRole('button', { name: 'Cancelar' }).click();
+    await gateway.waitForURL('**/dashboard/payment?**');
+    await visible(gateway.getByText('Pago Cancelado'));
+    await visible(gateway.getByRole('link', { name: 'Volver a los planes' }));
+    await visible(gateway.getByText('no se le cobró nada', { exact: false }));
+    await screenshot(gateway, 'payment-canceled-retry');
+    await gateway.setViewportSize(NARROW);
+    await screenshot(gateway, 'payment-canceled-retry-390');
+    await gateway.close();
+    await page.bringToFront();
+    await visible(waiting.getByText('El pago se canceló en QvaPay; no se le cobró nada.', { exact: false }));
+    await screenshot(page, 'purchase-waiting-canceled');
+    await page.setViewportSize(NARROW);
+    await screenshot(page, 'purchase-waiting-canceled-390');
+    await page.setViewportSize(WIDE);
+
+    // Trying again opens the same plan for the same peer; this time it is paid and the tab updates itself.
+    await waiting.getByRole('button', { name: 'Intentar de nuevo' }).click();
+    dialog = page.getByRole('dialog', { name: 'Adquirir plan' });
+    await visible(dialog.getByText('Mensual'));
+    gateway = await proceedToPayment(page, dialog);
+    await page.bringToFront();
+    await visible(waiting.getByText('Complete el pago en la ventana de QvaPay'));
+    await gateway.getByRole('button', { name: 'Pagar' }).click();
+    await gateway.waitForURL('**/dashboard/payment?**');
+    await page.bringToFront();
+    await visible(waiting.getByText('Pago recibido'));
+    await visible(waiting.getByText('QvaPay confirmó el pago del plan Mensual para el peer consola', { exact: false }));
+    await screenshot(page, 'purchase-waiting-paid');
     await context.close();
   });
 

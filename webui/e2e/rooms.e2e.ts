@@ -51,7 +51,19 @@ describe('rooms', () => {
     expect(await password.textContent()).toBe('•'.repeat(10));
     await owner.page.getByRole('button', { name: 'Mostrar contraseña' }).click();
     await expect.poll(async () => (await password.textContent()) ?? '').not.toBe('•'.repeat(10));
-    const secret = ((await password.textContent()) ?? '').trim();
+    expect(((await password.textContent()) ?? '').trim()).toHaveLength(12);
+    // The owner chooses a password; the server refuses a short one, in Spanish, beside the field.
+    await owner.page.getByRole('button', { name: 'Elegir contraseña' }).click();
+    const choose = owner.page.getByRole('dialog', { name: 'Elegir contraseña de la sala' });
+    await choose.getByLabel('Nueva contraseña').fill('corta');
+    await choose.getByRole('button', { name: 'Guardar' }).click();
+    await visible(choose.getByText('La contraseña de la sala debe tener entre 8 y 64 caracteres.'));
+    const secret = 'viernes de LAN';
+    await choose.getByLabel('Nueva contraseña').fill(secret);
+    await choose.getByRole('button', { name: 'Guardar' }).click();
+    await gone(choose);
+    await expect.poll(async () => ((await password.textContent()) ?? '').trim()).toBe(secret);
+    await visible(owner.page.getByRole('button', { name: 'Copiar contraseña' }));
     await screenshot(owner.page, 'rooms-detail-owner');
 
     // eva joins from his own browser context, with the name and the password ana gave her.
@@ -76,13 +88,15 @@ describe('rooms', () => {
     await guestPeer.getByRole('button', { name: 'Expulsar' }).click();
     await owner.page.getByRole('dialog', { name: 'Confirmar Acción' }).getByRole('button', { name: 'Confirmar' }).click();
     await gone(guestPeer);
-    // eva's list loses the room by push.
+    // eva's list loses the room by push, and she reads who took her peer out of which room.
     await gone(guestRow);
+    await visible(toastWith(guest.page, `El administrador de la sala «${room}» sacó a su peer «sobremesa» de la sala.`));
+    await screenshot(guest.page, 'rooms-guest-expelled');
 
     // ana deletes the room.
     await owner.page.getByRole('button', { name: 'Eliminar Sala' }).click();
     await owner.page.getByRole('dialog', { name: 'Confirmar Acción' }).getByRole('button', { name: 'Confirmar' }).click();
-    await visible(toastWith(owner.page, 'Party eliminada'));
+    await visible(toastWith(owner.page, `Sala «${room}» eliminada.`));
     await gone(owner.page.getByRole('row').filter({ hasText: room }));
     await screenshot(owner.page, 'rooms-deleted');
     await owner.context.close();

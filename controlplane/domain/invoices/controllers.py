@@ -136,6 +136,8 @@ class PaymentGatewayController(Controller):
     async def back_from_gateway(
         self, invoices: Invoices, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
     ) -> Redirect:
+        if status == "canceled":
+            await invoices.came_back_canceled(remote_id)
         return Redirect(await invoices.return_target(db, remote_id, status), status_code=302)
 
 

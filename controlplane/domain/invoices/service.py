@@ -235,6 +235,27 @@ class InvoiceService:
         params["remote_id"] = remote_id
         return f"{self._settings.client_url}/dashboard/payment?{urlencode(params)}"
 
+    async def came_back_canceled(self, remote_id: str) -> None:
+        """The customer's browser came back from the gateway saying "canceled". The browser's word marks nothing:
+        the payment is read back from the gateway, and the invoice is marked canceled only if the gateway says so
+        (`settle`). A gateway that cannot be asked now leaves it pending; its notification or the reconciliation
+        job settles it later."""
+        gateway = await self._pending_gateway(remote_id)
+        if gateway is None:
+            return
+        try:
+            await self.check(gateway, remote_id)
+        except (GatewayUnavailable, GatewayError, InvoiceNotFound, NotificationRefused) as exc:
+            log.info("invoice %.64s: not read back on the customer's return: %s", remote_id, exc)
+
+    async def _pending_gateway(self, remote_id: str) -> str | None:
+        """The gateway of a pending invoice whose payment it created, else None (nothing to ask)."""
+        async with self._sessionmaker() as db:
+            invoice = await self._by_remote_id(db, remote_id)
+        if invoice is None or invoice.status is not InvoiceStatus.PENDING or not invoice.transaction_id:
+            return None
+        return invoice.gateway
+
     # --- reading --------------------------------------------------------------------------------------------
 
     async def owned(self, db: AsyncSession, user_id: str, remote_id: str) -> Invoice:

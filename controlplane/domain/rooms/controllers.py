@@ -81,16 +81,24 @@ class RoomController(Controller):
             return schemas.RoomAnswer(
                 success=True, message="Contraseña regenerada con éxito", data=view, password=password
             )
+        if data.operation == "set_password":
+            room = await rooms.set_password(db, user_id, room_id, data.password)
+            view = await rooms.view(db, room, user_id)
+            return schemas.RoomAnswer(
+                success=True, message="Contraseña de la sala cambiada.", data=view, password=view.password
+            )
+        if data.operation not in ("leave", "remove_peer"):
+            raise _unknown_operation()
+        # The answer names the room, which may be gone once the peer is out.
+        name = (await rooms.visible(db, user_id, room_id)).name
         if data.operation == "leave":
             left = await rooms.leave(db, user_id, room_id, data.peer)
-            message = "Peer retirado de la sala."
-        elif data.operation == "remove_peer":
-            left = await rooms.remove_peer(db, user_id, room_id, data.peer)
-            message = "Peer eliminado de la sala."
+            message = f"Su peer salió de la sala «{name}»."
         else:
-            raise _unknown_operation()
+            left = await rooms.remove_peer(db, user_id, room_id, data.peer)
+            message = f"Peer sacado de la sala «{name}»."
         if left is None:
-            return schemas.RoomAnswer(success=True, message=message + " La sala quedó vacía y se eliminó.")
+            return schemas.RoomAnswer(success=True, message=message + " La sala se quedó sin peers y se eliminó.")
         # A guest that took out its last peer no longer sees the room: the answer then carries none.
         try:
             still = await rooms.visible(db, user_id, left.id)
@@ -103,5 +111,6 @@ class RoomController(Controller):
         self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
+        name = (await rooms.visible(db, customer.user_id, room_id)).name
         await rooms.delete(db, customer.user_id, room_id)
-        return schemas.RoomAnswer(success=True, message="Party eliminada")
+        return schemas.RoomAnswer(success=True, message=f"Sala «{name}» eliminada.")

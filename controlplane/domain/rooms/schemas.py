@@ -57,6 +57,7 @@ class RoomJoin(msgspec.Struct):
 class RoomOperation(msgspec.Struct):
     operation: Text | None = None
     peer: Text | None = None
+    password: Text | None = None  # `set_password` only
 
 
 class RoomAnswer(msgspec.Struct, omit_defaults=True):

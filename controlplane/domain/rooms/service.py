@@ -23,6 +23,7 @@ from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, owned_peer
 from controlplane.domain.rooms import schemas
 from controlplane.domain.rooms.models import Room, RoomMember
+from controlplane.domain.rooms.notices import Deletion, Removal, deletion_notice, removal_notice
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync
 from controlplane.domain.servers.status import is_online as server_is_online
@@ -48,6 +49,11 @@ NAME_REQUIRED = "Por favor, ingrese un nombre para la sala"
 JOIN_FIELDS = "Por favor, complete todos los campos"
 PEER_REQUIRED = "Por favor, selecciona un peer para añadir"
 ALIAS_REQUIRED = "Antes de crear o unirse a una sala configure su alias."
+# A password the owner chooses: long enough that the join limit (JOIN_ATTEMPTS) makes guessing it hopeless.
+PASSWORD_MIN = 8
+PASSWORD_MAX = 64
+PASSWORD_REQUIRED = "Escriba la nueva contraseña de la sala."  # noqa: S105 - a message, not a password
+PASSWORD_RULE = f"La contraseña de la sala debe tener entre {PASSWORD_MIN} y {PASSWORD_MAX} caracteres."
 # A room operation its node did not confirm (docs/operations.md, "What the customer is told").
 NODE_LATE = (
     "La sala {room} ya tiene el cambio, pero el servidor {server} no lo confirmó ({why}). Lo aplicará en cuanto"
@@ -249,6 +255,21 @@ class RoomService:
         await db.flush()
         return room, password
 
+    async def set_password(self, db: AsyncSession, user_id: str, room_id: str, password: str | None) -> Room:
+        """The owner chooses the password (docs/api.md, rooms): surrounding blanks dropped (joins compare the
+        stripped text), then PASSWORD_MIN..PASSWORD_MAX characters. Synchronous, like regenerating."""
+        room = await self.visible(db, user_id, room_id, lock=True)
+        if room.owner_id != user_id:
+            raise OwnerOnly()
+        chosen = (password or "").strip()
+        if not chosen:
+            raise Invalid(PASSWORD_REQUIRED, code="party_password_required", fields={"password": PASSWORD_REQUIRED})
+        if not PASSWORD_MIN <= len(chosen) <= PASSWORD_MAX:
+            raise Invalid(PASSWORD_RULE, code="party_password_invalid", fields={"password": PASSWORD_RULE})
+        room.password_enc = self._box.encrypt(chosen)
+        await db.flush()
+        return room
+
     async def leave(self, db: AsyncSession, user_id: str, room_id: str, peer_id: str | None) -> Room | None:
         """A user takes one of their own peers out of the room (owner or guest). None if the room is gone."""
         peer_id = self._peer_field(peer_id)
@@ -256,7 +277,7 @@ class RoomService:
         member = await self._member(db, room.id, peer_id)
         if member is None or member[1] != user_id:
             raise PeerNotFound()
-        return await self._remove(db, room, [peer_id])
+        return await self._remove(db, room, [peer_id], why=Removal.LEFT, actor=user_id)
 
     async def remove_peer(self, db: AsyncSession, user_id: str, room_id: str, peer_id: str | None) -> Room | None:
         """The owner removes any peer; a guest may only remove their own peers, which is leaving
@@ -268,13 +289,14 @@ class RoomService:
             raise PeerNotFound()
         if room.owner_id != user_id and member[1] != user_id:
             raise OwnerOnly("Solo puede quitar sus propios peers de la sala.")
-        return await self._remove(db, room, [peer_id])
+        why = Removal.LEFT if member[1] == user_id else Removal.EXPELLED
+        return await self._remove(db, room, [peer_id], why=why, actor=user_id)
 
     async def delete(self, db: AsyncSession, user_id: str, room_id: str) -> None:
         room = await self.visible(db, user_id, room_id, lock=True)
         if room.owner_id != user_id:
             raise OwnerOnly()
-        await self._delete(db, room)
+        await self._delete(db, room, why=Deletion.BY_OWNER, actor=user_id)
 
     # --- consistency (called by other services) ---------------------------------------------------------------
 
@@ -287,7 +309,7 @@ class RoomService:
             return
         target = await db.get(Server, peer.server_id)
         if target is None or not target.hosts_rooms:
-            await self._remove(db, room, [peer.id], extra_nodes={old_server_id})
+            await self._remove(db, room, [peer.id], why=Removal.MOVED, extra_nodes={old_server_id})
             await db.refresh(peer, ["membership"])  # the answer shows the peer free at once
             return
         users = await self._users_of(db, room.id, room.owner_id)
@@ -301,13 +323,13 @@ class RoomService:
             select(Room).where(Room.owner_id == user_id).order_by(Room.created).with_for_update(of=Room)
         )
         for room in owned.scalars().all():
-            await self._delete(db, room)
+            await self._delete(db, room, why=Deletion.OWNER_ACCOUNT, actor=user_id)
 
     async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None:
         """Call before deleting a peer: it leaves its room first, so nodes and users hear of it."""
         room = await self._room_of_peer(db, peer.id, lock=True)
         if room is not None:
-            await self._remove(db, room, [peer.id])
+            await self._remove(db, room, [peer.id], why=Removal.PEER_DELETED)
 
     async def server_rooms_changed(self, db: AsyncSession, server: Server) -> None:
         """Call after a server's allow_partys, active (or backbone endpoint/port) changed: peers on a server that no
@@ -324,22 +346,44 @@ class RoomService:
                 by_room.setdefault(room_id, []).append(peer_id)
             for room_id, peer_ids in sorted(by_room.items()):
                 room = (await db.execute(select(Room).where(Room.id == room_id).with_for_update(of=Room))).scalar_one()
-                await self._remove(db, room, peer_ids)
+                await self._remove(db, room, peer_ids, why=Removal.SERVER_CLOSED)
         await refresh_backbone(db, self._nodes, include={server.id})
 
     # --- membership changes -----------------------------------------------------------------------------------
 
     async def _remove(
-        self, db: AsyncSession, room: Room, peer_ids: list[str], extra_nodes: Iterable[str] = ()
+        self,
+        db: AsyncSession,
+        room: Room,
+        peer_ids: list[str],
+        *,
+        why: Removal,
+        actor: str | None = None,
+        extra_nodes: Iterable[str] = (),
     ) -> Room | None:
+        """Take peers out; the owners of those peers are told why, except `actor` (the caller, told by the answer)."""
         nodes_before = await self._nodes_of(db, room.id) | set(extra_nodes)
         users_before = await self._users_of(db, room.id, room.owner_id)
+        names_by_user: dict[str, list[str]] = {}
+        for name, owner in await db.execute(select(Peer.name, Peer.user_id).where(Peer.id.in_(peer_ids))):
+            names_by_user.setdefault(owner, []).append(name)
+        notices = {
+            user: removal_notice(why, room.name, names) for user, names in names_by_user.items() if user != actor
+        }
         await db.execute(delete(RoomMember).where(RoomMember.room_id == room.id, RoomMember.peer_id.in_(peer_ids)))
         if not await db.scalar(select(func.count()).select_from(RoomMember).where(RoomMember.room_id == room.id)):
             # A room without peers is deleted: nobody could reach anybody in it, and it frees the owner's slot.
-            await self._delete(db, room, nodes_before=nodes_before, users_before=users_before)
+            await self._delete(
+                db,
+                room,
+                why=Deletion.EMPTY,
+                actor=actor,
+                notices=notices,
+                nodes_before=nodes_before,
+                users_before=users_before,
+            )
             return None
-        await self._settle(db, room, nodes_before=nodes_before, users_before=users_before)
+        await self._settle(db, room, nodes_before=nodes_before, users_before=users_before, notices=notices)
         return room
 
     async def _delete(
@@ -347,12 +391,16 @@ class RoomService:
         db: AsyncSession,
         room: Room,
         *,
+        why: Deletion,
+        actor: str | None = None,
+        notices: Mapping[str, str] | None = None,
         nodes_before: set[str] | None = None,
         users_before: set[str] | None = None,
     ) -> None:
+        """Delete the room; every user but `actor` hears why (a removal that emptied it, then the deletion)."""
         nodes = nodes_before if nodes_before is not None else await self._nodes_of(db, room.id)
         users = users_before if users_before is not None else await self._users_of(db, room.id, room.owner_id)
-        room_id, owner_id = room.id, room.owner_id
+        room_id, owner_id, name = room.id, room.owner_id, room.name
         await db.execute(delete(RoomMember).where(RoomMember.room_id == room_id))
         await db.delete(room)
         await db.flush()
@@ -361,8 +409,14 @@ class RoomService:
                 db, server_id, OperationKind.ROOM, NodeChange(remove_rooms=(room_id,)), notify=False
             )
         for user_id in users | {owner_id}:
-            gone = messages.DeletedOwnerRoom if user_id == owner_id else messages.DeletedGuestRoom
-            self._push(db, user_id, gone(data=messages.ref(room_id)))
+            owner = user_id == owner_id
+            gone = messages.DeletedOwnerRoom if owner else messages.DeletedGuestRoom
+            told = None
+            if user_id != actor:
+                told = deletion_notice(why, name, owner=owner)
+                if notices and user_id in notices:
+                    told = f"{notices[user_id]} {told}"
+            self._push(db, user_id, gone(data=messages.ref(room_id), message=told))
 
     async def _add_member(self, db: AsyncSession, room: Room, peer: Peer) -> None:
         try:
@@ -373,8 +427,17 @@ class RoomService:
             # Another request put this peer in a room first: the database keeps one membership per peer.
             raise Conflict("El peer ya está en una sala.", code="peer_in_party") from None
 
-    async def _settle(self, db: AsyncSession, room: Room, *, nodes_before: set[str], users_before: set[str]) -> None:
-        """Queue the room's new state on every node it touched or touches, and tell every user concerned."""
+    async def _settle(
+        self,
+        db: AsyncSession,
+        room: Room,
+        *,
+        nodes_before: set[str],
+        users_before: set[str],
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        """Queue the room's new state on every node it touched or touches, and tell every user concerned (`notices`:
+        what some of them read about the change, by user)."""
         nodes_after = await self._nodes_of(db, room.id)
         for server_id in sorted(nodes_before | nodes_after):
             payload = (
@@ -382,17 +445,27 @@ class RoomService:
             )
             await self._nodes.change(db, server_id, OperationKind.ROOM, payload, room_id=room.id)
         users_after = await self._users_of(db, room.id, room.owner_id)
+        notices = notices or {}
         for user_id in users_before - users_after:
-            self._push(db, user_id, messages.DeletedGuestRoom(data=messages.ref(room.id)))
-        await self._tell(db, room, users_after, operation_started=bool(nodes_before | nodes_after))
+            gone = messages.DeletedGuestRoom(data=messages.ref(room.id), message=notices.get(user_id))
+            self._push(db, user_id, gone)
+        await self._tell(db, room, users_after, operation_started=bool(nodes_before | nodes_after), notices=notices)
 
-    async def _tell(self, db: AsyncSession, room: Room, users: Iterable[str], *, operation_started: bool) -> None:
+    async def _tell(
+        self,
+        db: AsyncSession,
+        room: Room,
+        users: Iterable[str],
+        *,
+        operation_started: bool,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
         for user_id in sorted(users):
             view = await self.view(db, room, user_id)
             if operation_started:
                 self._push(db, user_id, messages.NewRoomOperation(data=messages.ref(room.id)))
             updated = messages.UpdatedOwnerRoom if user_id == room.owner_id else messages.UpdatedGuestRoom
-            self._push(db, user_id, updated(data=view))
+            self._push(db, user_id, updated(data=view, message=(notices or {}).get(user_id)))
 
     async def operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
         """A node answered (or timed out) for a room: once none of the room's operations is pending, its users

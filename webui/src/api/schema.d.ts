@@ -1385,6 +1385,7 @@ export interface components {
         RoomOperation: {
             operation?: string | null;
             peer?: string | null;
+            password?: string | null;
         };
         /** RoomPeer */
         RoomPeer: {

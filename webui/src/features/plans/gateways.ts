@@ -20,3 +20,8 @@ export function enabledGateways(config: Pick<PublicConfig, 'allow_payments_qvapa
     gateway.id === 'qvapay' ? config.allow_payments_qvapay : config.allow_payments_remesita,
   );
 }
+
+/** How a gateway id reads: its brand ("QvaPay", "Remesita"). */
+export function gatewayLabel(id: string): string {
+  return GATEWAYS.find((gateway) => gateway.id === id)?.label ?? id;
+}

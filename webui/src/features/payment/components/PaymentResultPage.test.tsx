@@ -46,6 +46,11 @@ describe('payment result page', () => {
     renderPayment('?status=canceled&remote_id=42');
     expect(await screen.findByRole('heading', { name: 'Pago Cancelado' })).toBeInTheDocument();
     expect(await screen.findByText('No disponible')).toBeInTheDocument();
+    // The way back to the plans to try again, not only home.
+    expect(screen.getByRole('link', { name: 'Volver a los planes' })).toHaveAttribute(
+      'href',
+      '/dashboard/plans',
+    );
   });
 
   it('takes the transaction id from the invoice when the return URL has none', async () => {

@@ -1,5 +1,5 @@
 /** /dashboard/payment: the gateway's return page (status, transaction_uuid, remote_id query parameters). */
-import { Alert, Button, Card, Loader, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Loader, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconCheck, IconClock, IconQuestionMark, IconX } from '@tabler/icons-react';
 import { useEffect } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -38,6 +38,7 @@ const EXPLANATIONS: Partial<Record<string, string>> = {
   paid: 'El pago fue confirmado y su peer se está preparando; aparecerá en Peers en unos instantes.',
   pending:
     'La pasarela aún no ha confirmado el pago. Si ya pagó, la confirmación puede tardar unos minutos: compruebe de nuevo más tarde.',
+  canceled: 'El pago se canceló en la pasarela; no se le cobró nada. Puede volver a los planes e intentarlo de nuevo.',
   expired: 'La factura venció sin que se recibiera el pago. Puede iniciar una compra nueva desde Planes.',
   failed: 'La pasarela no pudo completar el pago. Si se le cobró, contacte con soporte indicando el ID de transacción.',
 };
@@ -130,9 +131,32 @@ function InvoiceSummary({ remoteId, transaction, claimed }: { remoteId: string; 
   );
 }
 
+/** A canceled payment offers the way back to the plans, where the customer may try again; else home. */
+function ResultActions({ canceled }: { canceled: boolean }) {
+  if (!canceled) {
+    return (
+      <Button component={Link} to="/dashboard/home">
+        Volver al inicio
+      </Button>
+    );
+  }
+  return (
+    <Group justify="center">
+      <Button component={Link} to="/dashboard/plans">
+        Volver a los planes
+      </Button>
+      <Button component={Link} to="/dashboard/home" variant="default">
+        Volver al inicio
+      </Button>
+    </Group>
+  );
+}
+
 export function PaymentResultPage() {
   const [params] = useSearchParams();
   const claimed = paymentOutcome(params.get('status'));
+  // The URL's "canceled" is enough to offer a retry (the invoice's own status decides the heading).
+  const shownCanceled = claimed === 'canceled';
   const remoteId = params.get('remote_id');
   const transaction = params.get('transaction_uuid');
 
@@ -147,9 +171,7 @@ export function PaymentResultPage() {
             <Text c="dimmed">ID de transacción: {transaction || 'No disponible'}</Text>
           </>
         )}
-        <Button component={Link} to="/dashboard/home">
-          Volver al inicio
-        </Button>
+        <ResultActions canceled={shownCanceled} />
       </Stack>
     </Card>
   );

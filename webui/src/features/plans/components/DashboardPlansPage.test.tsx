@@ -1,28 +1,88 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../lib/api';
 import { renderWithProviders, testConfig, testUser } from '../../../testing/render';
 import * as plans from '../api/plans';
 import * as purchase from '../api/purchase';
+import * as invoices from '../../payment/api/invoice';
+import { RealtimeProvider } from '../../realtime';
 import { DashboardPlansPage } from './DashboardPlansPage';
 
 vi.mock('../api/plans', () => ({ fetchPlans: vi.fn() }));
 vi.mock('../api/purchase', () => ({ fetchEligiblePeers: vi.fn(), createInvoice: vi.fn() }));
+vi.mock('../../payment/api/invoice', () => ({ fetchInvoice: vi.fn() }));
 
 const fetchPlans = vi.mocked(plans.fetchPlans);
 const fetchEligiblePeers = vi.mocked(purchase.fetchEligiblePeers);
 const createInvoice = vi.mocked(purchase.createInvoice);
+const fetchInvoice = vi.mocked(invoices.fetchInvoice);
 
 const yearly = { id: '7', name: 'Anual', description: 'Ahorro', validity: '365 days 00:00:00', price: '50' };
 
 function renderPlans(config = testConfig(), route = '/dashboard/plans') {
-  return renderWithProviders(<DashboardPlansPage />, { route, path: '/dashboard/plans', user: testUser(), config });
+  return renderWithProviders(
+    <RealtimeProvider>
+      <DashboardPlansPage />
+    </RealtimeProvider>,
+    { route, path: '/dashboard/plans', user: testUser(), config },
+  );
 }
 
 const monthly = { id: '3', name: 'Mensual', description: 'Un mes', validity: '30 days 00:00:00', price: '5' };
 const tablet = { id: 'p9', name: 'tablet', manual_payment: false, plans_history: [{ plan_name: 'Mensual' }] };
 const movil = { id: 'p1', name: 'movil', manual_payment: false, plans_history: [] };
+
+const invoice = (status: string) => ({
+  remote_id: 'inv-1',
+  plan_name: 'Anual',
+  peer_name: 'movil',
+  amount: '50.00',
+  transaction_uuid: 't-1',
+  status,
+  gateway: 'qvapay',
+  created: '2026-11-28T00:00:00Z',
+});
+
+beforeEach(() => {
+  fetchInvoice.mockResolvedValue(invoice('pending') as never);
+});
+
+describe('while the payment window is open', () => {
+  async function startPaying() {
+    fetchPlans.mockResolvedValue([yearly]);
+    fetchEligiblePeers.mockResolvedValue([movil]);
+    createInvoice.mockResolvedValue({ payment_url: 'https://pago.example/1', message: '', remote_id: 'inv-1', gateway: 'qvapay' });
+    vi.spyOn(window, 'open').mockReturnValue({ location: { href: '' }, close: vi.fn() } as unknown as Window);
+    renderPlans();
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
+    // The only peer the plan can go to is chosen already: one click to pay.
+    expect(await screen.findByDisplayValue('movil')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Proceder al Pago' }));
+    expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: '7', peer: 'p1' });
+    return user;
+  }
+
+  it('says where to pay, then updates itself when the payment lands', async () => {
+    fetchInvoice.mockResolvedValueOnce(invoice('pending') as never).mockResolvedValue(invoice('fulfilled') as never);
+    await startPaying();
+    expect(await screen.findByText('Complete el pago en la ventana de QvaPay')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Abrir de nuevo la ventana de QvaPay' })).toHaveAttribute('href', 'https://pago.example/1');
+    expect(await screen.findByText('Pago recibido', {}, { timeout: 8000 })).toBeInTheDocument();
+    expect(screen.getByText(/QvaPay confirmó el pago del plan Anual para el peer movil/)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Ir a Peers' })).toHaveAttribute('href', '/dashboard/peers');
+  }, 15_000);
+
+  it('a canceled payment offers trying again, which opens the same plan', async () => {
+    fetchInvoice.mockResolvedValue(invoice('canceled') as never);
+    const user = await startPaying();
+    expect(await screen.findByText(/El pago se canceló en QvaPay; no se le cobró nada/)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Intentar de nuevo' }));
+    expect(await screen.findByRole('button', { name: 'Proceder al Pago' })).toBeInTheDocument();
+    expect(screen.queryByText('Pago no completado')).not.toBeInTheDocument();
+  });
+});
 
 describe('dashboard plans', () => {
   it('names the gateway and buys a plan for a new peer when the user has no eligible peer', async () => {
@@ -52,7 +112,7 @@ describe('dashboard plans', () => {
     await vi.waitFor(() => expect(paymentWindow.location.href).toBe('https://pago.example/123'), { timeout: 10_000 });
   });
 
-  it('adds the plan to an existing peer chosen in the selector', async () => {
+  it('adds the plan to the only existing peer, chosen already in the selector', async () => {
     fetchPlans.mockResolvedValue([yearly]);
     fetchEligiblePeers.mockResolvedValue([{ id: '3f2c-movil', name: 'movil', manual_payment: false, plans_history: [] }]);
     createInvoice.mockRejectedValue(new ApiError(409, 'El peer tiene una factura pendiente.'));
@@ -63,8 +123,7 @@ describe('dashboard plans', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Seleccionar Plan' }));
     expect(await screen.findByText('Peer Existente')).toBeInTheDocument();
-    await user.click(await screen.findByPlaceholderText('Seleccione un peer'));
-    await user.click(await screen.findByRole('option', { name: 'movil' }));
+    expect(await screen.findByDisplayValue('movil')).toBeInTheDocument();
     await user.click(await screen.findByRole('button', { name: 'Proceder al Pago' }));
 
     expect(createInvoice).toHaveBeenCalledWith({ mode: 'add_plan', plan: '7', peer: '3f2c-movil' });

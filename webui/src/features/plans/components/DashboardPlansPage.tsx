@@ -14,6 +14,7 @@ import { fetchEligiblePeers, type PurchasablePeer } from '../api/purchase';
 import { enabledGateways } from '../gateways';
 import { PlanCard } from './PlanCard';
 import { PlanGrid } from './PlanGrid';
+import { PaymentWaiting, type StartedPayment } from './PaymentWaiting';
 import { PurchaseDialog } from './PurchaseDialog';
 
 
@@ -57,6 +58,7 @@ export function DashboardPlansPage() {
   const renewal = useRenewal(params.get('renew'));
   const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[]; renewPeerId?: string } | null>(null);
   const [opening, setOpening] = useState<Plan['id'] | null>(null);
+  const [started, setStarted] = useState<StartedPayment | null>(null);
   const renewing = renewal?.status === 'ready' ? renewal.peer : null;
   const plans = state.status === 'success' ? state.data : null;
 
@@ -111,6 +113,18 @@ export function DashboardPlansPage() {
             ? 'Los pagos en línea no están disponibles en este momento. Pulse Contáctanos en el plan que desee y nuestro equipo de soporte le ayudará a adquirirlo.'
             : 'Los pagos en línea no están disponibles en este momento. Vuelva a consultar esta página más tarde.'}
         </Alert>
+      )}
+      {started && (
+        <PaymentWaiting
+          key={started.remoteId}
+          payment={started}
+          onDismiss={() => setStarted(null)}
+          onRetry={() => {
+            const plan = plans?.find((candidate) => candidate.name === started.planName);
+            setStarted(null);
+            if (plan) void choose(plan);
+          }}
+        />
       )}
       {renewing && (
         <Alert color="blue" title={`Renovar el peer ${renewing.name}`} withCloseButton closeButtonLabel="Cancelar renovación" onClose={stopRenewing}>
@@ -169,6 +183,10 @@ export function DashboardPlansPage() {
           gateways={gateways}
           renewPeerId={purchase.renewPeerId}
           onClose={() => setPurchase(null)}
+          onStarted={(payment) => {
+            setPurchase(null);
+            setStarted(payment);
+          }}
         />
       )}
     </Stack>

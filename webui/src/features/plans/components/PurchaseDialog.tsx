@@ -8,6 +8,7 @@ import { createInvoice, type PurchasablePeer, type PurchaseMode } from '../api/p
 import type { Gateway } from '../gateways';
 import { formatValidity } from '../validity';
 import { formatPrice } from './PlanCard';
+import type { StartedPayment } from './PaymentWaiting';
 
 export const PEER_REQUIRED_MESSAGE = 'Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer';
 
@@ -19,16 +20,20 @@ interface Props {
   /** The renew shortcut's peer: chosen already under 'Peer Existente'. */
   renewPeerId?: string | null;
   onClose: () => void;
+  /** The payment window opened: the page shows the waiting state (PaymentWaiting). */
+  onStarted: (payment: StartedPayment) => void;
 }
 
-export function PurchaseDialog({ plan, peers, gateways, renewPeerId, onClose }: Props) {
+export function PurchaseDialog({ plan, peers, gateways, renewPeerId, onClose, onStarted }: Props) {
   const hasPeers = peers.length > 0;
   // The purchase mode defaults to a new peer when the user has no eligible peer (docs/contract.md#purchase).
   const [mode, setMode] = useState<PurchaseMode>(hasPeers ? 'add_plan' : 'new_peer');
   // The selector works with strings; the chosen peer's id is sent as the server gave it.
-  const [peerId, setPeerId] = useState<string | null>(
-    peers.some((peer) => String(peer.id) === renewPeerId) ? (renewPeerId ?? null) : null,
-  );
+  // The renewed peer, or the only one there is: nothing to choose then.
+  const [peerId, setPeerId] = useState<string | null>(() => {
+    if (peers.some((peer) => String(peer.id) === renewPeerId)) return renewPeerId ?? null;
+    return peers.length === 1 ? String(peers[0]?.id) : null;
+  });
   const [peerName, setPeerName] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -50,7 +55,12 @@ export function PurchaseDialog({ plan, peers, gateways, renewPeerId, onClose }: 
       const answer = await createInvoice({ mode, plan: plan.id, peer, ...choice });
       if (paymentWindow) paymentWindow.location.href = answer.payment_url;
       else window.open(answer.payment_url, '_blank', 'noopener');
-      onClose();
+      onStarted({
+        remoteId: answer.remote_id,
+        gateway: answer.gateway,
+        paymentUrl: answer.payment_url,
+        planName: plan.name,
+      });
     } catch (error) {
       paymentWindow?.close();
       toast.error(errorMessage(error, 'Ocurrió un error al procesar el pago'));

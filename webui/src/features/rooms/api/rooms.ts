@@ -35,6 +35,10 @@ export function regenerateRoomPassword(id: string): Promise<RoomAnswer> {
   return api.patch<RoomAnswer>(roomPath(id), { operation: 'regenerate_password' } satisfies RoomOperation);
 }
 
+export function setRoomPassword(id: string, password: string): Promise<RoomAnswer> {
+  return api.patch<RoomAnswer>(roomPath(id), { operation: 'set_password', password } satisfies RoomOperation);
+}
+
 export function leaveRoom(id: string, peer: string): Promise<RoomAnswer> {
   return api.patch<RoomAnswer>(roomPath(id), { operation: 'leave', peer } satisfies RoomOperation);
 }

@@ -13,6 +13,7 @@ function renderRoom(peers: ReturnType<typeof roomPeer>[], processing = false) {
       hasFreePeers={false}
       onBack={() => undefined}
       onAction={() => undefined}
+      onChoosePassword={async () => null}
     />,
     { route: '/dashboard/partys' },
   );

@@ -1,6 +1,8 @@
 /** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their server
  * (marked when it is offline), whether they are online now, and their actions. */
-import { Badge, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import type { ReactNode } from 'react';
 import { IconArrowLeft, IconPlus, IconTrash } from '@tabler/icons-react';
 import type { Room, RoomPeer } from '../api/rooms';
 import { formatDateTime, roleText } from '../room-format';
@@ -25,7 +27,11 @@ interface Props {
   hasFreePeers: boolean;
   onBack: () => void;
   onAction: (action: RoomAction) => void;
+  onChoosePassword: (password: string) => Promise<string | null>;
 }
+
+/** As the peers page: below 1024 px the members are cards. */
+const NARROW_QUERY = '(max-width: 1023.98px)';
 
 /** The member's server, marked when its agent is not connected (docs/api.md, rooms: `server_online`). A server
  * still applying a change (`server_in_sync: false`) is not marked: every room change does that for a moment. */
@@ -51,15 +57,58 @@ function MemberServer({ peer }: { peer: RoomPeer }) {
 /** Who is there: a handshake with their server in the last 3 minutes (docs/webui.md, rooms). */
 function PresenceBadge({ online }: { online: boolean }) {
   return (
-    <Badge color={online ? 'green' : 'gray'} variant="light" data-testid="room-peer-presence">
+    <Badge color={online ? 'green' : 'gray'} variant="light" miw="max-content" style={{ flexShrink: 0 }} data-testid="room-peer-presence">
       {online ? 'En línea' : 'Desconectado'}
     </Badge>
   );
 }
 
-export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onAction }: Props) {
+/** Below 1024 px a member is a card: name and presence, then owner and address, then server, then the action, so
+ * Estado and Acciones stay on a 360 px phone (as the peers page's cards do). */
+function MemberCard({ peer, action }: { peer: RoomPeer; action: ReactNode }) {
+  return (
+    <Card withBorder padding="sm" data-testid="room-peer-row">
+      <Group justify="space-between" gap="xs" wrap="nowrap">
+        <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+          {peer.name}
+        </Text>
+        <PresenceBadge online={peer.online} />
+      </Group>
+      <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+        De {peer.user} · {peer.private_ip}
+      </Text>
+      <Group gap={6} justify="space-between" align="center" mt={4} wrap="wrap">
+        <Text size="sm" component="div">
+          <MemberServer peer={peer} />
+        </Text>
+        {action}
+      </Group>
+    </Card>
+  );
+}
+
+export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onAction, onChoosePassword }: Props) {
   const owner = role === 'owner';
   const busy = Boolean(room.processing);
+  const narrow = useMediaQuery(NARROW_QUERY, undefined, { getInitialValueInEffect: false });
+  const memberAction = (peer: RoomPeer): ReactNode => {
+    const action = peerActionFor(role, peer, alias);
+    if (action === 'leave') {
+      return (
+        <Button size="xs" variant="light" disabled={busy} onClick={() => onAction({ kind: 'leave', peer })}>
+          Salir
+        </Button>
+      );
+    }
+    if (action === 'remove') {
+      return (
+        <Button size="xs" color="red" variant="light" disabled={busy} onClick={() => onAction({ kind: 'remove', peer })}>
+          Expulsar
+        </Button>
+      );
+    }
+    return null;
+  };
   return (
     <Stack>
       <Group>
@@ -89,6 +138,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
           password={room.password}
           disabled={busy}
           onRegenerate={() => onAction({ kind: 'regenerate_password' })}
+          onChoose={onChoosePassword}
         />
       )}
       <Group justify="space-between">
@@ -114,54 +164,48 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
         </Group>
       </Group>
       <ScrollArea style={{ height: ROOM_PEERS_HEIGHT }} data-testid="room-peers">
-        <Table verticalSpacing="xs" striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Peer</Table.Th>
-              <Table.Th>Propietario</Table.Th>
-              <Table.Th>IP privada</Table.Th>
-              <Table.Th>Servidor</Table.Th>
-              <Table.Th>Estado</Table.Th>
-              <Table.Th>Acciones</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {room.peers.map((peer) => {
-              const action = peerActionFor(role, peer, alias);
-              return (
+        {narrow ? (
+          <Stack gap="xs">
+            {room.peers.map((peer) => (
+              <MemberCard key={peer.id} peer={peer} action={memberAction(peer)} />
+            ))}
+          </Stack>
+        ) : (
+          <Table verticalSpacing="xs" striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Peer</Table.Th>
+                <Table.Th>Propietario</Table.Th>
+                <Table.Th>Servidor</Table.Th>
+                <Table.Th>Estado</Table.Th>
+                <Table.Th>Acciones</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {room.peers.map((peer) => (
                 <Table.Tr key={peer.id} data-testid="room-peer-row">
-                  <Table.Td>{peer.name}</Table.Td>
+                  <Table.Td>
+                    {/* The private IP is a detail line under the name, so the row fits from 1024 px. */}
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {peer.name}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      IP privada: {peer.private_ip}
+                    </Text>
+                  </Table.Td>
                   <Table.Td>{peer.user}</Table.Td>
-                  <Table.Td>{peer.private_ip}</Table.Td>
                   <Table.Td>
                     <MemberServer peer={peer} />
                   </Table.Td>
                   <Table.Td>
                     <PresenceBadge online={peer.online} />
                   </Table.Td>
-                  <Table.Td>
-                    {action === 'leave' && (
-                      <Button size="xs" variant="light" disabled={busy} onClick={() => onAction({ kind: 'leave', peer })}>
-                        Salir
-                      </Button>
-                    )}
-                    {action === 'remove' && (
-                      <Button
-                        size="xs"
-                        color="red"
-                        variant="light"
-                        disabled={busy}
-                        onClick={() => onAction({ kind: 'remove', peer })}
-                      >
-                        Expulsar
-                      </Button>
-                    )}
-                  </Table.Td>
+                  <Table.Td>{memberAction(peer)}</Table.Td>
                 </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
       </ScrollArea>
     </Stack>
   );

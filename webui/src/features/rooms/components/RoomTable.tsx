@@ -1,5 +1,6 @@
 /** The owned (Administrador) and guest (Invitado) rooms in one table, each with a view button. */
-import { Button, Group, Table, Text } from '@mantine/core';
+import { Button, Card, Group, Stack, Table, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import type { Room, RoomLists } from '../api/rooms';
 import { formatDateTime, roleText } from '../room-format';
 import type { RoomRole } from '../room-lists';
@@ -10,6 +11,37 @@ export function RoomTable({ lists, onView }: { lists: RoomLists; onView: (room: 
     ...lists.owned_partys.map((room) => ({ room, role: 'owner' as const })),
     ...lists.guest_partys.map((room) => ({ room, role: 'guest' as const })),
   ];
+  const narrow = useMediaQuery('(max-width: 1023.98px)', undefined, { getInitialValueInEffect: false });
+  if (narrow) {
+    // Below 1024 px each room is a card: name, role and peers on top, date below, 'Ver' beside them.
+    return (
+      <Stack gap="xs">
+        {rows.map(({ room, role }) => (
+          <Card key={room.id} withBorder padding="sm" data-testid="room-row">
+            <Group justify="space-between" gap="xs" wrap="nowrap" align="flex-start">
+              <Stack gap={2} style={{ minWidth: 0 }}>
+                <Group gap="xs">
+                  <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                    {room.name}
+                  </Text>
+                  {room.processing && <ProcessingBadge />}
+                </Group>
+                <Text size="sm" c="dimmed">
+                  {roleText(role)} · {room.peers.length} {room.peers.length === 1 ? 'peer' : 'peers'}
+                </Text>
+                <Text size="sm" c="dimmed">
+                  Creada el {formatDateTime(room.created)}
+                </Text>
+              </Stack>
+              <Button size="xs" variant="light" onClick={() => onView(room)}>
+                Ver
+              </Button>
+            </Group>
+          </Card>
+        ))}
+      </Stack>
+    );
+  }
   return (
     <Table.ScrollContainer minWidth={640}>
       <Table verticalSpacing="sm" highlightOnHover>

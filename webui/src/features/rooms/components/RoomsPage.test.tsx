@@ -19,6 +19,7 @@ vi.mock('../api/rooms', async (importOriginal) => ({
   createRoom: vi.fn(),
   joinRoom: vi.fn(),
   regenerateRoomPassword: vi.fn(),
+  setRoomPassword: vi.fn(),
   leaveRoom: vi.fn(),
   removeRoomPeer: vi.fn(),
   deleteRoom: vi.fn(),
@@ -89,11 +90,12 @@ describe('before any room', () => {
     expect(api.fetchRooms).not.toHaveBeenCalled();
   });
 
-  it('asks for a peer first when the user has none, without create or join buttons', async () => {
+  it('asks for a peer first when the user has none: create and join shown disabled, with the way to Planes', async () => {
     await renderRooms({ peers: [] });
     expect(await screen.findByText('Primero debe adquirir un peer para poder crear o unirse a una sala.')).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Crear Nueva Sala' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Unirse a una sala' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Crear Nueva Sala' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Unirse a una sala' })).toBeDisabled();
+    expect(screen.getByRole('link', { name: 'Adquirir un peer en Planes' })).toHaveAttribute('href', '/dashboard/plans');
   });
 
   it('invites to create one when the user has free peers and no room', async () => {
@@ -134,9 +136,10 @@ describe('room list', () => {
     expect(within(guest).getByText('2')).toBeInTheDocument();
     expect(within(guest).queryByText('Operación en curso')).not.toBeInTheDocument();
     expect(within(guest).getByRole('button', { name: 'Ver' })).toBeInTheDocument();
-    // Every peer is in a room: nothing to create or join with.
-    expect(screen.queryByRole('button', { name: 'Crear Nueva Sala' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Unirse a una sala' })).not.toBeInTheDocument();
+    // Every peer is in a room: the buttons are off, and the page says why and what to do.
+    expect(screen.getByRole('button', { name: 'Crear Nueva Sala' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Unirse a una sala' })).toBeDisabled();
+    expect(screen.getByTestId('rooms-blocked')).toHaveTextContent(/Todos sus peers ya están en una sala.*saque uno de sus peers de su sala/);
   });
 });
 
@@ -293,7 +296,7 @@ describe('room detail', () => {
     await actor.click(await screen.findByRole('button', { name: 'Ocultar contraseña' }));
     expect(password).not.toHaveTextContent('secreta123');
 
-    expect(within(peerRow('movil')).getByText('10.8.0.2')).toBeInTheDocument();
+    expect(within(peerRow('movil')).getByText('IP privada: 10.8.0.2')).toBeInTheDocument();
     expect(within(peerRow('movil')).getByRole('button', { name: 'Salir' })).toBeInTheDocument();
     expect(within(peerRow('pc-luis')).getByRole('button', { name: 'Expulsar' })).toBeInTheDocument();
     expect(within(peerRow('pc-luis')).queryByRole('button', { name: 'Salir' })).not.toBeInTheDocument();
@@ -427,20 +430,46 @@ describe('room detail', () => {
     expect(await screen.findByText(message)).toBeInTheDocument();
   });
 
-  it('deletes the room: Party eliminada once, the view closes and the room is gone', async () => {
-    api.deleteRoom.mockResolvedValue({ success: true, message: '' });
+  it('the owner chooses one; the server\'s refusal shows beside the field and nothing changes', async () => {
+    api.setRoomPassword.mockRejectedValueOnce(
+      new ApiError(422, 'La contraseña de la sala debe tener entre 8 y 64 caracteres.', 'party_password_invalid'),
+    );
+    api.setRoomPassword.mockResolvedValueOnce({
+      success: true,
+      message: 'Contraseña de la sala cambiada.',
+      password: 'noche de LAN',
+    });
+    await openRoom({ rooms: { owned_partys: [testRoom()] } }, 'LAN Party');
+    const actor = userEvent.setup();
+    await actor.click(screen.getByRole('button', { name: 'Elegir contraseña' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Elegir contraseña de la sala' });
+    await actor.type(within(dialog).getByLabelText(/Nueva contraseña/), 'corta');
+    await actor.click(within(dialog).getByRole('button', { name: 'Guardar' }));
+    expect(await within(dialog).findByText('La contraseña de la sala debe tener entre 8 y 64 caracteres.')).toBeInTheDocument();
+    await actor.clear(within(dialog).getByLabelText(/Nueva contraseña/));
+    await actor.type(within(dialog).getByLabelText(/Nueva contraseña/), 'noche de LAN');
+    await actor.click(within(dialog).getByRole('button', { name: 'Guardar' }));
+    expect(await screen.findByText('Contraseña de la sala cambiada.')).toBeInTheDocument();
+    expect(api.setRoomPassword).toHaveBeenLastCalledWith('r1', 'noche de LAN');
+    await actor.click(screen.getByRole('button', { name: 'Mostrar contraseña' }));
+    expect(screen.getByTestId('room-password')).toHaveTextContent('noche de LAN');
+    expect(screen.getByRole('button', { name: 'Copiar contraseña' })).toBeInTheDocument();
+  });
+
+  it('deletes the room: the room named once, the view closes and the room is gone', async () => {
+    api.deleteRoom.mockResolvedValue({ success: true, message: 'Sala «LAN Party» eliminada.' });
     const { push } = await openRoom({ rooms: { owned_partys: [twoPeerRoom], guest_partys: [guestRoom] } }, 'LAN Party');
     const actor = userEvent.setup();
     await actor.click(await screen.findByRole('button', { name: 'Eliminar Sala' }));
     await actor.click(within(await screen.findByRole('dialog', { name: 'Confirmar Acción' })).getByRole('button', { name: 'Confirmar' }));
 
-    expect(await screen.findByText('Party eliminada')).toBeInTheDocument();
+    expect(await screen.findByText('Sala «LAN Party» eliminada.')).toBeInTheDocument();
     expect(api.deleteRoom).toHaveBeenCalledWith('r1');
     expect(screen.queryByRole('button', { name: 'Volver a Salas' })).not.toBeInTheDocument();
     expect(screen.getAllByTestId('room-row')).toHaveLength(1);
     // The server's push for the same deletion does not toast a second time.
     push({ type: 'deleted_owner_party', data: { id: 'r1' } });
-    expect(screen.getAllByText('Party eliminada')).toHaveLength(1);
+    expect(screen.getAllByText('Sala «LAN Party» eliminada.')).toHaveLength(1);
   });
 
   it('shows the fallback when deleting fails or regenerating the password fails', async () => {
@@ -475,11 +504,11 @@ describe('room push messages', () => {
     await waitFor(() => expect(api.fetchRooms).toHaveBeenCalledTimes(api.fetchOwnPeers.mock.calls.length));
     const before = api.fetchOwnPeers.mock.calls.length;
 
-    // The only free peer has just joined a room: the create and join buttons go away.
+    // The only free peer has just joined a room: the create and join buttons are turned off.
     api.fetchOwnPeers.mockResolvedValue([ownPeer({ party: { id: 'r2', name: 'Amigos' } })]);
     push({ type: 'updated_guest_party', data: guestRoom });
     expect(within(roomRow('Amigos')).getByText('Invitado')).toBeInTheDocument();
-    await waitFor(() => expect(screen.queryByRole('button', { name: 'Crear Nueva Sala' })).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Crear Nueva Sala' })).toBeDisabled());
     expect(api.fetchOwnPeers).toHaveBeenCalledTimes(before + 1);
 
     push({
@@ -491,19 +520,22 @@ describe('room push messages', () => {
     expect(api.fetchOwnPeers).toHaveBeenCalledTimes(before + 2);
   });
 
-  it('removes the room on deleted_owner_party and deleted_guest_party with their toasts, closing the open view', async () => {
+  it('removes the room on deleted_owner_party and deleted_guest_party with the server\'s sentence, closing the open view', async () => {
     const { push, actor } = await renderRooms({ rooms: { owned_partys: [testRoom()], guest_partys: [guestRoom] } });
     await loaded();
     await actor.click(within(roomRow('Amigos')).getByRole('button', { name: 'Ver' }));
     expect(await screen.findByRole('button', { name: 'Volver a Salas' })).toBeInTheDocument();
 
-    push({ type: 'deleted_guest_party', data: { id: 'r2' } });
-    expect(await screen.findByText('Haz salido de una sala')).toBeInTheDocument();
+    const expelled = 'El administrador de la sala «Amigos» sacó a su peer «movil» de la sala.';
+    push({ type: 'deleted_guest_party', data: { id: 'r2' }, message: expelled });
+    expect(await screen.findByText(expelled)).toBeInTheDocument();
+    expect(screen.queryByText('Haz salido de una sala')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Volver a Salas' })).not.toBeInTheDocument();
     expect(screen.getAllByTestId('room-row')).toHaveLength(1);
 
-    push({ type: 'deleted_owner_party', data: { id: 'r1' } });
-    expect(await screen.findByText('Party eliminada')).toBeInTheDocument();
+    const emptied = 'La sala «LAN Party» se eliminó porque se quedó sin peers.';
+    push({ type: 'deleted_owner_party', data: { id: 'r1' }, message: emptied });
+    expect(await screen.findByText(emptied)).toBeInTheDocument();
     expect(screen.queryAllByTestId('room-row')).toHaveLength(0);
   });
 
@@ -571,3 +603,4 @@ describe('when pushes do not come (docs/webui.md, live socket)', () => {
     await waitFor(() => expect(within(roomRow('LAN Party')).getByText('2')).toBeInTheDocument());
   }, 30_000);
 });
+

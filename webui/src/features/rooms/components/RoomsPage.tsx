@@ -1,6 +1,5 @@
 /** /dashboard/partys ('Salas'): the customer's rooms, creating and joining them, and one room's detail view. */
-import { Alert, Button, Group, Stack, Text, Title } from '@mantine/core';
-import { IconDoorEnter, IconPlus } from '@tabler/icons-react';
+import { Alert, Button, Stack, Text, Title } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { LoadingState } from '../../../components/LoadingState';
@@ -13,6 +12,7 @@ import { MAX_OWNED_ROOMS, MESSAGES, canEnterRoom } from '../room-rules';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { AddPeerDialog, CreateRoomDialog, JoinRoomDialog } from './RoomDialogs';
 import { RoomDetailView, type RoomAction } from './RoomDetailView';
+import { JoinCreateButtons, type Blocked } from './JoinCreateButtons';
 import { RoomTable } from './RoomTable';
 
 type Dialog = { kind: 'create' } | { kind: 'join' } | (RoomAction & { roomId: string });
@@ -62,6 +62,9 @@ function Rooms({ alias }: { alias: string }) {
   const ownedCount = lists.owned_partys.length;
   const noRooms = ownedCount === 0 && lists.guest_partys.length === 0;
 
+  const blockedReason: Blocked | null =
+    ownPeers.length === 0 ? 'no_peers' : freePeers.length === 0 ? 'all_in_rooms' : null;
+
   const openCreate = () => {
     // Checked before the form too, so nobody fills in a form that cannot succeed.
     if (ownedCount >= MAX_OWNED_ROOMS) toast.error(MESSAGES.tooManyRooms);
@@ -78,23 +81,16 @@ function Rooms({ alias }: { alias: string }) {
           hasFreePeers={freePeers.length > 0}
           onBack={() => setOpenRoomId(null)}
           onAction={(action) => setDialog({ ...action, roomId: open.room.id })}
+          onChoosePassword={(password) => model.setPassword(open.room, password)}
         />
       ) : (
         <Stack>
-          {ownPeers.length === 0 && (
-            <Text c="dimmed">Primero debe adquirir un peer para poder crear o unirse a una sala.</Text>
-          )}
-          {freePeers.length > 0 && (
-            <Group>
-              <Button leftSection={<IconPlus size={16} />} onClick={openCreate}>
-                Crear Nueva Sala
-              </Button>
-              <Button variant="light" leftSection={<IconDoorEnter size={16} />} onClick={() => setDialog({ kind: 'join' })}>
-                Unirse a una sala
-              </Button>
-            </Group>
-          )}
-          {freePeers.length > 0 && ownedCount === 0 && (
+          <JoinCreateButtons
+            blocked={blockedReason}
+            onCreate={openCreate}
+            onJoin={() => setDialog({ kind: 'join' })}
+          />
+          {!blockedReason && ownedCount === 0 && (
             <Text c="dimmed">No tiene ninguna sala creada, pero puede crear una ahora.</Text>
           )}
           {!noRooms && <RoomTable lists={lists} onView={(room) => setOpenRoomId(room.id)} />}

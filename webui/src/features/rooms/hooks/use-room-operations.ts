@@ -4,9 +4,8 @@ import { errorMessage } from '../../../lib/api';
 import { toast } from '../../../lib/toasts';
 import * as roomsApi from '../api/rooms';
 import type { Room, RoomAnswer } from '../api/rooms';
-import { findRoom, hasRoom, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
+import { findRoom, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
 import type { RoomState } from './room-state';
-import { ROOM_DELETED } from './use-room-pushes';
 
 const DONE = 'Operación realizada correctamente.';
 
@@ -113,6 +112,22 @@ export function useRoomOperations(
     [update],
   );
 
+  /** The owner's own password: the server checks it (8 to 64 characters); its 422 message is the answer. */
+  const setPassword = useCallback(
+    async (room: Room, password: string): Promise<string | null> => {
+      try {
+        const answer = await call(() => roomsApi.setRoomPassword(room.id, password));
+        const chosen = roomsApi.passwordIn(answer) ?? password.trim();
+        update((current) => upsertRoom(current, 'owner', { ...room, password: chosen }));
+        toast.success(answer.message || 'Contraseña de la sala cambiada.');
+        return null;
+      } catch (error) {
+        return failureText(error, 'Error al cambiar la contraseña de la sala');
+      }
+    },
+    [update],
+  );
+
   const changeMembers = useCallback(
     async (request: () => Promise<RoomAnswer>, failure: string) => {
       const started = pushMark();
@@ -141,16 +156,17 @@ export function useRoomOperations(
   const deleteRoom = useCallback(
     async (room: Room) => {
       try {
-        await call(() => roomsApi.deleteRoom(room.id));
-        if (hasRoom(currentLists(), room.id)) toast.success(ROOM_DELETED);
+        const answer = await call(() => roomsApi.deleteRoom(room.id));
+        // Always said here: the owner's own push about it carries no text (it may even arrive first).
+        toast.success(answer.message || `Sala «${room.name}» eliminada.`);
         update((current) => removeRoom(current, room.id));
         refreshPeers();
       } catch (error) {
         toast.error(failureText(error, 'Hubo un error al eliminar la sala'));
       }
     },
-    [currentLists, refreshPeers, update],
+    [refreshPeers, update],
   );
 
-  return { create, join, addPeer, regeneratePassword, leave, removePeer, deleteRoom };
+  return { create, join, addPeer, regeneratePassword, setPassword, leave, removePeer, deleteRoom };
 }

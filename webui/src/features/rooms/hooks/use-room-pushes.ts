@@ -5,8 +5,6 @@ import * as roomsApi from '../api/rooms';
 import { hasRoom, markProcessing, removeRoom, upsertRoom, type RoomRole } from '../room-lists';
 import type { RoomState } from './room-state';
 
-export const ROOM_DELETED = 'Party eliminada';
-const LEFT_ROOM = 'Haz salido de una sala';
 
 /** `onReset` runs on `error` / `info` pushes: the page then closes its dialogs (docs/contract.md#push-messages). */
 export function useRoomPushes(
@@ -20,8 +18,11 @@ export function useRoomPushes(
     update((current) => markProcessing(current, data.id, type === 'new_party_operation'));
   });
 
-  usePushMessage(['updated_owner_party', 'updated_guest_party'], ({ type, data }) => {
+  // A push's `message` is the server's sentence for this user (which room, what happened to which peer): shown as
+  // it comes. The user whose own call caused the change gets none: the call's answer said it (docs/contract.md#deviations).
+  usePushMessage(['updated_owner_party', 'updated_guest_party'], ({ type, data, message }) => {
     const room = roomsApi.roomIn(data);
+    if (message) toast.info(message);
     if (!room || !ledger.note(room.id, room.version)) return;
     const role: RoomRole = type === 'updated_owner_party' ? 'owner' : 'guest';
     pushedAbout(room.id);
@@ -29,11 +30,11 @@ export function useRoomPushes(
     refreshPeers();
   });
 
-  usePushMessage(['deleted_owner_party', 'deleted_guest_party'], ({ type, data }) => {
+  usePushMessage(['deleted_owner_party', 'deleted_guest_party'], ({ data, message }) => {
     if (!data?.id || !ledger.note(data.id, data.version, true)) return;
     pushedAbout(data.id);
-    // The page may have removed the room already when its own DELETE answered; toast each deletion once.
-    if (hasRoom(currentLists(), data.id)) toast.success(type === 'deleted_owner_party' ? ROOM_DELETED : LEFT_ROOM);
+    // Said once: the page may have removed the room already when its own call answered.
+    if (message && hasRoom(currentLists(), data.id)) toast.info(message);
     update((current) => removeRoom(current, data.id as string));
     refreshPeers();
   });

@@ -20,6 +20,8 @@ export interface RoomsModel {
   join: (name: string, password: string, peer: string) => Promise<boolean>;
   addPeer: (room: Room, peer: string) => Promise<boolean>;
   regeneratePassword: (room: Room) => Promise<void>;
+  /** null when set, else the reason it was refused (shown beside the field). */
+  setPassword: (room: Room, password: string) => Promise<string | null>;
   leave: (room: Room, peer: string) => Promise<void>;
   removePeer: (room: Room, peer: string) => Promise<void>;
   deleteRoom: (room: Room) => Promise<void>;
