@@ -37,7 +37,7 @@ export function StaffPeerRenameDialog({
     }
   };
   return (
-    <Modal opened onClose={onClose} title={`Renombrar ${peer.name} de ${peer.username}`}>
+    <Modal opened onClose={onClose} title={`Renombrar ${peer.name} de ${peer.username}`} closeButtonProps={{ 'aria-label': 'Cerrar' }}>
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -60,7 +60,7 @@ function ConfigText({ peer }: { peer: Peer }) {
 
 export function PeerConfigTextDialog({ peer, onClose }: { peer: Peer | null; onClose: () => void }) {
   return (
-    <Modal opened={peer !== null} onClose={onClose} title={peer ? `Configuración de ${peer.name}` : ''} centered size="lg">
+    <Modal opened={peer !== null} onClose={onClose} title={peer ? `Configuración de ${peer.name}` : ''} closeButtonProps={{ 'aria-label': 'Cerrar' }} centered size="lg">
       {peer && <ConfigText peer={peer} />}
     </Modal>
   );

@@ -42,7 +42,7 @@ export function PeerRenameDialog({ peer, onRename, onClose }: Props) {
   };
 
   return (
-    <Modal opened={peer !== null} onClose={onClose} title={peer ? `Renombrar ${peer.name}` : ''} centered>
+    <Modal opened={peer !== null} onClose={onClose} title={peer ? `Renombrar ${peer.name}` : ''} closeButtonProps={{ 'aria-label': 'Cerrar' }} centered>
       <form
         onSubmit={(event) => {
           event.preventDefault();

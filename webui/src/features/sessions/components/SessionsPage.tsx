@@ -68,7 +68,7 @@ function PasswordDialog({
         ? `Cerrar la sesión de ${describeDevice(confirmation.session.device)}`
         : '';
   return (
-    <Modal opened={confirmation !== null} onClose={close} title={title} centered>
+    <Modal opened={confirmation !== null} onClose={close} title={title} closeButtonProps={{ 'aria-label': 'Cerrar' }} centered>
       <form
         onSubmit={(event) => {
           event.preventDefault();
