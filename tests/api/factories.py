@@ -98,11 +98,12 @@ async def make_peer(services: Services, user: User, name: str = "movil", server:
 
 
 def add_plan_invoice(db: AsyncSession, remote_id: str, peer: Peer, plan: Plan, **extra: Any) -> Invoice:
-    """A pending QvaPay invoice extending `peer` by `plan`, added to `db` (the caller flushes)."""
+    """A pending QvaPay invoice (unless `extra` says otherwise) extending `peer` by `plan`, added to `db` (the
+    caller flushes)."""
     invoice = Invoice(
         remote_id=remote_id,
         user_id=peer.user_id,
-        gateway="qvapay",
+        gateway=extra.pop("gateway", "qvapay"),
         mode=InvoiceMode.ADD_PLAN,
         plan_id=plan.id,
         plan_name=plan.name,

@@ -137,6 +137,7 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("PUT", "/api/client/invoices"): customer_only(
         409, lambda w, r: {"plan": "x", "mode": "new_peer", "peer": "nuevo"}
     ),
+    ("GET", "/api/client/invoices"): customer_only(200),
     ("GET", "/api/client/invoices/{remote_id}"): customer_only(200, object_of_owner=True),
     ("GET", "/api/payments/return/{remote_id}"): everyone(302),
     ("POST", "/api/payments/qvapay/webhook"): everyone(401, lambda w, r: {"transaction_uuid": "x", "remote_id": "y"}),

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,9 @@ from sqlalchemy import select
 
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role, User
+from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.plans.models import Plan
 from controlplane.domain.plans.service import add_plan
 from controlplane.domain.servers.service import ServerInput
 from controlplane.domain.usage.meter import hour_of
@@ -71,7 +74,18 @@ CUSTOMERS = {
         "alias": "Hugo",
         "peers": ["laptop-de-la-oficina-principal-1", "smartphone_de_mi_hermana_mayor_2", "tv", "xbox-del-salon"],
     },
+    # ines: the everyday controls (everyday.e2e.ts): she renames her peer, copies its configuration, reads her
+    # invoices and closes her other sessions, so nobody else's names or sessions change.
+    "ines": {"password": "ines-clave-segura-1", "alias": None, "peers": ["movil-de-ines"]},
 }
+# Invoices seeded for the 'Facturas' page (seed_invoices): (customer, peer, plan, gateway, status, days ago).
+INVOICES = [
+    ("hugo", "tv", "Mensual", "qvapay", InvoiceStatus.FULFILLED, 40),
+    ("hugo", "xbox-del-salon", "Trimestral", "remesita", InvoiceStatus.CANCELED, 3),
+    ("hugo", "tv", "Anual", "qvapay", InvoiceStatus.PENDING, 1),
+    ("ines", "movil-de-ines", "Mensual", "qvapay", InvoiceStatus.FULFILLED, 10),
+    ("ines", "movil-de-ines", "Trimestral", "remesita", InvoiceStatus.PENDING, 0),
+]
 PLANS = [
     ("Mensual", 30 * 24, Decimal("5.00"), "Un dispositivo. Todos los servidores. Salas para jugar en LAN"),
     ("Trimestral", 90 * 24, Decimal("13.50"), "Un dispositivo. Todos los servidores. Ahorra un 10%"),
@@ -221,6 +235,46 @@ async def seed_usage(settings: Settings) -> None:
         await services.close()
 
 
+async def seed_invoices(settings: Settings) -> None:
+    """The customers' purchases as if made through the gateways (INVOICES): paid ones with a transaction id."""
+    services = build_services(settings)
+    try:
+        async with services.sessionmaker.begin() as db:
+            plans = {plan.name: plan for plan in (await db.execute(select(Plan))).scalars()}
+            for n, (username, peer_name, plan_name, gateway, status, days) in enumerate(INVOICES):
+                peer = (
+                    await db.execute(
+                        select(Peer)
+                        .join(User, User.id == Peer.user_id)
+                        .where(User.username == username, Peer.name == peer_name)
+                    )
+                ).scalar_one()
+                plan = plans[plan_name]
+                when = utcnow() - timedelta(days=days, minutes=n)
+                paid = status is InvoiceStatus.FULFILLED
+                db.add(
+                    Invoice(
+                        remote_id=f"seed-{username}-{n}",
+                        user_id=peer.user_id,
+                        gateway=gateway,
+                        mode=InvoiceMode.ADD_PLAN,
+                        status=status,
+                        plan_id=plan.id,
+                        plan_name=plan.name,
+                        validity_hours=plan.validity_hours,
+                        amount=plan.price,
+                        peer_id=peer.id,
+                        peer_name=peer.name,
+                        transaction_id=f"tx-{username}-{n}" if paid else None,
+                        created=when,
+                        paid_at=when if paid else None,
+                        fulfilled_at=when if paid else None,
+                    )
+                )
+    finally:
+        await services.close()
+
+
 class NodeReports:
     """Stats reports the browser tests script, sent by the peer's server's scripted agent over its real gRPC stream
     (tests/browser/scripted_agent.py), as a node reports what WireGuard sees: POST /stats on `control_url` with
@@ -329,6 +383,7 @@ async def serve_until_stdin_closes(
         server_ids = list(credentials)
         await place_peers(url, server_ids)
         await seed_usage(Settings.from_env(env))
+        await seed_invoices(Settings.from_env(env))
         print(json.dumps(describe(url, workdir, server_ids, gateways, proxy, reports.control_url)), flush=True)
         # Until the test runner closes our stdin (or signals us).
         stop = asyncio.Event()

@@ -54,6 +54,13 @@ async function accessibleAtBothWidths(page: Page, name: string, open: () => Prom
   expect(failures, failures.join('\n')).toEqual([]);
 }
 
+/** Waits until nothing moves: a dialog measured while it fades in has colors blended with the page behind it. */
+async function stillness(page: Page): Promise<void> {
+  await expect
+    .poll(() => page.evaluate(() => document.getAnimations().filter((a) => a.playState === 'running').length))
+    .toBe(0);
+}
+
 /** Goes to a page and waits for its heading and its data. */
 async function openPage(page: Page, path: string, heading: string): Promise<void> {
   await page.goto(path);
@@ -106,6 +113,44 @@ describe('accessible pages (axe-core, WCAG 2.2 AA)', () => {
     await accessibleAtBothWidths(page, 'rooms', () => openPage(page, '/dashboard/partys', 'Salas'));
     await accessibleAtBothWidths(page, 'plans', () => openPage(page, '/dashboard/plans', 'Planes'));
     await accessibleAtBothWidths(page, 'settings', () => openPage(page, '/dashboard/settings', 'Configuración de Cuenta'));
+  });
+
+  test('the customer dashboard: invoices, a receipt, the open sessions and their password dialog', async () => {
+    const { page } = customer;
+    await accessibleAtBothWidths(page, 'invoices', async () => {
+      await openPage(page, '/dashboard/invoices', 'Facturas');
+      await visible(page.getByText('Pendiente de pago').first());
+    });
+    await accessibleAtBothWidths(page, 'receipt', () => openPage(page, '/dashboard/invoices/seed-hugo-0', 'Recibo de pago'));
+    await accessibleAtBothWidths(page, 'sessions', async () => {
+      await openPage(page, '/dashboard/sessions', 'Sesiones abiertas');
+      await visible(page.getByText('Esta sesión', { exact: true }));
+    });
+    // A second session of hugo's, so 'Cerrar las demás sesiones' has something to close.
+    const { hugo } = harness().customers;
+    const login = await fetch(`${harness().url}/api/client/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: hugo.username, password: hugo.password }),
+    });
+    expect(login.status).toBe(200);
+    await accessibleAtBothWidths(page, 'close-others dialog', async () => {
+      await openPage(page, '/dashboard/sessions', 'Sesiones abiertas');
+      await page.getByRole('button', { name: 'Cerrar las demás sesiones' }).click();
+      await visible(page.getByRole('dialog', { name: 'Cerrar las demás sesiones' }));
+      await stillness(page);
+    });
+    for (const [item, dialog] of [['Renombrar', 'Renombrar tv'], ['Ver configuración', 'Configuración de tv']] as const) {
+      await accessibleAtBothWidths(page, `${item} dialog`, async () => {
+        await openPage(page, '/dashboard/peers', 'Peers Wireguard');
+        const tv = page.getByTestId('peer-row').or(page.getByTestId('peer-card')).filter({ has: page.getByText('tv', { exact: true }) });
+        await tv.getByRole('button', { name: 'Más acciones' }).click();
+        await page.getByRole('menuitem', { name: item }).click();
+        await visible(page.getByRole('dialog', { name: dialog }));
+        await gone(page.getByText('Cargando configuración...'));
+        await stillness(page);
+      });
+    }
   });
 
   test("the manager's overview, users and servers", async () => {

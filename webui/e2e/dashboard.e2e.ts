@@ -22,7 +22,7 @@ describe('the dashboard', () => {
     const { ana } = harness().customers;
     const { page, context } = await newPage(browser());
     await logIn(page, ana, { remember: true });
-    await title(page, 'Dashboard - VPN Pruebas');
+    await title(page, 'Inicio - VPN Pruebas');
     await text(page.getByRole('button', { name: 'Menú de usuario' }), 'Bienvenido ana');
     // The welcome card, or the announcements when there are some (the manager walk publishes one).
     await visible(page.getByText('¡Bienvenido!').or(page.getByText('Mantenimiento programado el lunes.')).first());

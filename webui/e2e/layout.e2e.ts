@@ -159,6 +159,20 @@ describe('every screen fits every width', () => {
     await fitsEveryWidth(page, 'settings', () => openPage(page, '/dashboard/settings', 'Configuración de Cuenta'));
   });
 
+  test('invoices, a receipt and the open sessions', async () => {
+    const { page } = customer;
+    await fitsEveryWidth(page, 'invoices', async () => {
+      await openPage(page, '/dashboard/invoices', 'Facturas');
+      await visible(page.getByText('Pendiente de pago').first());
+    });
+    // hugo's paid invoice (tests/browser/harness.py, INVOICES).
+    await fitsEveryWidth(page, 'receipt', () => openPage(page, '/dashboard/invoices/seed-hugo-0', 'Recibo de pago'));
+    await fitsEveryWidth(page, 'sessions', async () => {
+      await openPage(page, '/dashboard/sessions', 'Sesiones abiertas');
+      await visible(page.getByText('Esta sesión', { exact: true }));
+    });
+  });
+
   test('change server', async () => {
     const { page } = customer;
     await fitsEveryWidth(page, 'change-server', async () => {

@@ -76,7 +76,7 @@ describe('purchase', () => {
 
     await gateway.getByRole('button', { name: 'Pagar' }).click();
     await gateway.waitForURL('**/dashboard/payment?**');
-    await title(gateway, 'Dashboard - VPN Pruebas');
+    await title(gateway, 'Resultado del pago - VPN Pruebas');
     await visible(gateway.getByText('Pago Exitoso'));
     const summary = gateway.getByRole('table');
     await visible(summary.getByRole('row').filter({ hasText: 'Plan' }).getByText('Mensual'));

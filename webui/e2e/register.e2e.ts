@@ -51,7 +51,7 @@ describe('registration', () => {
     await screenshot(page, 'register-email-verified');
 
     await logIn(page, { username, password });
-    await title(page, 'Dashboard - VPN Pruebas');
+    await title(page, 'Inicio - VPN Pruebas');
     await text(page.getByRole('button', { name: 'Menú de usuario' }), `Bienvenido ${username}`);
     await logOut(page);
     // Logged out for real: the dashboard sends back to login.

@@ -65,6 +65,11 @@ class InvoiceController(Controller):
             gateway=invoice.gateway,
         )
 
+    @get("/", operation_id="listInvoices")
+    async def list_invoices(self, invoices: Invoices, db: DB, customer: Customer) -> list[schemas.InvoiceListItem]:
+        """The customer's 'Facturas' page: their own invoices, newest first (not in the customer contract)."""
+        return await invoices.list_for(db, customer.user_id)
+
     @get("/{remote_id:str}", operation_id="getInvoice")
     async def read(
         self, invoices: Invoices, db: DB, customer: Customer, remote_id: FromPath[str]

@@ -37,3 +37,22 @@ class InvoiceDetails(msgspec.Struct):
     status: str
     gateway: str
     created: datetime
+
+
+class InvoiceListItem(msgspec.Struct):
+    """One of the customer's invoices as their 'Facturas' page lists it (docs/api.md, "Plans and invoices"): the
+    texts a customer reads (the gateway's brand, the state) come from here, so the web client keeps no map of them."""
+
+    remote_id: str
+    plan_name: str
+    # The peer's current name (renaming keeps the history readable); the name at purchase once the peer is gone.
+    peer_name: str
+    amount: str  # USD, two decimals
+    gateway: str
+    gateway_name: str  # the brand: 'QvaPay', 'Remesita'
+    status: str
+    status_text: str  # in Spanish: 'Pendiente', 'Pagada', ...
+    receipt: bool  # the payment was received: the receipt can be shown
+    transaction_uuid: str | None
+    created: datetime
+    paid_at: datetime | None

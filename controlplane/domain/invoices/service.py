@@ -56,6 +56,19 @@ SETTLED = (InvoiceStatus.PAID, InvoiceStatus.FULFILLED)
 # Settling these overrides the gateway's last word ("no money" or "a problem"): the admin must say why.
 REASON_REQUIRED = (InvoiceStatus.FAILED, InvoiceStatus.CANCELED)
 RECONCILE_BATCH = 200
+# How many of their invoices a customer's 'Facturas' page lists, newest first (a customer buys a plan a month).
+CUSTOMER_LIST_LIMIT = 200
+# An invoice's state as its customer reads it (the manager's pages have their own words: staff.STATUS_NAMES).
+CUSTOMER_STATUS_TEXT = {
+    InvoiceStatus.PENDING: "Pendiente de pago",
+    InvoiceStatus.PAID: "Pagada, en proceso",
+    InvoiceStatus.FULFILLED: "Pagada",
+    InvoiceStatus.CANCELED: "Cancelada",
+    InvoiceStatus.EXPIRED: "Vencida sin pago",
+    InvoiceStatus.FAILED: "Con problemas: contacte con soporte",
+}
+# Brands of gateways no longer configured, so an old invoice still reads right.
+GATEWAY_BRANDS = {"qvapay": "QvaPay", "remesita": "Remesita"}
 RECHECK_OLD = timedelta(minutes=15)
 GATEWAY_ORDER = ("qvapay", "remesita")  # which gateway a purchase uses when both are on and none is named
 
@@ -275,6 +288,35 @@ class InvoiceService:
             status=invoice.status.value,
             gateway=invoice.gateway,
             created=invoice.created,
+        )
+
+    async def list_for(self, db: AsyncSession, user_id: str) -> list[schemas.InvoiceListItem]:
+        """The user's own invoices, newest first: never anyone else's (the query is by owner, nothing else)."""
+        rows = await db.execute(
+            select(Invoice, Peer.name)
+            .outerjoin(Peer, Peer.id == Invoice.peer_id)
+            .where(Invoice.user_id == user_id)
+            .order_by(Invoice.created.desc(), Invoice.id)
+            .limit(CUSTOMER_LIST_LIMIT)
+        )
+        return [self._list_item(invoice, current_name) for invoice, current_name in rows.tuples()]
+
+    def _list_item(self, invoice: Invoice, current_peer_name: str | None) -> schemas.InvoiceListItem:
+        gateway = self.gateways.get(invoice.gateway)
+        brand = gateway.label if gateway else GATEWAY_BRANDS.get(invoice.gateway, invoice.gateway)
+        return schemas.InvoiceListItem(
+            remote_id=invoice.remote_id,
+            plan_name=invoice.plan_name,
+            peer_name=current_peer_name or invoice.peer_name,
+            amount=f"{invoice.amount:.2f}",
+            gateway=invoice.gateway,
+            gateway_name=brand,
+            status=invoice.status.value,
+            status_text=CUSTOMER_STATUS_TEXT[invoice.status],
+            receipt=invoice.status in SETTLED,
+            transaction_uuid=invoice.transaction_id,
+            created=invoice.created,
+            paid_at=invoice.paid_at,
         )
 
     async def _by_remote_id(self, db: AsyncSession, remote_id: str) -> Invoice | None:

@@ -124,6 +124,7 @@ class PeerPage(msgspec.Struct):
 class PeerPatch(msgspec.Struct, forbid_unknown_fields=True):
     active: bool | None = None
     manual_payment: bool | None = None
+    name: Annotated[str, msgspec.Meta(max_length=64)] | None = None  # the peer name rule, checked by the service
 
 
 class PeerMove(msgspec.Struct, forbid_unknown_fields=True):

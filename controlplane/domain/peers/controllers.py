@@ -46,6 +46,8 @@ from controlplane.domain.servers.models import Server
 from controlplane.errors import Invalid, NotFound
 from controlplane.query_params import LOOSE_QUERY
 
+STAFF_NAME_TAKEN = "El cliente ya tiene un peer con ese nombre."
+
 
 class PeerController(Controller):
     path = "/api/client"
@@ -115,6 +117,10 @@ class PeerController(Controller):
             return Response(
                 schemas.PeerUpdated(**msgspec.structs.asdict(view), message="Mirror Link regenerado correctamente.")
             )
+        if data.operation == "rename":
+            peer = await peers.rename(db, customer.user_id, peer_id, data.name or "")
+            view = peers.view(peer)
+            return Response(schemas.PeerUpdated(**msgspec.structs.asdict(view), message="Nombre del peer cambiado."))
         if data.operation == "regenerate":
             peer = await peers.regenerate(db, customer.user_id, peer_id)
             message = f"Regenerando el peer {peer.name}..."
@@ -256,10 +262,19 @@ class AdminPeerController(Controller):
         self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
         data: JSONBody[staff_schemas.PeerPatch],
     ) -> staff_schemas.StaffPeer:  # fmt: skip
-        if data.active is None and data.manual_payment is None:
-            raise Invalid("Indique 'active' o 'manual_payment'.", code="nothing_to_change")
+        if data.active is None and data.manual_payment is None and data.name is None:
+            raise Invalid("Indique 'name', 'active' o 'manual_payment'.", code="nothing_to_change")
         peer = await peers.by_id(db, peer_id)
         changes: dict[str, object] = {}
+        if data.name is not None:
+            old_name = peer.name
+            peer = await peers.rename(db, peer.user_id, peer.id, data.name, STAFF_NAME_TAKEN)
+            if peer.name != old_name:
+                await audit.record(
+                    db, staff, ip, "peer.rename", "peer", peer.id, f"Peer {old_name} renombrado a {peer.name}"
+                )
+            if data.active is None and data.manual_payment is None:
+                return await staff_peer(db, peer)
         if data.manual_payment is not None:
             peer.manual_payment = data.manual_payment
             changes["manual_payment"] = data.manual_payment

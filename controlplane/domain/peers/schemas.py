@@ -81,6 +81,7 @@ Operation = Literal[
     "mirror_binding",
     "release_mirror_device",
     "confirm_mirror_device",
+    "rename",
 ]
 
 
@@ -89,6 +90,9 @@ class PeerOperation(msgspec.Struct, forbid_unknown_fields=True):
     server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
     enabled: bool | None = None  # operation=mirror_binding: turn the binding on or off
     code: Annotated[str, msgspec.Meta(max_length=16)] | None = None  # confirm_mirror_device: the code the device shows
+    # rename: the new name (the peer name rule is checked by the service, with a Spanish message; the length bound
+    # here only keeps a huge body out)
+    name: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
 class PeerOperationAccepted(msgspec.Struct):

@@ -68,15 +68,18 @@ class RoomHooks(Protocol):
 
     async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None: ...
 
+    async def peer_renamed(self, db: AsyncSession, peer: Peer) -> None: ...
 
-def validate_peer_name(name: str) -> str:
+
+PEER_NAME_RULE = "El nombre del peer debe tener entre 1 y 32 caracteres: letras, números, guion o guion bajo."
+NAME_TAKEN = "Ya tiene un peer con ese nombre."
+
+
+def validate_peer_name(name: str, field: str = "peer") -> str:
+    """The peer name rule (docs/api.md, "Plans and invoices"); `field`: the body field the name came in."""
     name = name.strip()
     if not PEER_NAME_RE.match(name):
-        raise Invalid(
-            "El nombre del peer debe tener entre 1 y 32 caracteres: letras, números, guion o guion bajo.",
-            code="invalid_peer_name",
-            fields={"peer": "Nombre inválido."},
-        )
+        raise Invalid(PEER_NAME_RULE, code="invalid_peer_name", fields={field: "Nombre inválido."})
     return name
 
 
@@ -345,6 +348,32 @@ class PeerService:
             raise Conflict("Ya hay una operación en curso para este peer.", code="peer_busy")
         return peer
 
+    async def rename(
+        self, db: AsyncSession, user_id: str, peer_id: str, name: str, taken_message: str = NAME_TAKEN
+    ) -> Peer:
+        """Synchronous, for the owner or staff: a new name under the peer name rule, free among the account's peers
+        without regard to case. Only a label: the node never sees it, so it works on a disabled peer or during an
+        operation. The account's row is locked first, as `create` does, so two renames (or a purchase creating a
+        peer) cannot both take one name."""
+        name = validate_peer_name(name, "name")
+        await lock_living_account(db, user_id)
+        peer = await self.owned(db, user_id, peer_id, lock=True)
+        if name == peer.name:
+            return peer
+        taken = await db.scalar(
+            select(func.count())
+            .select_from(Peer)
+            .where(Peer.user_id == user_id, Peer.id != peer.id, func.lower(Peer.name) == name.lower())
+        )
+        if taken:
+            raise Conflict(taken_message, code="peer_name_taken", fields={"name": "Ya existe."})
+        peer.name = name
+        await db.flush()
+        # The owner's other pages, and every member of its room (they see its name in the room's list).
+        self._push_after_commit(db, user_id, messages.UpdatedPeer(data=self.view(peer)))
+        await self._rooms.peer_renamed(db, peer)
+        return peer
+
     # --- creation, plans, expiry (payments and admins) ---------------------------------------------------------
 
     async def create(
@@ -365,7 +394,7 @@ class PeerService:
             select(func.count()).select_from(Peer).where(Peer.user_id == user_id, func.lower(Peer.name) == name.lower())
         )
         if taken:
-            raise Conflict("Ya tiene un peer con ese nombre.", code="peer_name_taken")
+            raise Conflict(NAME_TAKEN, code="peer_name_taken")
         server = server or await self.roomiest_server(db)
         peer = Peer(user_id=user_id, name=name, expiration_date=expiration_date, server_id=server.id, plans_history=[])
         peer.server = server

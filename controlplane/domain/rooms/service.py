@@ -325,6 +325,13 @@ class RoomService:
         for room in owned.scalars().all():
             await self._delete(db, room, why=Deletion.OWNER_ACCOUNT, actor=user_id)
 
+    async def peer_renamed(self, db: AsyncSession, peer: Peer) -> None:
+        """Everyone in the peer's room sees it under its new name (nothing changes on the nodes)."""
+        room = await self._room_of_peer(db, peer.id)
+        if room is not None:
+            users = await self._users_of(db, room.id, room.owner_id)
+            await self._tell(db, room, users, operation_started=False)
+
     async def peer_deleting(self, db: AsyncSession, peer: Peer) -> None:
         """Call before deleting a peer: it leaves its room first, so nodes and users hear of it."""
         room = await self._room_of_peer(db, peer.id, lock=True)

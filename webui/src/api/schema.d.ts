@@ -477,7 +477,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** ListInvoices */
+        get: operations["listInvoices"];
         /** Create */
         put: operations["createInvoice"];
         post?: never;
@@ -1077,6 +1078,22 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** InvoiceListItem */
+        InvoiceListItem: {
+            remote_id: string;
+            plan_name: string;
+            peer_name: string;
+            amount: string;
+            gateway: string;
+            gateway_name: string;
+            status: string;
+            status_text: string;
+            receipt: boolean;
+            transaction_uuid: string | null;
+            /** Format: date-time */
+            created: string;
+            paid_at: string | null;
+        };
         /** InvoicePage */
         InvoicePage: {
             items: components["schemas"]["StaffInvoice"][];
@@ -1181,6 +1198,7 @@ export interface components {
             server?: string | null;
             enabled?: boolean | null;
             code?: string | null;
+            name?: string | null;
         };
         /** PeerOperationAccepted */
         PeerOperationAccepted: {
@@ -1199,6 +1217,7 @@ export interface components {
         PeerPatch: {
             active?: boolean | null;
             manual_payment?: boolean | null;
+            name?: string | null;
         };
         /** PeerServer */
         PeerServer: {
@@ -4472,6 +4491,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlanView"][];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceListItem"][];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Datos inválidos; `fields` dice qué campo */

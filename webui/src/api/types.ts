@@ -26,6 +26,8 @@ export type MessageAnswer = Schema['SuccessResponse'];
 export type SettingsPatch = Schema['SettingsPatch'];
 export type SettingsAnswer = Schema['SettingsResult'];
 export type DeleteAccountRequest = Schema['DeleteAccountRequest'];
+export type SessionView = Schema['SessionView'];
+export type SessionsClosed = Schema['SessionsClosed'];
 
 // Home, plans and payments.
 export type Announcement = Schema['AnnouncementView'];
@@ -34,6 +36,7 @@ export type Plan = Schema['PlanView'];
 export type InvoiceRequest = Schema['InvoiceRequest'];
 export type InvoiceAnswer = Schema['InvoiceCreated'];
 export type InvoiceDetails = Schema['InvoiceDetails'];
+export type InvoiceListItem = Schema['InvoiceListItem'];
 
 // Peers and their usage.
 export type Peer = Schema['PeerView'];

@@ -52,6 +52,12 @@ export const routes: RouteObject[] = [
           { path: 'help', ...page(() => import('../features/help/components/HelpPage'), 'HelpPage') },
           { path: 'settings', ...page(() => import('../features/settings/components/SettingsPage'), 'SettingsPage') },
           { path: 'payment', ...page(() => import('../features/payment/components/PaymentResultPage'), 'PaymentResultPage') },
+          { path: 'invoices', ...page(() => import('../features/invoices/components/InvoicesPage'), 'InvoicesPage') },
+          {
+            path: 'invoices/:remoteId',
+            ...page(() => import('../features/invoices/components/ReceiptPage'), 'ReceiptPage'),
+          },
+          { path: 'sessions', ...page(() => import('../features/sessions/components/SessionsPage'), 'SessionsPage') },
         ],
       },
       { path: '/manager/login', ...page(() => import('../features/manager'), 'ManagerLoginPage') },

@@ -200,8 +200,9 @@ export const api = {
     json<T>(await send('PUT', path, body, options)),
   patch: async <T>(path: string, body?: unknown, options: RequestOptions = {}): Promise<T> =>
     json<T>(await send('PATCH', path, body, options)),
-  delete: async <T>(path: string, options: RequestOptions = {}): Promise<T> =>
-    json<T>(await send('DELETE', path, undefined, options)),
+  /** `body`: the few deletions that need a confirmation (closing another session takes the password). */
+  delete: async <T>(path: string, options: RequestOptions = {}, body?: unknown): Promise<T> =>
+    json<T>(await send('DELETE', path, body, options)),
   /** A file answer (e.g. a peer's .conf) as a Blob, under the same refresh-and-retry rule. */
   download: async (path: string, options: RequestOptions = {}): Promise<Blob> =>
     (await send('GET', path, undefined, options)).blob(),

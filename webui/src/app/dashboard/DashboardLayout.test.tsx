@@ -68,14 +68,14 @@ describe('dashboard shell', () => {
     verifySession.mockResolvedValue(testUser());
     const { unmount } = renderDashboard();
     const navigation = await screen.findByRole('navigation', { name: 'Navegación' });
-    expect(navigation).toHaveTextContent(/Home.*Peers.*Salas.*Planes.*Ayuda/);
+    expect(navigation).toHaveTextContent(/Home.*Peers.*Salas.*Planes.*Facturas.*Ayuda/);
     unmount();
 
     signIn();
     verifySession.mockResolvedValue(testUser({ web_settings: { allow_partys: false, allow_email: true } }));
     renderDashboard();
     const narrow = await screen.findByRole('navigation', { name: 'Navegación' });
-    expect(narrow).toHaveTextContent(/Home.*Peers.*Planes.*Ayuda/);
+    expect(narrow).toHaveTextContent(/Home.*Peers.*Planes.*Facturas.*Ayuda/);
     expect(screen.queryByRole('link', { name: 'Salas' })).not.toBeInTheDocument();
   });
 

@@ -1,7 +1,7 @@
 /** The authenticated shell: header greeting and user menu, navigation (collapsible under 768 px), the section. */
 import { Anchor, AppShell, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { IconChevronDown, IconLogout, IconSettings } from '@tabler/icons-react';
+import { IconChevronDown, IconDevices, IconLogout, IconSettings } from '@tabler/icons-react';
 import { Suspense } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { ErrorBoundary } from '../../components/ErrorBoundary';
@@ -11,7 +11,7 @@ import { usePageTitle } from '../../lib/page-title';
 import { useProductName } from '../../lib/public-config';
 import { toast } from '../../lib/toasts';
 import { logout } from './logout';
-import { navigationFor } from './navigation';
+import { dashboardTitle, navigationFor } from './navigation';
 import { RequireSession } from './RequireSession';
 
 function UserMenu({ username }: { username: string }) {
@@ -41,6 +41,9 @@ function UserMenu({ username }: { username: string }) {
         <Menu.Item component={Link} to="/dashboard/settings" leftSection={<IconSettings size={16} />}>
           Configuración de cuenta
         </Menu.Item>
+        <Menu.Item component={Link} to="/dashboard/sessions" leftSection={<IconDevices size={16} />}>
+          Sesiones abiertas
+        </Menu.Item>
         <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOut()}>
           Cerrar sesión
         </Menu.Item>
@@ -50,10 +53,11 @@ function UserMenu({ username }: { username: string }) {
 }
 
 function DashboardShell() {
-  usePageTitle('Dashboard');
   const productName = useProductName();
   const { user } = useCurrentUser();
   const { pathname } = useLocation();
+  // Set here, by path, rather than in each page: a page's own effect would run before this layout's and be undone.
+  usePageTitle(dashboardTitle(pathname));
   const [opened, { toggle, close }] = useDisclosure(false);
 
   return (

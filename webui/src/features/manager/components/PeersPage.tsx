@@ -14,15 +14,16 @@ import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaff } from '../staff';
 import { Paginator } from './Paginator';
 import { PeerList } from './PeerList';
+import { StaffPeerRenameDialog } from './StaffPeerRenameDialog';
 
-type Dialog = { kind: 'move' | 'extend'; peer: StaffPeer } | null;
+type Dialog = { kind: 'move' | 'extend' | 'rename'; peer: StaffPeer } | null;
 
 function ChoiceDialog({
   dialog,
   onClose,
   onDone,
 }: {
-  dialog: NonNullable<Dialog>;
+  dialog: { kind: 'move' | 'extend'; peer: StaffPeer };
   onClose: () => void;
   onDone: (peer: StaffPeer) => void;
 }) {
@@ -96,6 +97,7 @@ function PeerActions({ peer, isAdmin, onChanged, onDialog }: { peer: StaffPeer; 
         {isAdmin && (
           <>
             <Menu.Item onClick={() => onDialog({ kind: 'extend', peer })}>Extender con un plan</Menu.Item>
+            <Menu.Item onClick={() => onDialog({ kind: 'rename', peer })}>Renombrar</Menu.Item>
             <Menu.Item onClick={() => void update({ active: !peer.active }, peer.active ? 'Peer deshabilitado.' : 'Peer habilitado.')}>
               {peer.active ? 'Deshabilitar' : 'Habilitar'}
             </Menu.Item>
@@ -172,9 +174,19 @@ export function PeersPage() {
           <Paginator total={state.data.total} page={page} pageSize={state.data.page_size} onChange={setPage} />
         </>
       )}
-      {dialog && (
+      {dialog?.kind === 'rename' && (
+        <StaffPeerRenameDialog
+          peer={dialog.peer}
+          onClose={() => setDialog(null)}
+          onDone={(peer) => {
+            replace(peer);
+            setDialog(null);
+          }}
+        />
+      )}
+      {dialog && dialog.kind !== 'rename' && (
         <ChoiceDialog
-          dialog={dialog}
+          dialog={{ kind: dialog.kind, peer: dialog.peer }}
           onClose={() => setDialog(null)}
           onDone={(peer) => {
             replace(peer);

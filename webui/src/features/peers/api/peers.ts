@@ -46,6 +46,16 @@ export async function releaseMirrorDevice(id: string): Promise<{ peer: Peer | nu
   return { peer: peerIn(answer), message: answer?.message };
 }
 
+/** Synchronous: the peer under its new name (the peer name rule; 422 `invalid_peer_name`, 409 `peer_name_taken`). */
+export async function renamePeer(id: string, name: string): Promise<Peer | null> {
+  return peerIn(await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'rename', name } satisfies PeerOperation));
+}
+
+/** The configuration file as text (the same call as the download), for the 'Ver configuración' dialog. */
+export async function fetchPeerConfigText(id: string): Promise<string> {
+  return (await downloadPeerConfig(id)).text();
+}
+
 /** Asynchronous: the outcome arrives later as `updated_peer` or `error`. */
 export function regeneratePeer(id: string): Promise<AcceptedOperation> {
   return api.patch<AcceptedOperation>(peerPath(id), { operation: 'regenerate' } satisfies PeerOperation);

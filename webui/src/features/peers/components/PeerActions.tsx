@@ -3,8 +3,10 @@ import { ActionIcon, Group, Menu, Tooltip } from '@mantine/core';
 import {
   IconDots,
   IconDownload,
+  IconFileText,
   IconInfoCircle,
   IconLink,
+  IconPencil,
   IconQrcode,
   IconRefresh,
   IconServer,
@@ -12,7 +14,7 @@ import {
 import { useState } from 'react';
 import type { Peer } from '../api/peers';
 
-export type PeerMenuAction = 'regenerate_token' | 'regenerate' | 'change_server' | 'details';
+export type PeerMenuAction = 'regenerate_token' | 'regenerate' | 'change_server' | 'details' | 'rename' | 'config_text';
 
 interface Props {
   peer: Peer;
@@ -69,6 +71,12 @@ export function PeerActions({ peer, busy, onDownload, onShowQr, onAction }: Prop
           </Menu.Item>
           <Menu.Item leftSection={<IconInfoCircle size={14} />} onClick={() => onAction('details', peer)}>
             Detalles
+          </Menu.Item>
+          <Menu.Item leftSection={<IconPencil size={14} />} onClick={() => onAction('rename', peer)}>
+            Renombrar
+          </Menu.Item>
+          <Menu.Item leftSection={<IconFileText size={14} />} onClick={() => onAction('config_text', peer)}>
+            Ver configuración
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>

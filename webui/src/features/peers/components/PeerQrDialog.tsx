@@ -3,6 +3,7 @@ import { Center, Image, Loader, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { errorMessage } from '../../../lib/api';
 import { downloadPeerConfig, type Peer } from '../api/peers';
+import { PRIVATE_KEY_WARNING } from '../peer-name';
 
 type QrState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; svg: string };
 
@@ -50,8 +51,8 @@ function QrCode({ peer }: { peer: Peer }) {
         fit="contain"
       />
       <Text size="sm" c="dimmed" ta="center">
-        Escanee este código con la aplicación WireGuard del teléfono (Añadir túnel, Escanear código QR). Contiene la
-        clave privada del peer: no lo comparta.
+        Escanee este código con la aplicación WireGuard del teléfono (Añadir túnel, Escanear código QR).{' '}
+        {PRIVATE_KEY_WARNING}
       </Text>
     </Stack>
   );

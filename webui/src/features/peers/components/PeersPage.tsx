@@ -15,9 +15,11 @@ import { saveBlob } from '../save-file';
 import { ChangeServerView } from './ChangeServerView';
 import type { PeerMenuAction } from './PeerActions';
 import { PeerCards } from './PeerCards';
+import { PeerConfigTextDialog } from './PeerConfigTextDialog';
 import { PeerConfirmDialog, type PeerConfirmation } from './PeerConfirmDialog';
 import { PeerDetailsDialog } from './PeerDetailsDialog';
 import { PeerQrDialog } from './PeerQrDialog';
+import { PeerRenameDialog } from './PeerRenameDialog';
 import { PeerTable } from './PeerTable';
 
 /**
@@ -33,7 +35,16 @@ export const OWN_SERVER_OFFLINE =
   'El servidor de este peer no está en línea en este momento, así que no puede recibir claves nuevas. El peer' +
   ' conserva sus claves actuales; intente regenerarlo cuando el servidor vuelva.';
 
-type Dialog = { peerId: string } & (PeerConfirmation | { kind: 'details' } | { kind: 'qr' });
+type Dialog = { peerId: string } & (
+  | PeerConfirmation
+  | { kind: 'details' }
+  | { kind: 'qr' }
+  | { kind: 'rename' }
+  | { kind: 'config_text' }
+);
+/** Dialogs of their own, not a confirmation. */
+const OWN_DIALOGS: ReadonlySet<Dialog['kind']> = new Set(['details', 'qr', 'rename', 'config_text']);
+const isConfirmation = (dialog: Dialog): dialog is { peerId: string } & PeerConfirmation => !OWN_DIALOGS.has(dialog.kind);
 
 async function downloadConfig(peer: Peer): Promise<void> {
   if (!peer.active) {
@@ -69,6 +80,8 @@ export function PeersPage() {
     else if (action === 'regenerate' && peer.server?.online === false) toast.error(OWN_SERVER_OFFLINE);
     else if (action === 'change_server') setMovingPeerId(peer.id);
     else if (action === 'details') setDialog({ kind: 'details', peerId: peer.id });
+    else if (action === 'rename') setDialog({ kind: 'rename', peerId: peer.id });
+    else if (action === 'config_text') onShowConfigText(peer);
     else if (action === 'regenerate') setDialog({ kind: 'regenerate', peerId: peer.id });
     else setDialog({ kind: 'regenerate_token', peerId: peer.id });
   };
@@ -76,6 +89,10 @@ export function PeersPage() {
     if (!peer.active) toast.error(INACTIVE_DOWNLOAD);
     else setDialog({ kind: 'qr', peerId: peer.id });
   };
+  function onShowConfigText(peer: Peer) {
+    if (!peer.active) toast.error(INACTIVE_DOWNLOAD);
+    else setDialog({ kind: 'config_text', peerId: peer.id });
+  }
 
   const listProps = {
     peers,
@@ -115,7 +132,7 @@ export function PeersPage() {
       ) : (
         <PeerTable {...listProps} />
       )}
-      {dialog && dialogPeer && dialog.kind !== 'details' && dialog.kind !== 'qr' && (
+      {dialog && dialogPeer && isConfirmation(dialog) && (
         <PeerConfirmDialog
           confirmation={dialog}
           peer={dialogPeer}
@@ -131,6 +148,8 @@ export function PeersPage() {
         onBindMirror={model.bindMirror}
       />
       <PeerQrDialog peer={dialog?.kind === 'qr' ? dialogPeer : null} onClose={closeDialog} />
+      <PeerRenameDialog peer={dialog?.kind === 'rename' ? dialogPeer : null} onRename={model.rename} onClose={closeDialog} />
+      <PeerConfigTextDialog peer={dialog?.kind === 'config_text' ? dialogPeer : null} onClose={closeDialog} />
     </Stack>
   );
 }

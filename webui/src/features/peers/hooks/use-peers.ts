@@ -6,6 +6,7 @@ import type { Peer, PeerStats } from '../api/peers';
 import { usePeerState } from './peer-state';
 import { usePeerOperations, type MirrorBindingChange } from './use-peer-operations';
 import { usePeerPushes } from './use-peer-pushes';
+import { usePeerRename } from './use-peer-rename';
 import { usePeerQueries, type LoadState } from './use-peer-queries';
 
 export { INACTIVE_PEER, type MirrorBindingChange } from './use-peer-operations';
@@ -23,6 +24,8 @@ export interface PeersModel {
   bindMirror: (peer: Peer, change: MirrorBindingChange) => Promise<void>;
   regenerate: (peer: Peer) => Promise<boolean>;
   changeServer: (peer: Peer, serverId: string) => Promise<boolean>;
+  /** Throws the server's refusal (ApiError) for the rename dialog to show. */
+  rename: (peer: Peer, name: string) => Promise<void>;
 }
 
 /**
@@ -34,5 +37,6 @@ export function usePeers({ onReset }: { onReset: () => void }): PeersModel {
   const { load, reload } = usePeerQueries(state);
   const stats = usePeerPushes(state, onReset);
   const operations = usePeerOperations(state);
-  return { load, peers: state.peers, stats, reload, ...operations };
+  const rename = usePeerRename(state);
+  return { load, peers: state.peers, stats, reload, ...operations, rename };
 }
