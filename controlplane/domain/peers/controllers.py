@@ -116,17 +116,16 @@ class PeerController(Controller):
             )
         if data.operation == "regenerate":
             peer = await peers.regenerate(db, customer.user_id, peer_id)
-            message = f"Regenerando el peer {peer.name}..."
         elif data.operation == "change_server":
             peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
-            message = f"Cambiando el servidor del peer {peer.name}..."
         elif data.operation in ("mirror_binding", "release_mirror_device", "confirm_mirror_device"):
             return Response(await self._bind_mirror(peers, limiter, db, customer, peer_id, data))
         else:
             raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
-        return Response(
-            schemas.PeerOperationAccepted(success=True, message=message, data=peers.view(peer)), status_code=202
-        )
+        # The answer's message is the running operation's own text: the view, a poll and a reload say the same.
+        view = peers.view(peer)
+        message = view.operation.message if view.operation is not None else ""
+        return Response(schemas.PeerOperationAccepted(success=True, message=message, data=view), status_code=202)
 
     @staticmethod
     async def _bind_mirror(
