@@ -100,7 +100,7 @@ async def test_a_failed_regeneration_is_remembered_as_the_push_told_it(world: Wo
 async def test_a_peer_on_an_offline_server_says_what_it_means_by_the_servers_name(world: World) -> None:
     assert (await _listed(world))["server_notice"] is None
     await world.stop_agent(world.miami)
-    world.services.peers._lists.clear()  # noqa: SLF001  (the cached list lives up to 10 s; a poll after that)
+    world.services.peers._lists.clear()  # the cached list lives up to 10 s: a poll after that
     peer = await _listed(world)
     assert peer["server"]["online"] is False
     assert peer["server_notice"] == (

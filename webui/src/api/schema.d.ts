@@ -1113,6 +1113,15 @@ export interface components {
             /** @default  */
             note?: string;
         };
+        /** OperationOutcome */
+        OperationOutcome: {
+            /** @enum {string} */
+            kind: "create" | "regenerate" | "change_server";
+            ok: boolean;
+            message: string;
+            /** Format: date-time */
+            at: string;
+        };
         /** OperationRow */
         OperationRow: {
             id: string;
@@ -1232,6 +1241,9 @@ export interface components {
             mirror_binding?: boolean;
             /** @default false */
             mirror_bound?: boolean;
+            operation?: components["schemas"]["RunningOperation"] | null;
+            last_outcome?: components["schemas"]["OperationOutcome"] | null;
+            server_notice?: string | null;
             /** @default  */
             message?: string;
         };
@@ -1259,6 +1271,9 @@ export interface components {
             mirror_binding?: boolean;
             /** @default false */
             mirror_bound?: boolean;
+            operation?: components["schemas"]["RunningOperation"] | null;
+            last_outcome?: components["schemas"]["OperationOutcome"] | null;
+            server_notice?: string | null;
         };
         /** PlanHistoryItem */
         PlanHistoryItem: {
@@ -1408,6 +1423,15 @@ export interface components {
             processing: boolean;
             version: number;
         };
+        /** RunningOperation */
+        RunningOperation: {
+            /** @enum {string} */
+            kind: "create" | "regenerate" | "change_server" | "enable" | "disable" | "remove";
+            server: components["schemas"]["ServerName"];
+            /** Format: date-time */
+            since: string;
+            message: string;
+        };
         /** ServerCreated */
         ServerCreated: {
             server: components["schemas"]["ServerStatus"];
@@ -1445,6 +1469,12 @@ export interface components {
             name: string;
             download: number;
             upload: number;
+        };
+        /** ServerName */
+        ServerName: {
+            id: string;
+            name: string;
+            ubication: string;
         };
         /** ServerOption */
         ServerOption: {
