@@ -190,9 +190,7 @@ class PeerService:
             mirror_bound=peer.mirror_device_hash is not None,
             operation=running_operation(peer),
             last_outcome=last_outcome(peer),
-            server_notice=(
-                operation_texts.server_offline(server) if server.active and not is_online(server) else None
-            ),
+            server_notice=(operation_texts.server_offline(server) if server.active and not is_online(server) else None),
         )
 
     def mirror_link(self, peer: Peer) -> str:
