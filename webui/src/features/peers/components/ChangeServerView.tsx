@@ -128,7 +128,7 @@ function ServerTable({
                     <>
                       <Group gap={6}>
                         <Text size="sm">{server.ubication}</Text>
-                        <ServerStatusBadge server={server} />
+                        <ServerStatusBadge server={server} showSync />
                       </Group>
                       <Text size="xs" c="dimmed">
                         {loadText(server)}
@@ -141,7 +141,7 @@ function ServerTable({
               {!compact && (
                 <>
                   <Table.Td>
-                    <ServerStatusBadge server={server} />
+                    <ServerStatusBadge server={server} showSync />
                   </Table.Td>
                   <Table.Td>{loadText(server)}</Table.Td>
                   <Table.Td>{server.ubication}</Table.Td>
