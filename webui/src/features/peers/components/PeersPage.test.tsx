@@ -303,7 +303,7 @@ describe('asynchronous operations', () => {
     const { actor } = await renderPeers([testPeer()]);
     await chooseMenuItem(actor, 'movil', 'Regenerar Peer');
     await actor.click(await screen.findByRole('button', { name: 'Regenerar' }));
-    expect(await screen.findByText('No se pudo iniciar la operación. Intente de nuevo.')).toBeInTheDocument();
+    expect(await screen.findByText('Hubo un error al intentar regenerar el peer movil')).toBeInTheDocument();
     expect(within(row('movil')).getByRole('button', { name: 'Más acciones' })).not.toHaveAttribute('aria-disabled');
   });
 
@@ -499,7 +499,7 @@ describe('change server', () => {
     await chooseMenuItem(actor, 'movil', 'Cambiar Servidor');
     await actor.click(await screen.findByRole('button', { name: 'Seleccionar' }));
     await actor.click(await screen.findByRole('button', { name: 'Cambiar' }));
-    expect(await screen.findByText('No se pudo iniciar la operación. Intente de nuevo.')).toBeInTheDocument();
+    expect(await screen.findByText('Hubo un error al intentar cambiar el servidor del peer.')).toBeInTheDocument();
     expect(await screen.findByRole('button', { name: 'Volver a Peers' })).toBeInTheDocument();
   });
 });
@@ -541,6 +541,12 @@ describe('states in the server\'s words (docs/api.md, "Peer operations")', () =>
     await actor.click(within(banner).getByRole('button', { name: 'Cambiar de servidor' }));
     expect(await screen.findByRole('heading', { name: 'Cambiar servidor del peer movil' })).toBeInTheDocument();
     expect(screen.getByText('Servidor actual: Miami 1 (Miami)')).toBeInTheDocument();
+  });
+
+  it('leaves "Sincronizando" out of a peer\'s row: a change waiting for its node is its running operation', async () => {
+    await renderPeers([testPeer({ server: { ...testPeer().server!, online: true, in_sync: false } })]);
+    expect(within(row('movil')).getAllByText('Activo')).toHaveLength(2); // the peer and its server
+    expect(screen.queryByText('Sincronizando')).not.toBeInTheDocument();
   });
 
   it('shows no offline banner for a peer whose server answers', async () => {

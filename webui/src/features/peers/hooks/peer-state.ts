@@ -19,7 +19,15 @@ export interface PendingOperation {
 
 /** Only when the server gave no words (an answer cut short): says what is true whatever happened. */
 export const RUNNING_FALLBACK = 'Operación en curso…';
-export const START_FAILED = 'No se pudo iniciar la operación. Intente de nuevo.';
+
+/**
+ * The contract's fallback texts for a call the server did not answer with a message (the network failed): the only
+ * operation texts the client holds, since the server cannot word what never reached it (docs/contract.md).
+ */
+export const START_FAILED: Record<AsyncOperation, (name: string) => string> = {
+  regenerate: (name) => `Hubo un error al intentar regenerar el peer ${name}`,
+  change_server: () => 'Hubo un error al intentar cambiar el servidor del peer.',
+};
 
 export function usePeerState() {
   const [peers, setPeers] = useState<Peer[]>([]);

@@ -44,7 +44,7 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
         return true;
       } catch (error) {
         if (pending.get(peer.id) === entry) finish(peer.id);
-        toast.error(errorMessage(error, START_FAILED));
+        toast.error(errorMessage(error, START_FAILED[operation](peer.name)));
         return false;
       }
     },
