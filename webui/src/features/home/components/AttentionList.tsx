@@ -15,28 +15,31 @@ interface Item {
   action: { label: string; to: string } | null;
 }
 
+/** What needs the customer first (an offline server, two devices), then what only needs waiting (operations). */
 export function attentionItems(peers: HomePeer[]): Item[] {
-  const items: Item[] = [];
+  const offline: Item[] = [];
+  const shared: Item[] = [];
+  const running: Item[] = [];
   for (const peer of peers) {
     if (peer.server_notice) {
-      items.push({
+      offline.push({
         key: `${peer.id}-offline`,
         text: `${peer.name}: ${peer.server_notice}`,
         action: { label: 'Cambiar de servidor', to: changeServerPath(peer.id) },
       });
     }
     if (peer.shared_config_warning) {
-      items.push({
+      shared.push({
         key: `${peer.id}-devices`,
         text: `${peer.name}: se está usando en dos dispositivos a la vez y los dos se cortan entre sí. Use uno solo, compre un segundo peer o regenere este si no reconoce el otro dispositivo.`,
         action: { label: 'Ver en Peers', to: '/dashboard/peers' },
       });
     }
     if (peer.operation) {
-      items.push({ key: `${peer.id}-operation`, text: `${peer.name}: ${peer.operation.message}`, action: null });
+      running.push({ key: `${peer.id}-operation`, text: `${peer.name}: ${peer.operation.message}`, action: null });
     }
   }
-  return items;
+  return [...offline, ...shared, ...running];
 }
 
 export function AttentionList({ peers }: { peers: HomePeer[] }) {

@@ -96,20 +96,21 @@ describe('dashboard home', () => {
       announcements: [],
       release: null,
       peers: [
-        { ...peer, id: 'p1', name: 'movil', server_notice: notice },
-        { ...peer, id: 'p2', name: 'tablet', shared_config_warning: true },
         {
           ...peer,
           id: 'p3',
           name: 'router',
           operation: { kind: 'change_server', server: { id: 's2', name: 'Madrid 1', ubication: 'Madrid' }, since: '2026-11-28T02:00:00Z', message: moving },
         },
+        { ...peer, id: 'p2', name: 'tablet', shared_config_warning: true },
+        { ...peer, id: 'p1', name: 'movil', server_notice: notice },
         { ...peer, id: 'p4', name: 'quieto' },
       ],
     });
     renderWithProviders(<HomePage />, { user: testUser() });
     const attention = await screen.findByTestId('home-attention');
     expect(attention).toHaveTextContent('Requiere su atención');
+    // What needs the customer comes first, what only needs waiting last.
     const items = screen.getAllByTestId('attention-item');
     expect(items.map((item) => item.textContent)).toEqual([
       `movil: ${notice}Cambiar de servidor`,
