@@ -4,11 +4,13 @@
  * node), then Santiago 1's agent really stopped (its stream ends; the control plane sees the node offline), which
  * leaves 'casa', placed there, on an offline server. After a reload the pending move reads as the server words it,
  * the waiting actions say why, the offline peer says what that means and which server to move to, Home sums both
- * up with their next steps, and every one of these screens fits from 360 to 1440 px (layout.ts).
+ * up with their next steps, every one of these screens fits from 360 to 1440 px (layout.ts), and axe finds no
+ * serious or critical violation on the peers page in these states at 390 and 1280 px (axe.ts).
  */
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { harness } from './harness';
+import { violations } from './axe';
 import { api, logIn, newPage, screenshot, useBrowser, visible } from './browser';
 import { fitsEveryWidth, openPage } from './layout';
 
@@ -121,9 +123,13 @@ describe('peer states in the server\'s words', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await visible(banner);
     await screenshot(page, 'peer-states-offline-390');
+    const a11y = [...(await violations(page))];
     await page.setViewportSize({ width: 1280, height: 900 });
     await visible(banner);
     await screenshot(page, 'peer-states-offline-1280');
+    // The pending and offline states read to everyone: axe finds no serious or critical violation at either width.
+    a11y.push(...(await violations(page)));
+    expect(a11y, a11y.join('\n')).toEqual([]);
     await fitsEveryWidth(page, 'peers-offline', async () => {
       await openPage(page, '/dashboard/peers', 'Peers Wireguard');
       await visible(banner);
