@@ -160,6 +160,7 @@ class NodeOperations:
         db.add(operation)
         if peer is not None and notify:
             peer.pending_operation_id = operation.id
+            peer.pending_kind, peer.pending_since = kind.value, utcnow()  # what the customer's view tells
         if self._ahead is not None:
             self._ahead.queue(db, operation)  # before the publish: the stream here has the delta when woken
         after_commit(db, lambda: self._bus.publish(NODE_CHANGED, NodeChanged(server_id, serial=serial)))
@@ -236,7 +237,7 @@ class NodeOperations:
         if operation.peer_id:
             peer = (await db.execute(_PEER, {"peer_id": operation.peer_id})).unique().scalar_one_or_none()
             if peer is not None and peer.pending_operation_id == operation.id:
-                peer.pending_operation_id = None
+                peer.pending_operation_id = peer.pending_kind = peer.pending_since = None
         if operation.notify:
             for handler in self._handlers:
                 await handler(db, operation, peer)

@@ -82,7 +82,7 @@ async def test_a_confirmed_move_switches_and_only_then_the_old_node_lets_go(worl
     await world.answer([operation])
     pushes = await world.pushes()
     assert [(p["type"], p["message"]) for p in pushes] == [
-        ("updated_peer", "Servidor del peer movil cambiado. Descargue de nuevo la configuración.")
+        ("updated_peer", "El peer movil ya está en Madrid 1 (Miami). Descargue de nuevo la configuración.")
     ]
     assert pushes[0]["data"]["server"]["id"] == world.madrid and pushes[0]["data"]["address"] == "10.9.0.2"
     await world.settle_nodes()  # the old node drops the key now

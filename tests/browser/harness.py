@@ -42,7 +42,7 @@ from controlplane.domain.usage.store import add_hours
 from controlplane.services import build_services
 from controlplane.settings import Settings
 from protos import agent_pb2
-from tests.browser.scripted_agent import Reports, run_scripted_agent
+from tests.browser.scripted_agent import ReportingNode, Reports, run_scripted_agent
 from tests.fakes import qvapay, remesita
 from tests.fakes.captcha import GOOD_TOKEN, SECRET, FakeCaptcha
 from tests.fakes.control import ControlServer
@@ -77,6 +77,14 @@ CUSTOMERS = {
     # ines: the everyday controls (everyday.e2e.ts): she renames her peer, copies its configuration, reads her
     # invoices and closes her other sessions, so nobody else's names or sessions change.
     "ines": {"password": "ines-clave-segura-1", "alias": None, "peers": ["movil-de-ines"]},
+    # julia: the states a customer must understand (peer-states.e2e.ts): 'casa' on Santiago 1, whose agent the test
+    # really stops, and 'viaje', moved to Santiago 1 while its agent holds its answers (a move that stays pending).
+    "julia": {
+        "password": "julia-clave-segura-1",
+        "alias": None,
+        "peers": ["viaje", "casa"],
+        "servers": {"casa": "Santiago 1"},
+    },
 }
 # Invoices seeded for the 'Facturas' page (seed_invoices): (customer, peer, plan, gateway, status, days ago).
 INVOICES = [
@@ -100,6 +108,10 @@ SERVERS = [
         allow_partys=True,
     ),
     ServerInput(name="madrid-1", address="madrid-1.vpn.test", tunnel_subnet="10.62.0.0/24", ubication="Madrid"),
+    # Named as staff name servers (not by host): the server peer-states.e2e.ts stops and holds.
+    ServerInput(
+        name="Santiago 1", address="santiago-1.vpn.test", tunnel_subnet="10.63.0.0/24", ubication="Santiago de Cuba"
+    ),
 ]
 CAPTCHA_SITE_KEY = "browser-test-site-key"
 
@@ -127,7 +139,8 @@ def environment(
         VPN_CAPTCHA_SECRET=SECRET,
         VPN_CAPTCHA_VERIFY_URL=captcha_url,
         VPN_WEBUI_DIST=str(REPO / "webui" / "dist"),
-        VPN_OPERATION_TIMEOUT="20",
+        # Long enough for a held move to be seen pending at every width (peer-states.e2e.ts).
+        VPN_OPERATION_TIMEOUT="120",
         VPN_QVAPAY_APP_ID=qvapay.APP_ID,
         VPN_QVAPAY_APP_SECRET=qvapay.APP_SECRET,
         VPN_QVAPAY_BASE_URL=gateways[0].base_url,
@@ -172,6 +185,7 @@ async def wait_until(check: Any, what: str, within: float = 30) -> None:
 
 
 async def place_peers(url: str, server_ids: list[str]) -> None:
+    by_name = {data.name: sid for data, sid in zip(SERVERS, server_ids, strict=True)}
     """Aliases through the customer API, peers through the admin API (the real creation path, agents confirm)."""
     async with httpx.AsyncClient(base_url=url, timeout=20) as http:
         staff = (await http.post("/api/admin/login", json={"username": ADMIN[0], "password": ADMIN[1]})).json()
@@ -192,11 +206,13 @@ async def place_peers(url: str, server_ids: list[str]) -> None:
                 (
                     await http.patch("/api/client/settings", headers=headers, json={"alias": spec["alias"]})
                 ).raise_for_status()
+            placed: dict[str, str] = spec.get("servers", {})  # type: ignore[assignment]
             for name in spec["peers"]:
+                server = by_name[placed[name]] if name in placed else server_ids[0]
                 answer = await http.post(
                     "/api/admin/peers",
                     headers=staff_headers,
-                    json={"username": username, "name": name, "server": server_ids[0], "days": 30},
+                    json={"username": username, "name": name, "server": server, "days": 30},
                 )
                 answer.raise_for_status()
 
@@ -279,15 +295,28 @@ class NodeReports:
     """Stats reports the browser tests script, sent by the peer's server's scripted agent over its real gRPC stream
     (tests/browser/scripted_agent.py), as a node reports what WireGuard sees: POST /stats on `control_url` with
     {customer, peer, endpoint, latest_handshake} and optionally rx_bytes, tx_bytes (the peer by its owner and name;
-    404 if unknown). Runs in a thread;
-    the report is queued on the harness's loop, in the order of the requests."""
+    404 if unknown). Runs in a thread; the report is queued on the harness's loop, in the order of the requests.
 
-    def __init__(self, settings: Settings, queues: dict[str, Reports], loop: asyncio.AbstractEventLoop) -> None:
+    The same address drives the agents themselves, by server name ({"server": "Santiago 1"}): POST /stop ends the
+    agent's stream for real (the control plane sees the node go offline), /start runs it again, /hold keeps it
+    connected but has it keep its answers (operations stay pending), /release sends them."""
+
+    def __init__(
+        self, settings: Settings, queues: dict[str, Reports], loop: asyncio.AbstractEventLoop, agents: ScriptedAgents
+    ) -> None:
         self._settings = settings
         self._queues = queues
-        self._control = ControlServer(
-            lambda path, body: path == "/stats" and asyncio.run_coroutine_threadsafe(self.send(body), loop).result(20)
-        )
+        self._agents = agents
+
+        def on_post(path: str, body: dict[str, Any]) -> bool:
+            if path == "/stats":
+                return bool(asyncio.run_coroutine_threadsafe(self.send(body), loop).result(20))
+            if path in ("/stop", "/start", "/hold", "/release"):
+                call = agents.command(path.strip("/"), str(body.get("server", "")))
+                return bool(asyncio.run_coroutine_threadsafe(call, loop).result(20))
+            return False
+
+        self._control = ControlServer(on_post)
         self.control_url = self._control.url
 
     async def send(self, body: dict[str, Any]) -> bool:
@@ -317,6 +346,50 @@ class NodeReports:
 
     def close(self) -> None:
         self._control.shutdown()
+
+
+class ScriptedAgents:
+    """The scripted agents, one task per server, that a test may stop, start again, hold or release (NodeReports)."""
+
+    def __init__(self, grpc_bind: str, credentials: dict[str, str], queues: dict[str, Reports]) -> None:
+        self._bind = grpc_bind
+        self._credentials = credentials
+        self._queues = queues
+        self._ids = {data.name: sid for data, sid in zip(SERVERS, credentials, strict=True)}
+        self.nodes = {sid: ReportingNode(queues[sid]) for sid in credentials}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        for sid in credentials:
+            self._start(sid)
+
+    def _start(self, sid: str) -> None:
+        agent = run_scripted_agent(self._bind, sid, self._credentials[sid], node=self.nodes[sid])
+        self._tasks[sid] = asyncio.create_task(agent)
+
+    async def _stop(self, sid: str) -> None:
+        task = self._tasks.pop(sid, None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def command(self, what: str, server_name: str) -> bool:
+        sid = self._ids.get(server_name)
+        if sid is None:
+            return False
+        if what == "stop":
+            await self._stop(sid)
+        elif what == "start":
+            if sid not in self._tasks:
+                self._start(sid)
+        elif what == "hold":
+            self.nodes[sid].holding = True
+        else:
+            self.nodes[sid].release()
+        return True
+
+    async def close(self) -> None:
+        for sid in list(self._tasks):
+            await self._stop(sid)
 
 
 def describe(
@@ -374,11 +447,8 @@ async def serve_until_stdin_closes(
     # Starting takes seconds alone, and well over 30 s on a two-core machine busy with other test layers.
     await wait_until(serving, "the control plane to serve", within=180)
     queues: dict[str, Reports] = {sid: asyncio.Queue() for sid in credentials}
-    agents = [
-        asyncio.create_task(run_scripted_agent(env["VPN_GRPC_BIND"], sid, cred, queues[sid]))
-        for sid, cred in credentials.items()
-    ]
-    reports = NodeReports(Settings.from_env(env), queues, asyncio.get_running_loop())
+    agents = ScriptedAgents(env["VPN_GRPC_BIND"], credentials, queues)
+    reports = NodeReports(Settings.from_env(env), queues, asyncio.get_running_loop(), agents)
     try:
         server_ids = list(credentials)
         await place_peers(url, server_ids)
@@ -396,8 +466,7 @@ async def serve_until_stdin_closes(
         waiter.cancel()
     finally:
         reports.close()
-        for task in agents:
-            task.cancel()
+        await agents.close()
 
 
 def proxied_port() -> tuple[int, WsProxy]:

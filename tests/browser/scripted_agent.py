@@ -19,15 +19,45 @@ VERSION = "browser-tests"
 Reports = asyncio.Queue[list[agent_pb2.PeerStats]]
 
 
-async def run_scripted_agent(target: str, node_id: str, credential: str, reports: Reports | None = None) -> None:
-    node = _ReportingNode(reports) if reports is not None else None
+async def run_scripted_agent(
+    target: str, node_id: str, credential: str, reports: Reports | None = None, node: ReportingNode | None = None
+) -> None:
+    """`node`: one kept by the caller across restarts (its held answers, its queue of reports)."""
+    if node is None and reports is not None:
+        node = ReportingNode(reports)
     await run_simulated_node(target, node_id, credential, version=VERSION, node=node)
 
 
-class _ReportingNode(_SimulatedNode):
+class ReportingNode(_SimulatedNode):
+    """Also, while `holding`, applies what it is sent but keeps its answers (the operations stay pending on the
+    control plane, as with a slow node) until `release`."""
+
     def __init__(self, reports: Reports) -> None:
         super().__init__(traffic=False)
         self.reports = reports
+        self.holding = False
+        self._held: list[agent_pb2.AgentMessage] = []
+        self._outbox: asyncio.Queue[agent_pb2.AgentMessage | None] | None = None
+
+    def _apply(self, message: agent_pb2.ControlMessage, outbox: asyncio.Queue[agent_pb2.AgentMessage | None]) -> None:
+        self._outbox = outbox
+        if not self.holding:
+            super()._apply(message, outbox)
+            return
+        answers: asyncio.Queue[agent_pb2.AgentMessage | None] = asyncio.Queue()
+        super()._apply(message, answers)
+        while not answers.empty():
+            answer = answers.get_nowait()
+            if answer is not None:
+                self._held.append(answer)
+
+    def release(self) -> None:
+        """Stop holding; the answers kept go out on the current stream (a stream since ended got a full state)."""
+        self.holding = False
+        held, self._held = self._held, []
+        if self._outbox is not None:
+            for answer in held:
+                self._outbox.put_nowait(answer)
 
     async def _report(self, outbox: asyncio.Queue[agent_pb2.AgentMessage | None]) -> None:
         while True:

@@ -4,43 +4,14 @@
  * included). No serious or critical violation may be left. axe.min.js is evaluated in the page through the
  * DevTools protocol, which the page's Content-Security-Policy does not govern (a script tag would be refused).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { violations } from './axe';
 import { harness } from './harness';
 import { gone, logIn, logInStaff, newPage, NARROW, useBrowser, visible, WIDE } from './browser';
 
 const browser = useBrowser();
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const LOADING = 'Cargando información...';
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[]; failureSummary?: string }[];
-}
-
-/** The serious and critical WCAG 2.2 A/AA violations of the page as shown now, one readable line each. */
-async function violations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: Violation[] }> } }).axe;
-    const result = await axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
-      resultTypes: ['violations'],
-    });
-    return result.violations;
-  });
-  return found
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .flatMap((violation) =>
-      violation.nodes.map(
-        (node) => `${violation.impact} ${violation.id} (${violation.help}) at ${JSON.stringify(node.target)}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`,
-      ),
-    );
-}
 
 /** Opens a page at a phone's and a laptop's width and collects what axe finds at both. */
 async function accessibleAtBothWidths(page: Page, name: string, open: () => Promise<void>): Promise<void> {

@@ -46,14 +46,16 @@ describe('what customers see of their own service', () => {
     const row = page.getByRole('row').filter({ hasText: 'tablet' });
     await visible(row);
 
-    // The move list: each server's load, and the only other server (online, room left) is the recommended one.
+    // The move list: each server's load, every other server listed, and exactly one (online, room left, the least
+    // loaded) recommended.
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Cambiar Servidor' }).click();
     await visible(page.getByRole('columnheader', { name: 'Carga' }));
     const servers = page.getByTestId('server-row');
     await visible(servers.first());
-    expect(await servers.count()).toBe(1);
-    await visible(servers.first().getByText('Recomendado'));
+    expect(await servers.count()).toBe(harness().servers.length - 1);
+    await visible(servers.getByText('Recomendado'));
+    expect(await servers.getByText('Recomendado').count()).toBe(1);
     await visible(servers.first().getByText(/\d+ peers? · \d+ conectados?/));
     await screenshot(page, 'change-server-recommended');
     await page.getByRole('button', { name: 'Volver a Peers' }).click();

@@ -4,18 +4,17 @@
  * text cut off or spilling out of its box (`layoutProblems` in layout.ts). hugo has several peers with names as
  * long as the rule allows, one of them used on two devices, so the peers page shows the states that widen it.
  * Screenshots of every width land in e2e/artifacts/layout-<page>-<width>.png: the check measures, the pictures are
- * for looking at.
+ * for looking at. The states of a pending move and of a server really stopped are measured the same way, in
+ * peer-states.e2e.ts.
  */
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { api, dismissToasts, gone, logIn, logInStaff, newPage, screenshot, useBrowser, visible } from './browser';
-import { HEIGHT, layoutProblems, WIDTHS } from './layout';
+import { api, dismissToasts, gone, logIn, logInStaff, newPage, useBrowser, visible } from './browser';
+import { fitsEveryWidth, HEIGHT, loaded, openPage, settle } from './layout';
 
 const browser = useBrowser();
 
 const SHARED = 'laptop-de-la-oficina-principal-1';
-const LOADING = 'Cargando información...';
 
 /** The node of hugo's peer reports it at `endpoint`, its handshake `minutes` ago (device-insight.e2e.ts). */
 async function nodeReports(endpoint: string, minutes: number): Promise<void> {
@@ -31,42 +30,6 @@ async function nodeReports(endpoint: string, minutes: number): Promise<void> {
     }),
   });
   expect(answer.status).toBe(204);
-}
-
-/** Lets the page lay itself out again after a resize (media queries switch components, the navbar slides). */
-async function settle(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  await page.waitForTimeout(300);
-}
-
-/**
- * Opens a screen with `open` once, then measures it at every width; one failure lists every width's problems, so
- * a run shows the whole picture.
- */
-async function fitsEveryWidth(page: Page, name: string, open: () => Promise<void>): Promise<void> {
-  await page.setViewportSize({ width: Math.max(...WIDTHS), height: HEIGHT });
-  await open();
-  const failures: string[] = [];
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: HEIGHT });
-    await settle(page);
-    await screenshot(page, `layout-${name}-${width}`);
-    const problems = await layoutProblems(page);
-    if (problems.length > 0) failures.push(`${name} at ${width} px:\n  ${problems.join('\n  ')}`);
-  }
-  expect(failures, failures.join('\n')).toEqual([]);
-}
-
-/** Goes to a dashboard page and waits for its heading and its data. */
-async function openPage(page: Page, path: string, heading: string): Promise<void> {
-  await page.goto(path);
-  await visible(page.getByRole('heading', { name: heading, exact: true }));
-  await loaded(page);
-}
-
-/** Every section of the screen has its data (a page or a drawer may load several at once). */
-async function loaded(page: Page): Promise<void> {
-  await page.waitForFunction((text) => !document.body.innerText.includes(text), LOADING, { timeout: 15_000 });
 }
 
 let customer: Awaited<ReturnType<typeof newPage>>;

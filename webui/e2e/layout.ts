@@ -3,6 +3,8 @@
  * lays it out: nothing to scroll sideways, no control out of sight, no text cut off or spilling out of its box.
  */
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { screenshot, visible } from './browser';
 
 /** The widths the checks run at: small and common phones, a tablet, laptops and a desktop. */
 export const WIDTHS = [360, 390, 768, 1024, 1280, 1366, 1440] as const;
@@ -90,4 +92,42 @@ function measure(): string[] {
 /** The problems of the screen as shown now (see `measure`). */
 export function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate(measure);
+}
+
+/** Lets the page lay itself out again after a resize (media queries switch components, the navbar slides). */
+export async function settle(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.waitForTimeout(300);
+}
+
+/**
+ * Opens a screen with `open` once, then measures it at every width; one failure lists every width's problems, so
+ * a run shows the whole picture. Screenshots in e2e/artifacts/layout-<name>-<width>.png.
+ */
+export async function fitsEveryWidth(page: Page, name: string, open: () => Promise<void>): Promise<void> {
+  await page.setViewportSize({ width: Math.max(...WIDTHS), height: HEIGHT });
+  await open();
+  const failures: string[] = [];
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: HEIGHT });
+    await settle(page);
+    await screenshot(page, `layout-${name}-${width}`);
+    const problems = await layoutProblems(page);
+    if (problems.length > 0) failures.push(`${name} at ${width} px:\n  ${problems.join('\n  ')}`);
+  }
+  expect(failures, failures.join('\n')).toEqual([]);
+}
+
+/** Goes to a dashboard page and waits for its heading and its data. */
+export async function openPage(page: Page, path: string, heading: string): Promise<void> {
+  await page.goto(path);
+  await visible(page.getByRole('heading', { name: heading, exact: true }));
+  await loaded(page);
+}
+
+const LOADING = 'Cargando información...';
+
+/** Every section of the screen has its data (a page or a drawer may load several at once). */
+export async function loaded(page: Page): Promise<void> {
+  await page.waitForFunction((text) => !document.body.innerText.includes(text), LOADING, { timeout: 15_000 });
 }

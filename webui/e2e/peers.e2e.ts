@@ -21,7 +21,9 @@ describe('peers', () => {
     const row = page.getByRole('row').filter({ hasText: 'tablet' });
     await visible(row);
     await visible(row.getByText('Activo').first());
-    await visible(row.getByText(habana!.address));
+    // The server by its name, never its address (the address is in the file, where WireGuard needs it).
+    await visible(row.getByText(habana!.name, { exact: true }));
+    expect(await row.getByText(habana!.address).count()).toBe(0);
     await visible(row.getByText('La Habana', { exact: true }));
     await screenshot(page, 'peers-table');
 
@@ -70,15 +72,15 @@ describe('peers', () => {
     await row.getByRole('button', { name: 'Más acciones' }).click();
     await page.getByRole('menuitem', { name: 'Cambiar Servidor' }).click();
     await visible(page.getByRole('button', { name: 'Volver a Peers' }));
-    const target = page.getByRole('row').filter({ hasText: madrid!.address });
+    const target = page.getByRole('row').filter({ hasText: madrid!.name });
     await visible(target);
     await screenshot(page, 'peers-change-server');
     await target.getByRole('button', { name: 'Seleccionar' }).click();
     const dialog = page.getByRole('dialog');
-    await visible(dialog.getByText(madrid!.address));
+    await visible(dialog.getByText(`${madrid!.name} (Madrid)`));
     await dialog.getByRole('button', { name: 'Cambiar' }).click();
-    await visible(toastWith(page, 'Servidor del peer tablet cambiado. Descargue de nuevo la configuración.'));
-    await visible(page.getByRole('row').filter({ hasText: 'tablet' }).getByText(madrid!.address));
+    await visible(toastWith(page, `El peer tablet ya está en ${madrid!.name} (Madrid). Descargue de nuevo la configuración.`));
+    await visible(page.getByRole('row').filter({ hasText: 'tablet' }).getByText(madrid!.name, { exact: true }));
     await visible(page.getByRole('row').filter({ hasText: 'tablet' }).getByText('Madrid', { exact: true }));
     await screenshot(page, 'peers-after-change');
 

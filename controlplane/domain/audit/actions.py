@@ -20,6 +20,7 @@ class AuditAction(enum.StrEnum):
     PEER_UPDATE = "peer.update"
     PEER_MOVE = "peer.move"
     PEER_EXTEND = "peer.extend"
+    PEER_RENAME = "peer.rename"
     PLAN_CREATE = "plan.create"
     PLAN_UPDATE = "plan.update"
     ANNOUNCEMENT_CREATE = "announcement.create"

@@ -123,17 +123,16 @@ class PeerController(Controller):
             return Response(schemas.PeerUpdated(**msgspec.structs.asdict(view), message="Nombre del peer cambiado."))
         if data.operation == "regenerate":
             peer = await peers.regenerate(db, customer.user_id, peer_id)
-            message = f"Regenerando el peer {peer.name}..."
         elif data.operation == "change_server":
             peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
-            message = f"Cambiando el servidor del peer {peer.name}..."
         elif data.operation in ("mirror_binding", "release_mirror_device", "confirm_mirror_device"):
             return Response(await self._bind_mirror(peers, limiter, db, customer, peer_id, data))
         else:
             raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
-        return Response(
-            schemas.PeerOperationAccepted(success=True, message=message, data=peers.view(peer)), status_code=202
-        )
+        # The answer's message is the running operation's own text: the view, a poll and a reload say the same.
+        view = peers.view(peer)
+        message = view.operation.message if view.operation is not None else ""
+        return Response(schemas.PeerOperationAccepted(success=True, message=message, data=view), status_code=202)
 
     @staticmethod
     async def _bind_mirror(
@@ -271,7 +270,7 @@ class AdminPeerController(Controller):
             peer = await peers.rename(db, peer.user_id, peer.id, data.name, STAFF_NAME_TAKEN)
             if peer.name != old_name:
                 await audit.record(
-                    db, staff, ip, "peer.rename", "peer", peer.id, f"Peer {old_name} renombrado a {peer.name}"
+                    db, staff, ip, AuditAction.PEER_RENAME, "peer", peer.id, f"Peer {old_name} renombrado a {peer.name}"
                 )
             if data.active is None and data.manual_payment is None:
                 return await staff_peer(db, peer)

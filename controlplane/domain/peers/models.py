@@ -49,6 +49,16 @@ class Peer(Base):
     mirror_device_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     # The operation in flight for this peer, if any: the peer's "busy" flag.
     pending_operation_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    # What that operation is (a node operation kind) and since when: the customer's view tells it (docs/api.md,
+    # "Peer operations"). Set and cleared with pending_operation_id.
+    pending_kind: Mapped[str | None] = mapped_column(String(16), default=None)
+    pending_since: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    # How the last create, key rotation or move ended, as its owner was told: kept so that a poll or a reload says
+    # what the push said (docs/api.md, "Peer operations").
+    outcome_kind: Mapped[str | None] = mapped_column(String(16), default=None)
+    outcome_ok: Mapped[bool | None] = mapped_column(Boolean, default=None)
+    outcome_message: Mapped[str | None] = mapped_column(Text, default=None)
+    outcome_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     # A move or key rotation waiting for its node (docs/operations.md, "Make before break"): the columns above stay
     # what the customer sees and downloads until the node confirms; these hold the new placement and keys. Set
     # together with pending_operation_id; a move keeps the keys (pending_public_key None), a rotation keeps the
@@ -60,6 +70,8 @@ class Peer(Base):
     pending_preshared_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
 
     server: Mapped[Server] = relationship(lazy="joined", foreign_keys=[server_id])
+    # A pending move's target, named in the customer's view while the move runs.
+    pending_server: Mapped[Server | None] = relationship(lazy="joined", foreign_keys=[pending_server_id])
     # The room this peer is in, if any (the room service writes memberships; this side only reads). Joined: one
     # statement reads a peer with its server, membership and room (a lock names its table: FOR UPDATE OF peers).
     membership: Mapped[RoomMember | None] = relationship(lazy="joined", uselist=False, viewonly=True)

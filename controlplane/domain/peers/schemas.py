@@ -31,6 +31,36 @@ class RoomRef(msgspec.Struct):
     name: str
 
 
+class ServerName(msgspec.Struct):
+    """A server as customers know it: by name and location, never by address."""
+
+    id: str
+    name: str
+    ubication: str
+
+
+OperationKindName = Literal["create", "regenerate", "change_server", "enable", "disable", "remove"]
+
+
+class RunningOperation(msgspec.Struct):
+    """The operation the peer waits for (docs/api.md, "Peer operations"): what, where (a move's target), since when,
+    and the Spanish text the customer reads while it runs."""
+
+    kind: OperationKindName
+    server: ServerName
+    since: datetime
+    message: str
+
+
+class OperationOutcome(msgspec.Struct):
+    """How the peer's last create, key rotation or move ended, as its owner was told by push."""
+
+    kind: Literal["create", "regenerate", "change_server"]
+    ok: bool
+    message: str
+    at: datetime
+
+
 class PeerView(msgspec.Struct):
     id: str
     name: str
@@ -55,6 +85,12 @@ class PeerView(msgspec.Struct):
     # The mirror link bound to one device (docs/api.md, "Mirror links"): turned on, and whether a device holds it.
     mirror_binding: bool = False
     mirror_bound: bool = False
+    # The running operation (null when none: `processing` false) and the last outcome (docs/api.md, "Peer
+    # operations"): the 202 answer, the push and a poll all carry them, so they tell one story.
+    operation: RunningOperation | None = None
+    last_outcome: OperationOutcome | None = None
+    # While the peer's server is offline: what that means for the customer and the way out, in Spanish.
+    server_notice: str | None = None
 
 
 class ServerOption(msgspec.Struct):

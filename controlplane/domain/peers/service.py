@@ -6,7 +6,7 @@ import logging
 import re
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 import msgspec
 from sqlalchemy import bindparam, case, func, inspect, select
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.accounts.living import lock_living_account
-from controlplane.domain.peers import schemas
+from controlplane.domain.peers import operation_texts, schemas
 from controlplane.domain.peers.config_file import ClientConfig, UnsafeValue, render
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import ONE_PEER, Peer, PlanHistory
@@ -87,6 +87,32 @@ def disabled_reason(peer: Peer) -> Literal["admin", "expired"] | None:
     if peer.active:
         return None
     return "admin" if peer.disabled_by_staff else "expired"
+
+
+def running_operation(peer: Peer) -> schemas.RunningOperation | None:
+    """The operation the peer waits for, as its owner reads it (docs/api.md, "Peer operations")."""
+    if peer.pending_operation_id is None or peer.pending_kind is None or peer.pending_since is None:
+        return None
+    # A move happens on its target; everything else on the peer's own server.
+    where = peer.pending_server if peer.pending_kind == OperationKind.CHANGE_SERVER.value else None
+    where = where or peer.server
+    return schemas.RunningOperation(
+        kind=cast(schemas.OperationKindName, peer.pending_kind),
+        server=schemas.ServerName(id=where.id, name=where.name, ubication=where.ubication),
+        since=peer.pending_since,
+        message=operation_texts.running(peer.pending_kind, peer.name, where),
+    )
+
+
+def last_outcome(peer: Peer) -> schemas.OperationOutcome | None:
+    if peer.outcome_kind is None or peer.outcome_message is None or peer.outcome_at is None:
+        return None
+    return schemas.OperationOutcome(
+        kind=cast(Literal["create", "regenerate", "change_server"], peer.outcome_kind),
+        ok=bool(peer.outcome_ok),
+        message=peer.outcome_message,
+        at=peer.outcome_at,
+    )
 
 
 def _room_ref(peer: Peer) -> schemas.RoomRef | None:
@@ -165,6 +191,9 @@ class PeerService:
             shared_config_warning=peer.shared_config_warned_at is not None,
             mirror_binding=peer.mirror_device_binding,
             mirror_bound=peer.mirror_device_hash is not None,
+            operation=running_operation(peer),
+            last_outcome=last_outcome(peer),
+            server_notice=(operation_texts.server_offline(server) if server.active and not is_online(server) else None),
         )
 
     def mirror_link(self, peer: Peer) -> str:
@@ -531,6 +560,7 @@ class PeerService:
             address = allocate(server.tunnel_subnet, [a for a in used if a])
             if pending:
                 peer.pending_server_id, peer.pending_address = server.id, address
+                peer.pending_server = server
             else:
                 peer.address, peer.server_id, peer.server = address, server.id, server
             try:
@@ -608,6 +638,7 @@ class PeerService:
     @staticmethod
     def _clear_pending(peer: Peer) -> None:
         peer.pending_server_id = peer.pending_address = peer.pending_public_key = None
+        peer.pending_server = None
         peer.pending_private_key_enc = peer.pending_preshared_key_enc = None
 
     def _push_after_commit(self, db: AsyncSession, user_id: str, push: messages.PushMessage) -> None:
@@ -627,6 +658,12 @@ class PeerService:
                 gone = messages.ref(operation.peer_id)
                 self._push_after_commit(db, user_id, messages.DeletedPeer(data=gone))
             return
+        told = await self._outcome_text(db, operation, peer, pending_target)
+        if told is not None:
+            # Kept on the peer: a poll or a reload says what this push says (docs/api.md, "Peer operations").
+            peer.outcome_kind, peer.outcome_ok = operation.kind.value, operation.status is OperationStatus.OK
+            peer.outcome_message, peer.outcome_at = told, utcnow()
+            await db.flush()
         if "plans_history" in inspect(peer).unloaded:  # a peer loaded by a query has them (selectin) already
             await db.refresh(peer, ["plans_history"])
         if "membership" in inspect(peer).unloaded:
@@ -634,43 +671,39 @@ class PeerService:
         view = self.view(peer)
         if operation.status is OperationStatus.OK:
             if operation.kind is OperationKind.CREATE:
-                done: messages.PushMessage = messages.CreatedPeer(
-                    message=f"Peer {peer.name} creado correctamente.", data=view
-                )
+                done: messages.PushMessage = messages.CreatedPeer(message=told, data=view)
             else:
-                message = {
-                    OperationKind.REGENERATE: f"Peer {peer.name} regenerado correctamente.",
-                    OperationKind.CHANGE_SERVER: (
-                        f"Servidor del peer {peer.name} cambiado. Descargue de nuevo la configuración."
-                    ),
-                }.get(operation.kind)
-                done = messages.UpdatedPeer(message=message, data=view)
+                done = messages.UpdatedPeer(message=told, data=view)
             self._push_after_commit(db, user_id, done)
             return
         if operation.kind not in (OperationKind.DISABLE, OperationKind.ENABLE):
             # A switch stands whatever its node said: the database is the truth, and the node converges to it (the
             # agent resyncs after an error, a node that was down gets a snapshot), so there is no failure to tell
             # (docs/operations.md, "What the customer is told").
-            message = await self._failure_message(db, operation, peer, pending_target)
+            message = told or "Hubo un error al realizar la operación."
             self._push_after_commit(db, user_id, messages.ErrorPush(message=message, data=messages.Subject(peer.id)))
         # The busy flag is cleared either way: send the peer too, so the list shows its current state.
         self._push_after_commit(db, user_id, messages.UpdatedPeer(data=view))
 
-    async def _failure_message(
+    async def _outcome_text(
         self, db: AsyncSession, operation: NodeOperation, peer: Peer, pending_target: str | None
-    ) -> str:
-        """What failed and where the customer stands now (docs/operations.md, "What the customer is told")."""
-        why = failure_reason(operation)
+    ) -> str | None:
+        """What the owner is told of a create, key rotation or move that ended: what happened and where the customer
+        stands now (docs/operations.md, "What the customer is told"); None for the kinds told nothing."""
+        ok = operation.status is OperationStatus.OK
+        why = "" if ok else failure_reason(operation)
+        if operation.kind is OperationKind.CREATE:
+            texts = operation_texts.Create
+            return texts.done(peer.name, peer.server) if ok else texts.failed(peer.name, peer.server, why)
         if operation.kind is OperationKind.REGENERATE:
             return (
-                f"Hubo un error al intentar regenerar el peer {peer.name}: {why}. El peer conserva sus claves"
-                " anteriores y su configuración actual sigue funcionando."
+                operation_texts.Regenerate.done(peer.name, peer.server)
+                if ok
+                else operation_texts.Regenerate.failed(peer.name, peer.server, why)
             )
         if operation.kind is OperationKind.CHANGE_SERVER:
+            if ok:
+                return operation_texts.ChangeServer.done(peer.name, peer.server)
             target = await db.get(Server, pending_target) if pending_target else None
-            where = f" al servidor {target.name}" if target is not None else ""
-            return (
-                f"Hubo un error al intentar cambiar el servidor del peer{where}: {why}. El peer {peer.name} sigue en"
-                f" el servidor {peer.server.name} y su configuración actual sigue funcionando."
-            )
-        return "Hubo un error al realizar la operación."
+            return operation_texts.ChangeServer.failed(peer.name, target, peer.server, why)
+        return None

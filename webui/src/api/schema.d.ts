@@ -1003,7 +1003,7 @@ export interface components {
          * AuditAction
          * @enum {string}
          */
-        AuditAction: "user.block" | "user.unblock" | "user.delete" | "user.password_reset" | "user.verification" | "server.create" | "server.update" | "server.credential_reissue" | "server.credential_revoke" | "peer.create" | "peer.update" | "peer.move" | "peer.extend" | "plan.create" | "plan.update" | "announcement.create" | "announcement.update" | "announcement.delete" | "release.create" | "release.delete" | "invoice.manual_payment" | "switches.update";
+        AuditAction: "user.block" | "user.unblock" | "user.delete" | "user.password_reset" | "user.verification" | "server.create" | "server.update" | "server.credential_reissue" | "server.credential_revoke" | "peer.create" | "peer.update" | "peer.move" | "peer.extend" | "peer.rename" | "plan.create" | "plan.update" | "announcement.create" | "announcement.update" | "announcement.delete" | "release.create" | "release.delete" | "invoice.manual_payment" | "switches.update";
         /** AuditPage */
         AuditPage: {
             items: components["schemas"]["AuditView"][];
@@ -1135,6 +1135,15 @@ export interface components {
             /** @default  */
             note?: string;
         };
+        /** OperationOutcome */
+        OperationOutcome: {
+            /** @enum {string} */
+            kind: "create" | "regenerate" | "change_server";
+            ok: boolean;
+            message: string;
+            /** Format: date-time */
+            at: string;
+        };
         /** OperationRow */
         OperationRow: {
             id: string;
@@ -1256,6 +1265,9 @@ export interface components {
             mirror_binding?: boolean;
             /** @default false */
             mirror_bound?: boolean;
+            operation?: components["schemas"]["RunningOperation"] | null;
+            last_outcome?: components["schemas"]["OperationOutcome"] | null;
+            server_notice?: string | null;
             /** @default  */
             message?: string;
         };
@@ -1283,6 +1295,9 @@ export interface components {
             mirror_binding?: boolean;
             /** @default false */
             mirror_bound?: boolean;
+            operation?: components["schemas"]["RunningOperation"] | null;
+            last_outcome?: components["schemas"]["OperationOutcome"] | null;
+            server_notice?: string | null;
         };
         /** PlanHistoryItem */
         PlanHistoryItem: {
@@ -1434,6 +1449,15 @@ export interface components {
             processing: boolean;
             version: number;
         };
+        /** RunningOperation */
+        RunningOperation: {
+            /** @enum {string} */
+            kind: "create" | "regenerate" | "change_server" | "enable" | "disable" | "remove";
+            server: components["schemas"]["ServerName"];
+            /** Format: date-time */
+            since: string;
+            message: string;
+        };
         /** ServerCreated */
         ServerCreated: {
             server: components["schemas"]["ServerStatus"];
@@ -1471,6 +1495,12 @@ export interface components {
             name: string;
             download: number;
             upload: number;
+        };
+        /** ServerName */
+        ServerName: {
+            id: string;
+            name: string;
+            ubication: string;
         };
         /** ServerOption */
         ServerOption: {

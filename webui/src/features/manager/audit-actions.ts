@@ -21,6 +21,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'peer.update': 'Peer modificado',
   'peer.move': 'Peer movido de servidor',
   'peer.extend': 'Plan añadido a un peer',
+  'peer.rename': 'Peer renombrado',
   'plan.create': 'Plan creado',
   'plan.update': 'Plan modificado',
   'announcement.create': 'Anuncio publicado',

@@ -4,8 +4,10 @@ import { api } from '../../../lib/api';
 
 export type { Announcement, ClientRelease } from '../../../api/types';
 
-/** What Home needs of a peer to warn that it expires soon. */
-export type HomePeer = Pick<Peer, 'id' | 'name' | 'active' | 'expiration_date' | 'manual_payment'>;
+/** What Home needs of a peer to say what needs attention: it expires soon, its server is offline, two devices
+ * share it, an operation runs on it. */
+export type HomePeer = Pick<Peer, 'id' | 'name' | 'active' | 'expiration_date' | 'manual_payment'> &
+  Partial<Pick<Peer, 'server' | 'server_notice' | 'shared_config_warning' | 'operation'>>;
 
 export function fetchAnnouncements(signal?: AbortSignal): Promise<Announcement[]> {
   return api.get<Announcement[]>('/api/client/advertisements', { signal });

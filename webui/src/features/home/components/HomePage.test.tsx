@@ -88,11 +88,45 @@ describe('dashboard home', () => {
     for (const name of ['tablet', 'viejo', 'router']) expect(warning).not.toHaveTextContent(name);
   });
 
+  it('sums up what needs attention in the server\'s words, each with its next step', async () => {
+    const peer = { active: true, manual_payment: false, expiration_date: null };
+    const notice = 'El servidor Miami 1 (Miami) no responde: este peer no tiene conexión hasta que vuelva.';
+    const moving = 'Moviendo a Madrid 1 (Madrid)… su configuración actual sigue funcionando.';
+    fetchHomeData.mockResolvedValue({
+      announcements: [],
+      release: null,
+      peers: [
+        {
+          ...peer,
+          id: 'p3',
+          name: 'router',
+          operation: { kind: 'change_server', server: { id: 's2', name: 'Madrid 1', ubication: 'Madrid' }, since: '2026-11-28T02:00:00Z', message: moving },
+        },
+        { ...peer, id: 'p2', name: 'tablet', shared_config_warning: true },
+        { ...peer, id: 'p1', name: 'movil', server_notice: notice },
+        { ...peer, id: 'p4', name: 'quieto' },
+      ],
+    });
+    renderWithProviders(<HomePage />, { user: testUser() });
+    const attention = await screen.findByTestId('home-attention');
+    expect(attention).toHaveTextContent('Requiere su atención');
+    // What needs the customer comes first, what only needs waiting last.
+    const items = screen.getAllByTestId('attention-item');
+    expect(items.map((item) => item.textContent)).toEqual([
+      `movil: ${notice}Cambiar de servidor`,
+      expect.stringMatching(/^tablet: se está usando en dos dispositivos a la vez.*Ver en Peers$/),
+      `router: ${moving}`,
+    ]);
+    expect(screen.getByRole('link', { name: 'Cambiar de servidor' })).toHaveAttribute('href', '/dashboard/peers?mover=p1');
+    expect(attention).not.toHaveTextContent('quieto');
+  });
+
   it('shows no expiry warning when no peer is about to expire', async () => {
     fetchHomeData.mockResolvedValue({ announcements: [], release: null, peers: [] });
     renderWithProviders(<HomePage />, { user: testUser() });
     expect(await screen.findByText('¡Bienvenido!')).toBeInTheDocument();
     expect(screen.queryByText('Peers a punto de vencer')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('home-attention')).not.toBeInTheDocument();
   });
 
   it('replaces the section with the error panel when loading fails', async () => {

@@ -12,6 +12,7 @@ import { daysLeftText, expiresSoon, renewPath } from '../../peers/expiry';
 import { formatExpiration } from '../../peers/peer-format';
 import { fetchHomeData, type Announcement, type ClientRelease, type HomePeer } from '../api/home';
 import { isNewerClient } from '../client-version';
+import { AttentionList } from './AttentionList';
 import { spanishLongDate } from '../spanish-date';
 
 function ClientUpdateCard({ release }: { release: ClientRelease }) {
@@ -140,6 +141,7 @@ export function HomePage() {
   return (
     <Stack gap="lg">
       <Title order={2}>Home</Title>
+      <AttentionList peers={peers} />
       <ExpiryWarning peers={peers} />
       {release && isNewerClient(release.version) && <ClientUpdateCard release={release} />}
       {announcements.length === 0 ? (

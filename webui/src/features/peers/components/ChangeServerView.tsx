@@ -1,4 +1,5 @@
-/** 'Cambiar Servidor': the servers a peer may move to (`GET /api/client/network/{peer id}`), each selectable. */
+/** 'Cambiar Servidor': the servers a peer may move to (`GET /api/client/network/{peer id}`), each selectable and
+ * named by its name and location, never by its address. */
 import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowLeft } from '@tabler/icons-react';
@@ -9,6 +10,7 @@ import { toast } from '../../../lib/toasts';
 import { useRequest } from '../../../lib/use-request';
 import { fetchAvailableServers, type Peer, type ServerOption } from '../api/peers';
 import { roomsText } from '../peer-format';
+import { serverLabel } from '../server-label';
 import { ServerStatusBadge } from './PeerStatusBadge';
 
 const LOAD_ERROR = 'Hubo un error al intentar obtener los servidores disponibles.';
@@ -46,13 +48,15 @@ export function ChangeServerView({ peer, busy, onBack, onSelect }: Props) {
       <Title order={3}>Cambiar servidor del peer {peer.name}</Title>
       {peer.server && (
         <Text size="sm" c="dimmed">
-          Servidor actual: {peer.server.address} ({peer.server.ubication})
+          Servidor actual: {serverLabel(peer.server)}
         </Text>
       )}
       {state.status === 'loading' && <LoadingState text="Cargando servidores disponibles..." />}
       {failure && <Alert color="red">{failure}</Alert>}
       {state.status === 'success' && state.data.length === 0 && (
-        <Text c="dimmed">No hay servidores disponibles temporalmente.</Text>
+        <Text c="dimmed" data-testid="only-server">
+          Su peer ya está en el único servidor disponible por ahora. Cuando haya más servidores, podrá elegirlos aquí.
+        </Text>
       )}
       {state.status === 'success' && state.data.length > 0 && (
         <ServerTable servers={state.data} disabled={busy} onSelect={onSelect} />
@@ -93,7 +97,7 @@ function ServerTable({
       <Table verticalSpacing="sm" highlightOnHover>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>{compact ? 'Servidor' : 'Dirección'}</Table.Th>
+            <Table.Th>Servidor</Table.Th>
             {!compact && (
               <>
                 <Table.Th>Estado</Table.Th>
@@ -112,7 +116,7 @@ function ServerTable({
                 <Stack gap={4} align="flex-start">
                   <Group gap={6}>
                     <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {server.address}
+                      {server.name}
                     </Text>
                     {server.recommended && (
                       <Badge color="teal" variant="light" miw="max-content" data-testid="recommended">
@@ -124,7 +128,7 @@ function ServerTable({
                     <>
                       <Group gap={6}>
                         <Text size="sm">{server.ubication}</Text>
-                        <ServerStatusBadge server={server} />
+                        <ServerStatusBadge server={server} showSync />
                       </Group>
                       <Text size="xs" c="dimmed">
                         {loadText(server)}
@@ -137,7 +141,7 @@ function ServerTable({
               {!compact && (
                 <>
                   <Table.Td>
-                    <ServerStatusBadge server={server} />
+                    <ServerStatusBadge server={server} showSync />
                   </Table.Td>
                   <Table.Td>{loadText(server)}</Table.Td>
                   <Table.Td>{server.ubication}</Table.Td>

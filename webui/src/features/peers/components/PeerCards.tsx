@@ -10,8 +10,7 @@ import { PeerActivity } from './PeerActivity';
 import { PeerExpiry } from './PeerExpiry';
 import { PeerMonthUsage } from './PeerMonthUsage';
 import { PeerStatusBadge } from './PeerStatusBadge';
-import { PeerHeading, PeerServer, type PeerListProps } from './PeerTable';
-import { SharedConfigWarning } from './SharedConfigWarning';
+import { PeerHeading, PeerNotices, PeerServer, type PeerListProps } from './PeerTable';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -42,7 +41,7 @@ export function PeerCards({ peers, stats, usage = {}, showRooms, isBusy, onDownl
                 />
                 <PeerActivity stats={stats[peer.id]} />
               </Stack>
-              {peer.shared_config_warning && <SharedConfigWarning peerName={peer.name} />}
+              <PeerNotices peer={peer} busy={busy} onAction={onAction} />
               <SimpleGrid cols={2} spacing="sm" verticalSpacing="sm">
                 <Field label="Estado">
                   <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />

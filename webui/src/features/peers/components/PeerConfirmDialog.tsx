@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../../../components/ConfirmDialog';
 export type PeerConfirmation =
   | { kind: 'regenerate_token' }
   | { kind: 'regenerate' }
-  | { kind: 'change_server'; serverId: string; serverAddress: string };
+  | { kind: 'change_server'; serverId: string; serverName: string };
 
 interface Props {
   confirmation: PeerConfirmation;
@@ -58,7 +58,7 @@ export function PeerConfirmDialog({ confirmation, peer, model, onClose, onServer
         if (await model.changeServer(peer, confirmation.serverId)) onServerChangeStarted();
       }}
     >
-      ¿Desea mover el peer <b>{peer.name}</b> al servidor <b>{confirmation.serverAddress}</b>? Después deberá descargar
+      ¿Desea mover el peer <b>{peer.name}</b> al servidor <b>{confirmation.serverName}</b>? Después deberá descargar
       de nuevo la configuración.
     </ConfirmDialog>
   );

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { Peer, PeerStats } from '../api/peers';
 import type { MirrorBindingChange } from '../hooks/use-peers';
 import { formatDateTime, formatExpiration, formatPrice } from '../peer-format';
+import { serverLabel } from '../server-label';
 import { PeerActivity } from './PeerActivity';
 import { PeerUsage } from './PeerUsage';
 
@@ -16,7 +17,9 @@ function Row({ label, value }: { label: string; value: string }) {
       <Text size="sm" c="dimmed">
         {label}
       </Text>
-      <Text size="sm">{value}</Text>
+      <Text size="sm" ta="right" style={{ minWidth: 0, overflowWrap: 'anywhere' }}>
+        {value}
+      </Text>
     </Group>
   );
 }
@@ -95,6 +98,13 @@ export function PeerDetailsDialog({ peer, stats, onClose, onBindMirror }: Props)
           <Row label="Fecha de creación" value={formatDateTime(peer.created)} />
           <Row label="Fecha de expiración" value={formatExpiration(peer.expiration_date)} />
           {peer.address && <Row label="Dirección IP privada" value={peer.address} />}
+          {peer.server && <Row label="Servidor" value={serverLabel(peer.server)} />}
+          {peer.last_outcome && (
+            <Row
+              label="Última operación"
+              value={`${peer.last_outcome.message} (${formatDateTime(peer.last_outcome.at)})`}
+            />
+          )}
           <PeerActivity stats={stats} />
           <Divider />
           <MirrorBinding peer={peer} onBindMirror={onBindMirror} />

@@ -30,11 +30,15 @@ interface ServerStatus {
   in_sync?: boolean;
 }
 
-export function ServerStatusBadge({ server }: { server: ServerStatus }) {
+/**
+ * `showSync`: also say when the node is applying queued changes (the change-server list). A peer's own row leaves it
+ * out: there a change that waits for its node is the peer's running operation, told in the server's words.
+ */
+export function ServerStatusBadge({ server, showSync = false }: { server: ServerStatus; showSync?: boolean }) {
   const offline = server.active && server.online === false;
-  const syncing = server.active && !offline && server.in_sync === false;
+  const syncing = showSync && server.active && !offline && server.in_sync === false;
   return (
-    <Group gap={4} wrap="nowrap">
+    <Group gap={4}>
       <Badge color={server.active && !offline ? 'green' : offline ? 'orange' : 'red'} variant="light" miw="max-content">
         {offline ? 'Fuera de línea' : serverStatusText(server.active)}
       </Badge>

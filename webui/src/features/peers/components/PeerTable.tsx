@@ -1,10 +1,10 @@
 /**
  * The peers as a table, for screens 1024 px and wider (narrower ones get `PeerCards`). It fits the page at every
- * width: each peer's actions sit beside its name, the server's address, location, status and rooms share one
- * column, and a warning about the peer (two devices) is a full-width row under it rather than text squeezed into
+ * width: each peer's actions sit beside its name, the server's name, location, status and rooms share one
+ * column, and a warning about the peer (two devices, its server offline) is a full-width row under it rather than text squeezed into
  * a cell (docs/webui.md, "Every screen fits").
  */
-import { Group, Loader, Stack, Table, Text } from '@mantine/core';
+import { Group, Stack, Table, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { Peer, PeerStats } from '../api/peers';
 import type { MonthUsage } from '../api/usage';
@@ -14,7 +14,9 @@ import { PeerActions, type PeerMenuAction } from './PeerActions';
 import { PeerActivity } from './PeerActivity';
 import { PeerExpiry } from './PeerExpiry';
 import { PeerMonthUsage } from './PeerMonthUsage';
+import { PeerOperationLine } from './PeerOperationLine';
 import { PeerStatusBadge, ServerStatusBadge } from './PeerStatusBadge';
+import { ServerOfflineNotice } from './ServerOfflineNotice';
 import { SharedConfigWarning } from './SharedConfigWarning';
 
 export interface PeerListProps {
@@ -32,28 +34,40 @@ export interface PeerListProps {
 /** Names may be 32 characters without a space: they break anywhere rather than widen their column. */
 export const BREAK_ANYWHERE = { overflowWrap: 'anywhere' } as const;
 
-/** The peer's name, a small spinner ('Operación en curso') while busy, and its actions right beside them. */
+/** The peer's name with its actions right beside it, and while busy what runs on it, in the server's words. */
 export function PeerHeading({ peer, busy, actions }: { peer: Peer; busy: boolean; actions: ReactNode }) {
   return (
-    <Group gap="xs" wrap="nowrap" align="flex-start" justify="space-between">
-      <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
-        <Text fw={600} style={BREAK_ANYWHERE}>
+    <Stack gap={4}>
+      <Group gap="xs" wrap="nowrap" align="flex-start" justify="space-between">
+        <Text fw={600} style={{ ...BREAK_ANYWHERE, minWidth: 0 }}>
           {peer.name}
         </Text>
-        {busy && <Loader size={12} role="status" aria-label="Operación en curso" />}
+        {actions}
       </Group>
-      {actions}
-    </Group>
+      {busy && <PeerOperationLine peer={peer} />}
+    </Stack>
   );
 }
 
-/** The server's address, then its location, status and whether it allows rooms, on the line below. */
+/** The peer's full-width notices, under it: its server is offline, two devices share its configuration. */
+export function PeerNotices({ peer, busy, onAction }: Pick<PeerListProps, 'onAction'> & { peer: Peer; busy: boolean }) {
+  const offline = Boolean(peer.server_notice);
+  if (!offline && !peer.shared_config_warning) return null;
+  return (
+    <Stack gap="xs">
+      {offline && <ServerOfflineNotice peer={peer} busy={busy} onChangeServer={(p) => onAction('change_server', p)} />}
+      {peer.shared_config_warning && <SharedConfigWarning peerName={peer.name} />}
+    </Stack>
+  );
+}
+
+/** The server's name, then its location, status and whether it allows rooms, on the line below. */
 export function PeerServer({ peer, showRooms }: { peer: Peer; showRooms: boolean }) {
   if (!peer.server) return <Text size="sm">—</Text>;
   return (
     <Stack gap={4} align="flex-start">
       <Text size="sm" style={BREAK_ANYWHERE}>
-        {peer.server.address}
+        {peer.server.name}
       </Text>
       <Group gap={6}>
         {peer.server.ubication && (
@@ -88,7 +102,7 @@ export function PeerTable({ peers, stats, usage = {}, showRooms, isBusy, onDownl
       <Table.Tbody>
         {peers.map((peer) => {
           const busy = isBusy(peer);
-          const warned = peer.shared_config_warning;
+          const warned = peer.shared_config_warning || Boolean(peer.server_notice);
           // A warned peer's two rows read as one: no line between them.
           const joined = warned ? { borderBottom: 'none' } : undefined;
           return [
@@ -122,7 +136,7 @@ export function PeerTable({ peers, stats, usage = {}, showRooms, isBusy, onDownl
             warned && (
               <Table.Tr key={`${peer.id}-warning`} data-testid="peer-warning-row">
                 <Table.Td colSpan={columns} pt={0}>
-                  <SharedConfigWarning peerName={peer.name} />
+                  <PeerNotices peer={peer} busy={busy} onAction={onAction} />
                 </Table.Td>
               </Table.Tr>
             ),

@@ -2,7 +2,7 @@
 import { Button, Stack, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useCallback, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
@@ -11,7 +11,9 @@ import { toast } from '../../../lib/toasts';
 import { downloadPeerConfig, type Peer } from '../api/peers';
 import { useMonthUsage } from '../hooks/use-month-usage';
 import { INACTIVE_PEER, usePeers } from '../hooks/use-peers';
+import { MOVE_PARAM } from '../peer-links';
 import { saveBlob } from '../save-file';
+import { serverLabel } from '../server-label';
 import { ChangeServerView } from './ChangeServerView';
 import type { PeerMenuAction } from './PeerActions';
 import { PeerCards } from './PeerCards';
@@ -63,7 +65,9 @@ export function PeersPage() {
   const narrow = useMediaQuery(NARROW_SCREEN_QUERY, undefined, { getInitialValueInEffect: false });
   const [dialog, setDialog] = useState<Dialog | null>(null);
   // The peer whose change-server view is open; the list shows when null.
-  const [movingPeerId, setMovingPeerId] = useState<string | null>(null);
+  // (`?mover={id}` from Home's "Cambiar de servidor" opens it at once.)
+  const [searchParams] = useSearchParams();
+  const [movingPeerId, setMovingPeerId] = useState<string | null>(() => searchParams.get(MOVE_PARAM));
   const closeDialog = useCallback(() => setDialog(null), []);
   const model = usePeers({ onReset: closeDialog });
   const { peers, stats, isBusy } = model;
@@ -117,7 +121,7 @@ export function PeersPage() {
           busy={isBusy(movingPeer)}
           onBack={() => setMovingPeerId(null)}
           onSelect={(server) =>
-            setDialog({ kind: 'change_server', peerId: movingPeer.id, serverId: server.id, serverAddress: server.address })
+            setDialog({ kind: 'change_server', peerId: movingPeer.id, serverId: server.id, serverName: serverLabel(server) })
           }
         />
       ) : peers.length === 0 ? (

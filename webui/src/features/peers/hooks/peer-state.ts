@@ -6,28 +6,25 @@ import type { Peer } from '../api/peers';
 
 export type AsyncOperation = 'regenerate' | 'change_server';
 
-/** An asynchronous operation started from this page; `toastId` once its loading toast shows. */
+/**
+ * An asynchronous operation started from this page; `toastId` once its loading toast shows. Its texts (while it
+ * runs, how it ended) are the server's: the peer's `operation` and `last_outcome` (docs/api.md, "Peer operations").
+ */
 export interface PendingOperation {
   operation: AsyncOperation;
-  peerName: string;
-  /** The peer's server when the operation started: a poll tells a finished move by its new server. */
-  serverId: string | null;
   toastId: string | null;
   /** The version of the peer in the call's answer. */
   acceptedVersion: number;
 }
 
-export const LOADING_TEXT: Record<AsyncOperation, (name: string) => string> = {
-  regenerate: (name) => `Regenerando el peer ${name}...`,
-  change_server: (name) => `Cambiando el servidor del peer ${name}...`,
-};
+/** Only when the server gave no words (an answer cut short): says what is true whatever happened. */
+export const RUNNING_FALLBACK = 'Operación en curso…';
 
-export const DONE_TEXT: Record<AsyncOperation, (name: string) => string> = {
-  regenerate: (name) => `Peer ${name} regenerado correctamente. Descargue de nuevo la configuración.`,
-  change_server: (name) => `Servidor del peer ${name} cambiado correctamente. Descargue de nuevo la configuración.`,
-};
-
-export const ERROR_TEXT: Record<AsyncOperation, (name: string) => string> = {
+/**
+ * The contract's fallback texts for a call the server did not answer with a message (the network failed): the only
+ * operation texts the client holds, since the server cannot word what never reached it (docs/contract.md).
+ */
+export const START_FAILED: Record<AsyncOperation, (name: string) => string> = {
   regenerate: (name) => `Hubo un error al intentar regenerar el peer ${name}`,
   change_server: () => 'Hubo un error al intentar cambiar el servidor del peer.',
 };

@@ -8,7 +8,7 @@ import { toast } from '../../../lib/toasts';
 import * as peersApi from '../api/peers';
 import type { Peer } from '../api/peers';
 import { mergePeer } from '../peer-list';
-import { ERROR_TEXT, LOADING_TEXT, type AsyncOperation, type PeerState, type PendingOperation } from './peer-state';
+import { RUNNING_FALLBACK, START_FAILED, type AsyncOperation, type PeerState, type PendingOperation } from './peer-state';
 
 export const INACTIVE_PEER = 'Peer no activo';
 
@@ -30,7 +30,7 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
         toast.error(INACTIVE_PEER);
         return false;
       }
-      const entry: PendingOperation = { operation, peerName: peer.name, serverId: peer.server?.id ?? null, toastId: null, acceptedVersion: Infinity };
+      const entry: PendingOperation = { operation, toastId: null, acceptedVersion: Infinity };
       // Registered before the call: the push with the outcome may arrive before the HTTP answer does.
       pending.set(peer.id, entry);
       rerender();
@@ -40,11 +40,11 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
         const accepted = peersApi.peerIn(answer);
         entry.acceptedVersion = accepted?.version ?? Infinity;
         if (accepted && ledger.note(accepted.id, accepted.version)) setPeers((list) => mergePeer(list, accepted));
-        entry.toastId = toast.loading(answer?.message || LOADING_TEXT[operation](peer.name));
+        entry.toastId = toast.loading(answer?.message || accepted?.operation?.message || RUNNING_FALLBACK);
         return true;
       } catch (error) {
         if (pending.get(peer.id) === entry) finish(peer.id);
-        toast.error(errorMessage(error, ERROR_TEXT[operation](peer.name)));
+        toast.error(errorMessage(error, START_FAILED[operation](peer.name)));
         return false;
       }
     },
@@ -98,7 +98,8 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
     [ledger, setPeers],
   );
 
-  /** A peer's action controls are disabled while the server or this page says an operation runs on it. */
+  /** A peer's action controls are disabled while the server or this page says an operation runs on it; the
+   * operation's own text says why. */
   const isBusy = useCallback((peer: Peer) => Boolean(peer.processing) || pending.has(peer.id), [pending]);
 
   return { isBusy, regenerate, changeServer, regenerateMirrorLink, bindMirror };

@@ -4,7 +4,7 @@ import { toast } from '../../../lib/toasts';
 import { usePushMessage } from '../../realtime';
 import type { PeerStats } from '../api/peers';
 import { clearProcessing, mergePeer, removePeer } from '../peer-list';
-import { DONE_TEXT, type PeerState } from './peer-state';
+import type { PeerState } from './peer-state';
 
 /**
  * Returns the live stats by peer id. `onReset` runs when an `error` or `info` push arrives: the page closes its
@@ -23,9 +23,14 @@ export function usePeerPushes(
       if (message) toast.success(message); // e.g. 'Peer movil creado correctamente.' once the node has it
       return;
     }
+    // The server's words: the push's message is the outcome the peer now keeps as `last_outcome`.
     const operation = finish(data.id);
-    if (operation) toast.success(message || DONE_TEXT[operation.operation](operation.peerName));
-    else if (message) toast.success(message);
+    const outcome = data.last_outcome;
+    if (message) toast.success(message);
+    else if (operation && outcome) {
+      if (outcome.ok) toast.success(outcome.message);
+      else toast.error(outcome.message);
+    }
   });
 
   usePushMessage('deleted_peer', ({ data }) => {

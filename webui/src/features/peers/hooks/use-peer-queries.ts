@@ -10,19 +10,12 @@ import { useSocketOpened } from '../../realtime';
 import { useBusyPolling } from '../../realtime/use-busy-polling';
 import * as peersApi from '../api/peers';
 import type { Peer } from '../api/peers';
-import { DONE_TEXT, ERROR_TEXT, type PeerState } from './peer-state';
+import type { PeerState } from './peer-state';
 
 export type LoadState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready' };
 
 /** Pushes that show the socket delivers this page's news; while they come, a busy page does not poll. */
 const PEER_PUSH_TYPES = ['created_peer', 'updated_peer', 'deleted_peer', 'peer_stats', 'error', 'info'] as const;
-
-/**
- * A regeneration seen finished by a poll (its push was lost): the list does not tell success from failure, so the
- * text says what is true either way (docs/webui.md, live socket).
- */
-const REGENERATE_ENDED = (name: string) =>
-  `La operación sobre el peer ${name} terminó. Descargue de nuevo la configuración para usar la más reciente.`;
 
 export function usePeerQueries({ peers, setPeers, peersRef, ledger, pending, finish }: PeerState) {
   const [load, setLoad] = useState<LoadState>({ status: 'loading' });
@@ -70,10 +63,11 @@ export function usePeerQueries({ peers, setPeers, peersRef, ledger, pending, fin
       // Only a read newer than the call's answer can say the operation ended (docs/api.md, versions).
       if (peer && (peer.processing || peer.version === undefined || peer.version <= operation.acceptedVersion)) continue;
       finish(id);
-      if (!peer) continue;
-      if (operation.operation === 'regenerate') toast.info(REGENERATE_ENDED(operation.peerName));
-      else if ((peer.server?.id ?? null) !== operation.serverId) toast.success(DONE_TEXT.change_server(operation.peerName));
-      else toast.error(ERROR_TEXT.change_server(operation.peerName));
+      // Its push was lost: the peer keeps how it ended, in the words the push had (docs/api.md, "Peer operations").
+      const outcome = peer?.last_outcome;
+      if (!outcome) continue;
+      if (outcome.ok) toast.success(outcome.message);
+      else toast.error(outcome.message);
     }
   }, [finish, ledger, peersRef, pending, setPeers]);
 
