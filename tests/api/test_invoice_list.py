@@ -32,9 +32,10 @@ async def test_a_customer_lists_their_own_invoices_and_never_anothers(
         month_ago = now - timedelta(days=30)
         add_plan_invoice(db, "ana-old", ana_peer, plan, status=InvoiceStatus.FULFILLED, created=month_ago,
                          paid_at=month_ago, transaction_id="qp-1")  # fmt: skip
-        add_plan_invoice(db, "ana-new", ana_peer, plan, created=now - timedelta(days=1))
+        add_plan_invoice(db, "ana-new", ana_peer, plan, created=now - timedelta(days=1),
+                         payment_url="https://qvapay.example/pay/ana-new")  # fmt: skip
         add_plan_invoice(db, "ana-canceled", ana_peer, plan, gateway="remesita", status=InvoiceStatus.CANCELED,
-                         created=now - timedelta(days=2))  # fmt: skip
+                         created=now - timedelta(days=2), payment_url="https://remesita.example/pay/old")  # fmt: skip
         add_plan_invoice(db, "beto-1", beto_peer, plan, status=InvoiceStatus.FULFILLED, paid_at=now)
     ana_headers = bearer(await login(client, "ana"))
     # Renamed since: the history shows the name the customer knows it by now.
@@ -51,6 +52,8 @@ async def test_a_customer_lists_their_own_invoices_and_never_anothers(
         ("Remesita", "Cancelada", False),
         ("QvaPay", "Pagada", True),
     ]
+    # Home offers to reopen the payment page of a pending invoice only: a canceled one's page takes no payment.
+    assert [i["payment_url"] for i in listed] == ["https://qvapay.example/pay/ana-new", None, None]
     old = listed[2]
     assert (old["plan_name"], old["peer_name"], old["amount"], old["transaction_uuid"]) == (
         "Mensual", "telefono", "5.00", "qp-1",

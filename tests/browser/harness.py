@@ -285,6 +285,8 @@ async def seed_invoices(settings: Settings) -> None:
                         created=when,
                         paid_at=when if paid else None,
                         fulfilled_at=when if paid else None,
+                        # A pending one keeps the page the gateway opened for it (Home offers to reopen it).
+                        payment_url=None if paid else f"https://{gateway}.example/pay/seed-{username}-{n}",
                     )
                 )
     finally:

@@ -6,7 +6,8 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { api, gone, logIn, logInStaff, NARROW, newPage, screenshot, title, toastWith, useBrowser, visible, WIDE } from './browser';
+import { api, gone, logIn, logInStaff, NARROW, newPage, screenshot, text, title, toastWith, useBrowser, visible, WIDE } from './browser';
+import { layoutProblems, settle } from './layout';
 
 const browser = useBrowser();
 const RULE = 'El nombre del peer debe tener entre 1 y 32 caracteres: letras, números, guion o guion bajo.';
@@ -79,6 +80,24 @@ describe('everyday controls', () => {
     const { ines } = harness().customers;
     const { page, context } = await newPage(browser());
     await logIn(page, ines);
+    // Home first: her payment in progress, what it buys and the gateway's page to complete it (its own tab).
+    const payment = page.getByTestId('attention-item').filter({ hasText: 'Pago en curso' });
+    await text(
+      payment,
+      'Pago en curso: plan Trimestral para telefono-ines con Remesita. Complete el pago en Remesita; se aplicará en cuanto Remesita lo confirme.Completar el pago en Remesita',
+    );
+    const reopen = payment.getByRole('link', { name: 'Completar el pago en Remesita' });
+    expect(await reopen.getAttribute('href')).toBe('https://remesita.example/pay/seed-ines-4');
+    expect(await reopen.getAttribute('target')).toBe('_blank');
+    // Only the pending one: her paid invoice needs nothing.
+    await expect.poll(() => page.getByText('Pago en curso', { exact: false }).count()).toBe(1);
+    await atBothWidths(page, 'home-payment');
+    for (const viewport of [NARROW, WIDE]) {
+      await page.setViewportSize(viewport);
+      await settle(page);
+      expect(await layoutProblems(page)).toEqual([]);
+    }
+
     await page.getByRole('navigation', { name: 'Navegación' }).getByRole('link', { name: 'Facturas' }).click();
     await page.waitForURL('**/dashboard/invoices');
     await title(page, 'Facturas - VPN Pruebas');

@@ -56,3 +56,6 @@ class InvoiceListItem(msgspec.Struct):
     transaction_uuid: str | None
     created: datetime
     paid_at: datetime | None
+    # The gateway's payment page while the invoice waits for its payment, so Home can offer to reopen it; None once
+    # it is settled, canceled or expired (the page no longer takes a payment).
+    payment_url: str | None = None

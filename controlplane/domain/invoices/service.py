@@ -317,6 +317,7 @@ class InvoiceService:
             transaction_uuid=invoice.transaction_id,
             created=invoice.created,
             paid_at=invoice.paid_at,
+            payment_url=invoice.payment_url if invoice.status is InvoiceStatus.PENDING else None,
         )
 
     async def _by_remote_id(self, db: AsyncSession, remote_id: str) -> Invoice | None:

@@ -1093,6 +1093,7 @@ export interface components {
             /** Format: date-time */
             created: string;
             paid_at: string | null;
+            payment_url?: string | null;
         };
         /** InvoicePage */
         InvoicePage: {

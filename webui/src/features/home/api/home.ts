@@ -1,5 +1,5 @@
 /** Home data: announcements (`GET /api/client/advertisements`) and the latest client (`GET /api/client/agent`). */
-import type { Announcement, ClientRelease, Peer } from '../../../api/types';
+import type { Announcement, ClientRelease, InvoiceListItem, Peer } from '../../../api/types';
 import { api } from '../../../lib/api';
 
 export type { Announcement, ClientRelease } from '../../../api/types';
@@ -32,4 +32,21 @@ export async function fetchHomeData(signal?: AbortSignal): Promise<HomeData> {
     api.get<HomePeer[]>('/api/client/accounts/peers', { signal }).catch(() => []),
   ]);
   return { announcements, release, peers };
+}
+
+/** A payment the customer started and has not completed: what it buys and where to complete it. */
+export type PendingPayment = Pick<InvoiceListItem, 'remote_id' | 'plan_name' | 'peer_name' | 'gateway_name' | 'payment_url'>;
+
+/**
+ * The customer's invoices still waiting for their payment (`GET /api/client/invoices`, a few a year, about 1 KB).
+ * Read beside Home's own data, not before it: Home shows without waiting for it, and a failure only leaves the
+ * payment out of 'Requiere su atención' (docs/webui.md, "States").
+ */
+export async function fetchPendingPayments(signal?: AbortSignal): Promise<PendingPayment[]> {
+  try {
+    const invoices = await api.get<InvoiceListItem[]>('/api/client/invoices', { signal });
+    return invoices.filter((invoice) => invoice.status === 'pending');
+  } catch {
+    return [];
+  }
 }

@@ -7,8 +7,9 @@ import * as home from '../api/home';
 import { KNOWN_CLIENT_VERSION } from '../client-version';
 import { HomePage } from './HomePage';
 
-vi.mock('../api/home', () => ({ fetchHomeData: vi.fn() }));
+vi.mock('../api/home', () => ({ fetchHomeData: vi.fn(), fetchPendingPayments: vi.fn(() => Promise.resolve([])) }));
 const fetchHomeData = vi.mocked(home.fetchHomeData);
+const fetchPendingPayments = vi.mocked(home.fetchPendingPayments);
 
 const current = { version: KNOWN_CLIENT_VERSION, url: 'https://descargas.example/cliente' };
 
@@ -119,6 +120,27 @@ describe('dashboard home', () => {
     ]);
     expect(screen.getByRole('link', { name: 'Cambiar de servidor' })).toHaveAttribute('href', '/dashboard/peers?mover=p1');
     expect(attention).not.toHaveTextContent('quieto');
+  });
+
+  it('lists a payment in progress with what it buys and where to complete it', async () => {
+    fetchHomeData.mockResolvedValue({ announcements: [], release: null, peers: [] });
+    fetchPendingPayments.mockResolvedValueOnce([
+      { remote_id: 'r1', plan_name: 'Anual', peer_name: 'tv', gateway_name: 'QvaPay', payment_url: 'https://qvapay.example/pay/r1' },
+      { remote_id: 'r2', plan_name: 'Mensual', peer_name: 'movil', gateway_name: 'Remesita', payment_url: null },
+    ]);
+    renderWithProviders(<HomePage />, { user: testUser() });
+    const attention = await screen.findByTestId('home-attention');
+    const items = screen.getAllByTestId('attention-item');
+    expect(items.map((item) => item.textContent)).toEqual([
+      'Pago en curso: plan Anual para tv con QvaPay. Complete el pago en QvaPay; se aplicará en cuanto QvaPay lo confirme.Completar el pago en QvaPay',
+      'Pago en curso: plan Mensual para movil con Remesita. Complete el pago en Remesita; se aplicará en cuanto Remesita lo confirme.Ver Facturas',
+    ]);
+    // The gateway's own page opens again in a new tab, as the purchase opened it; without it, the invoices.
+    const reopen = screen.getByRole('link', { name: 'Completar el pago en QvaPay' });
+    expect(reopen).toHaveAttribute('href', 'https://qvapay.example/pay/r1');
+    expect(reopen).toHaveAttribute('target', '_blank');
+    expect(screen.getByRole('link', { name: 'Ver Facturas' })).toHaveAttribute('href', '/dashboard/invoices');
+    expect(attention).toHaveTextContent('Requiere su atención');
   });
 
   it('shows no expiry warning when no peer is about to expire', async () => {

@@ -10,7 +10,7 @@ import { usePublicConfig } from '../../../lib/public-config';
 import { useRequest } from '../../../lib/use-request';
 import { daysLeftText, expiresSoon, renewPath } from '../../peers/expiry';
 import { formatExpiration } from '../../peers/peer-format';
-import { fetchHomeData, type Announcement, type ClientRelease, type HomePeer } from '../api/home';
+import { fetchHomeData, fetchPendingPayments, type Announcement, type ClientRelease, type HomePeer } from '../api/home';
 import { isNewerClient } from '../client-version';
 import { AttentionList } from './AttentionList';
 import { spanishLongDate } from '../spanish-date';
@@ -132,6 +132,8 @@ export function HomePage() {
   const config = usePublicConfig();
   const { user } = useCurrentUser();
   const { state, reload } = useRequest(fetchHomeData);
+  // Beside Home's data rather than inside it: Home shows without waiting for the invoices (docs/webui.md).
+  const payments = useRequest(fetchPendingPayments).state;
 
   if (state.status === 'loading') return <LoadingState />;
   if (state.status === 'error') {
@@ -141,7 +143,7 @@ export function HomePage() {
   return (
     <Stack gap="lg">
       <Title order={2}>Home</Title>
-      <AttentionList peers={peers} />
+      <AttentionList peers={peers} payments={payments.status === 'success' ? payments.data : []} />
       <ExpiryWarning peers={peers} />
       {release && isNewerClient(release.version) && <ClientUpdateCard release={release} />}
       {announcements.length === 0 ? (
