@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -35,3 +35,31 @@ export async function violations(page: Page): Promise<string[]> {
     );
 }
 
+
+/**
+ * The WCAG contrast ratio of an element's text on the first opaque background behind it, measured as the browser
+ * paints it. axe leaves a text it cannot place on one background (a toast over it, a translucent layer) as
+ * "incomplete", which is no violation; a banner whose contrast matters is measured with this as well.
+ */
+export function textContrast(locator: Locator): Promise<number> {
+  return locator.evaluate((el) => {
+    const rgba = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+      const [lr, lg, lb] = [r, g, b].map((v) => {
+        const c = v / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      }) as [number, number, number];
+      return 0.2126 * lr + 0.7152 * lg + 0.0722 * lb;
+    };
+    let background = [255, 255, 255];
+    for (let box: Element | null = el; box; box = box.parentElement) {
+      const color = rgba(getComputedStyle(box).backgroundColor);
+      if (color.length >= 3 && (color.length === 3 || color[3] === 1)) {
+        background = color;
+        break;
+      }
+    }
+    const [light, dark] = [luminance(rgba(getComputedStyle(el).color)), luminance(background)].sort((x, y) => y - x) as [number, number];
+    return (light + 0.05) / (dark + 0.05);
+  });
+}

@@ -19,7 +19,8 @@ export const HEIGHT = 900;
  *   horizontally, or outside the visible part of a box that clips or scrolls it (a table's scroll container): the
  *   user cannot see it without scrolling sideways, if at all;
  * - an element's content is wider than its box (scrollWidth > clientWidth + 1): text run past a card's edge or hidden
- *   under a cell's clipping. Text cut on purpose with an ellipsis and a title carrying the whole of it is allowed.
+ *   under a cell's clipping. Text cut on purpose with an ellipsis and a title carrying the whole of it is allowed;
+ * - a button's or badge's label is cut (its words wider than the box that clips them), ellipsis or not.
  * Elements the user cannot see (display none, visibility hidden, the phone's closed navigation moved off screen) are
  * skipped; so are Mantine's own scroll areas, whose bars are part of the box.
  */
@@ -85,6 +86,27 @@ function measure(): string[] {
   for (const el of overflowing) {
     if (overflowing.some((other) => other !== el && el.contains(other))) continue;
     problems.push(`${describe(el)} overflows its box: ${el.scrollWidth} px of content in ${el.clientWidth} px (overflow-x ${getComputedStyle(el).overflowX})`);
+  }
+
+  // A button's or badge's words cut short ('Acciones' shown as 'Accio', 'Recomendado' squeezed to a dot): the box
+  // that clips them (the label span Mantine gives overflow hidden, or the control itself) is narrower than the words.
+  // The check above lets an ellipsis with a title pass and skips boxes squeezed to nothing; neither is fine on a
+  // control or a badge, whose few words are all there is to read.
+  const labelled = document.querySelectorAll(
+    'button, [role="button"], [role="tab"], .mantine-Button-root, .mantine-Badge-root',
+  );
+  for (const control of labelled) {
+    if (!shown(control) || offCanvas(control)) continue;
+    for (const part of [control, ...control.querySelectorAll('*')]) {
+      if (!(part instanceof HTMLElement) || !(part.textContent ?? '').trim()) continue;
+      const style = getComputedStyle(part);
+      if (style.overflowX === 'visible' && style.textOverflow !== 'ellipsis') continue;
+      if (style.display === 'none' || style.display === 'contents') continue;
+      if (part.scrollWidth > part.clientWidth + 1) {
+        problems.push(`${describe(control)}: its label is cut, ${part.scrollWidth} px of words in ${part.clientWidth} px`);
+        break;
+      }
+    }
   }
   return [...new Set(problems)];
 }

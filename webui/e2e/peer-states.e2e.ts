@@ -10,7 +10,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { harness } from './harness';
-import { violations } from './axe';
+import { textContrast, violations } from './axe';
 import { api, logIn, newPage, screenshot, useBrowser, visible } from './browser';
 import { fitsEveryWidth, openPage } from './layout';
 
@@ -130,6 +130,8 @@ describe('peer states in the server\'s words', () => {
     // The pending and offline states read to everyone: axe finds no serious or critical violation at either width.
     a11y.push(...(await violations(page)));
     expect(a11y, a11y.join('\n')).toEqual([]);
+    // The banner's orange title on its light orange, measured too (axe only says "incomplete" when a toast covers it).
+    expect(await textContrast(banner.locator('.mantine-Alert-title'))).toBeGreaterThanOrEqual(4.5);
     await fitsEveryWidth(page, 'peers-offline', async () => {
       await openPage(page, '/dashboard/peers', 'Peers Wireguard');
       await visible(banner);

@@ -5,7 +5,7 @@
  * subtle buttons (shade 6 on its 10 % tint, green 2.2:1, yellow 1.8:1). Rather than fix pages one by one, the CSS
  * variables every component reads are replaced here with the first shade of the same colour that reaches 4.5:1.
  */
-import { createTheme, type CSSVariablesResolver, darken, type MantineColorsTuple, TableScrollContainer } from '@mantine/core';
+import { Badge, createTheme, type CSSVariablesResolver, darken, type MantineColorsTuple, TableScrollContainer } from '@mantine/core';
 
 /** WCAG's minimum contrast for normal text (AA). */
 export const TEXT_CONTRAST = 4.5;
@@ -57,6 +57,10 @@ export const theme = createTheme({
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   components: {
+    // A badge is a word or two that must be read whole. Mantine clips its label with an ellipsis, which lets a table
+    // or a row squeeze it to 'VISI…' or to nothing (its smallest width is then a few pixels); at its words' width it
+    // pushes its neighbours to wrap instead. A badge meant to wrap sets whiteSpace normal and a min width of its own.
+    Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
     // A table wider than the screen scrolls inside its container: the container takes the keyboard focus so it can
     // be scrolled without a mouse (WCAG 2.1.1; axe, scrollable-region-focusable).
     TableScrollContainer: TableScrollContainer.extend({

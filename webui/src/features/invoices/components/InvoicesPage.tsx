@@ -33,7 +33,7 @@ function InvoiceCard({ invoice }: { invoice: InvoiceListItem }) {
           <Text fw={700}>
             {invoice.plan_name} · {formatPrice(invoice.amount)}
           </Text>
-          <Badge color={STATE_COLOR[invoice.status] ?? 'gray'} variant="light" style={{ whiteSpace: 'normal', height: 'auto' }}>
+          <Badge color={STATE_COLOR[invoice.status] ?? 'gray'} variant="light" style={{ whiteSpace: 'normal', height: 'auto', minWidth: 0 }}>
             {invoice.status_text}
           </Badge>
         </Group>

@@ -24,17 +24,21 @@ function UserInvoices({ userId }: { userId: string }) {
   if (state.status === 'loading') return <LoadingState />;
   if (state.status === 'error') return <Text c="red">{errorMessage(state.error, 'Hubo un error al cargar los datos.')}</Text>;
   if (state.data.items.length === 0) return <Text c="dimmed">Sin facturas.</Text>;
+  // Two columns, the date, amount and gateway as a detail line: five squeezed a phone's drawer until the state's
+  // badge had no room left.
   return (
     <Table>
       <Table.Tbody>
         {state.data.items.map((invoice) => (
           <Table.Tr key={invoice.id}>
-            <Table.Td>{dateTime(invoice.created)}</Table.Td>
-            <Table.Td>
-              {invoice.plan_name} · {invoice.peer_name}
+            <Table.Td style={{ overflowWrap: 'anywhere' }}>
+              <Text size="sm">
+                {invoice.plan_name} · {invoice.peer_name}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {dateTime(invoice.created)} · {invoice.amount} USD · {invoice.gateway_label}
+              </Text>
             </Table.Td>
-            <Table.Td>{invoice.amount} USD</Table.Td>
-            <Table.Td>{invoice.gateway_label}</Table.Td>
             <Table.Td>
               <InvoiceStatusBadge status={invoice.status} />
             </Table.Td>
