@@ -205,6 +205,7 @@ async def test_answers_the_router_gives_carry_the_request_id_and_are_logged(
         wrong_method = await client.get("/api/admin/login", headers={"X-Request-ID": "0123456789abcdef" * 2})
         nowhere = await client.get("/api/no-existe", headers={"X-Request-ID": "fedcba9876543210" * 2})
         fresh = await client.delete("/api/client/register")
+        secret_link = await client.post("/mirror/un-token-secreto-de-espejo")
     assert wrong_method.status_code == 405 and wrong_method.headers["x-request-id"] == "0123456789abcdef" * 2
     assert nowhere.status_code == 404 and nowhere.headers["x-request-id"] == "fedcba9876543210" * 2
     assert fresh.status_code == 405 and len(fresh.headers["x-request-id"]) == 32
@@ -213,3 +214,9 @@ async def test_answers_the_router_gives_carry_the_request_id_and_are_logged(
     assert ("405", "0123456789abcdef" * 2) in logged, logged
     assert ("404", "fedcba9876543210" * 2) in logged, logged
     assert ("405", fresh.headers["x-request-id"]) in logged, logged
+    # A refused method is logged under its route's template: the path may be a secret link.
+    lines = [record.getMessage() for record in caplog.records if record.name == "controlplane.access"]
+    assert secret_link.status_code == 405 and "x-request-id" in secret_link.headers
+    assert any(line.startswith("POST /mirror/{token} 405") for line in lines), lines
+    assert any(line.startswith("GET /api/admin/login 405") for line in lines), lines
+    assert not [line for line in lines if "un-token-secreto" in line], lines

@@ -7,8 +7,12 @@ The hosts are systemd-nspawn containers (hosts.py) in network namespaces made he
                                                    nginx on 443/7443, the git server)
     customer eth1 (10.231.2.2) --veth-- control plane eth1 (10.231.2.1: the customer's browser reaches the site)
 
-The control-plane host runs the guide's marked blocks (guide.py) as root, as an operator pastes them; the node runs
-the steps the manager printed when the admin created the server, taken from the API's answer. What stands in for
+The control-plane host runs the guide's marked blocks (guide.py) as root, as an operator pastes them. The hosts
+start on the previous release (releases.py) and the guide's Upgrades blocks move them to this tree, the control
+plane first, with the previous release's agent connected meanwhile: the node runs this release's steps
+(packaging/node-install.sh, what the manager prints) for the server the previous manager created, its agent at the
+previous tag, and the one line that tree cannot follow swapped for what that release installed
+(docs/deployment.md, "Rehearsed by the tests", says what this proves and what not). What stands in for
 the outside world, and only that: `apt-get update` (no internet: the image holds the guide's packages), `editor`
 (the operator's edits of the lines marked EDIT), `certbot` (a certificate for the name from the rehearsal's CA,
 after the same webroot challenge through nginx; that CA is trusted by every host, as Let's Encrypt's is), the
@@ -604,4 +608,35 @@ def test_backup_then_restore(rehearsal: Rehearsal) -> None:
         since,
         "the guide's backup while serving; a peer made after it; the guide's restore: the peer is gone from the"
         " customer's list and from the node's WireGuard, the customer's session and tunnel still work",
+    )
+
+
+def test_the_node_upgraded_last(rehearsal: Rehearsal) -> None:
+    """The guide's node upgrade block: the agent moves to this release, keeps its key and its peers, and the node's
+    environment keeps only the agent's dependencies (the previous release's steps had installed the whole set)."""
+    import guide
+
+    since = time.monotonic()
+    customer = rehearsal.namespaces["customer"]
+    peers = _node_peers(rehearsal)
+    key = rehearsal.sh("node", "cat /var/lib/vpn-node/private.key")
+    control_plane_only = "test -d /opt/vpn-service/.venv/lib/python3.11/site-packages/litestar && echo yes || echo no"
+    assert rehearsal.sh("node", control_plane_only).strip() == "yes"
+    rehearsal.guide("node", guide.block("upgrade-node"))
+    assert rehearsal.sh("node", "git -C /opt/vpn-service describe --tags").strip() == THIS_TAG
+    assert rehearsal.sh("node", control_plane_only).strip() == "no"
+
+    def in_sync() -> bool:
+        server = _server(rehearsal)
+        return bool(server["online"] and server["in_sync"] and server["backend"] == "userspace")
+
+    _wait(in_sync, 60, "the upgraded agent online and in sync")
+    assert rehearsal.sh("node", "cat /var/lib/vpn-node/private.key") == key
+    assert _node_peers(rehearsal) == peers
+    assert customer.ping(CP_NODE_SIDE, 3, 2), "the customer's tunnel stopped across the agent's upgrade"
+    rehearsal.record(
+        "node upgrade",
+        since,
+        f"the guide's node block ({PREVIOUS_TAG} -> {THIS_TAG}): the control plane's packages gone from the node's"
+        " environment, the agent back online and in sync with the same key and peers, the tunnel pings",
     )
