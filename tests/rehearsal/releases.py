@@ -22,6 +22,12 @@ GIT = ["git", "-c", "user.name=Ensayo", "-c", "user.email=ensayo@rehearsal.test"
 
 def export_previous(dest: Path) -> Path:
     """The previous release's files in `dest` (git archive: needs this repository's history, not a shallow clone)."""
+    present = subprocess.run(["git", "cat-file", "-e", f"{PREVIOUS_COMMIT}^{{commit}}"], cwd=PROJECT, check=False)
+    if present.returncode != 0:
+        raise RuntimeError(
+            f"the previous release's commit {PREVIOUS_COMMIT[:12]} is not in this clone's history (a shallow clone?):"
+            " `git fetch --unshallow`, or clone without --depth"
+        )
     dest.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "archive", PREVIOUS_COMMIT], cwd=PROJECT, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
