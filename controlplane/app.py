@@ -146,7 +146,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         request_class=StrictJSONRequest,
         before_request=strict_query,
         lifespan=[lifespan],
-        middleware=[http_observer],
         request_max_body_size=settings.max_body_bytes,
         before_send=[security_headers_hook(settings), allow_header_hook()],
         openapi_config=OpenAPIConfig(
@@ -159,6 +158,10 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         ),
     )
     app = Litestar.from_config(config)
+    # Around the router, not among the routes' middleware: a 404 for a path no route matches and a 405 for a method
+    # the route lacks are answered by the router itself, and they too carry the request id, an access line and
+    # their metric (the deployment rehearsal found nginx's id missing from a 405).
+    app.asgi_handler = http_observer(app.asgi_handler)
     document_errors(app)
     document_push_messages(app)
     return app

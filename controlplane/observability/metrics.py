@@ -15,7 +15,9 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from litestar import Litestar, Request, Response, get
+from litestar.exceptions import HTTPException
 from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
+from litestar.utils import normalize_path
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from sqlalchemy import func, select
 
@@ -163,6 +165,26 @@ async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     return Response(services.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
+# The route of a 405 whose template could not be found: its path is never logged, since it may hold a secret.
+REFUSED_METHOD = "<method not allowed>"
+
+
+def _refused_route(scope: Scope, allowed: str) -> str:
+    """A 405's route template. The router matched the path but not the method, so it set no template; routing again
+    with a method the answer's Allow header names finds it. The path itself may be a secret link (POST on
+    /mirror/{token}), so it is never what is logged."""
+    for method in (m.strip() for m in allowed.split(",")):
+        if not method:
+            continue
+        try:
+            router = Litestar.from_scope(scope).asgi_router
+            template: str = router.handle_routing(path=normalize_path(scope["path"]), method=method)[-1]
+        except HTTPException:  # that method is refused too (or the path no longer matches): try the next one
+            continue
+        return template
+    return REFUSED_METHOD
+
+
 def http_observer(app: ASGIApp) -> ASGIApp:
     """ASGI middleware: request id for the logs and the answer, latency by route template, one access log line."""
 
@@ -173,21 +195,24 @@ def http_observer(app: ASGIApp) -> ASGIApp:
             return
         method = cast("HTTPScope", scope)["method"]
         status = 500
+        allowed = ""
         started = time.perf_counter()
         with request_id_scope(scope) as request_id:
 
             async def send_with_id(message: Message) -> None:
-                nonlocal status
+                nonlocal status, allowed
                 if message["type"] == "http.response.start":
                     status = message["status"]
-                    message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+                    headers = message.get("headers", [])
+                    allowed = next((bytes(v).decode("latin-1") for k, v in headers if bytes(k).lower() == b"allow"), "")
+                    message["headers"] = [*headers, (b"x-request-id", request_id.encode())]
                 await send(message)
 
             try:
                 await app(scope, receive, send_with_id)
             finally:
                 seconds = time.perf_counter() - started
-                route = scope.get("path_template") or UNMATCHED
+                route = scope.get("path_template") or (_refused_route(scope, allowed) if status == 405 else UNMATCHED)
                 services = Litestar.from_scope(scope).state.get("services")
                 if services is not None:
                     services.metrics.record_request(method, route, status, seconds)

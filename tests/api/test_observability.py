@@ -13,6 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from controlplane.app import create_app
 from controlplane.migrate import alembic_config, upgrade
+from controlplane.observability.logs import RequestIdFilter
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
 from tests.api.conftest import make_settings
@@ -191,3 +192,31 @@ async def test_every_answer_carries_a_request_id_and_keeps_a_sane_one_from_the_p
     odd = await client.get("/api/client/status", headers={"X-Request-ID": "no vale\testo"})
     assert odd.headers["x-request-id"] != "no vale\testo"
     assert len(odd.headers["x-request-id"]) == 32
+
+
+async def test_answers_the_router_gives_carry_the_request_id_and_are_logged(
+    client: AsyncTestClient[Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A GET on a POST-only route (405) and a path under /api no route matches (404) are answered by the router,
+    before any route's middleware: they too must carry the proxy's request id and leave an access line with it, or
+    nginx's log line of a refused request names an id the app never wrote (found by the deployment rehearsal)."""
+    caplog.handler.addFilter(RequestIdFilter())  # what the service's log handlers add to every line
+    with caplog.at_level(logging.INFO, logger="controlplane.access"):
+        wrong_method = await client.get("/api/admin/login", headers={"X-Request-ID": "0123456789abcdef" * 2})
+        nowhere = await client.get("/api/no-existe", headers={"X-Request-ID": "fedcba9876543210" * 2})
+        fresh = await client.delete("/api/client/register")
+        secret_link = await client.post("/mirror/un-token-secreto-de-espejo")
+    assert wrong_method.status_code == 405 and wrong_method.headers["x-request-id"] == "0123456789abcdef" * 2
+    assert nowhere.status_code == 404 and nowhere.headers["x-request-id"] == "fedcba9876543210" * 2
+    assert fresh.status_code == 405 and len(fresh.headers["x-request-id"]) == 32
+    logged = {(record.getMessage().split(" ")[2], getattr(record, "request_id", "-"))
+              for record in caplog.records if record.name == "controlplane.access"}  # fmt: skip
+    assert ("405", "0123456789abcdef" * 2) in logged, logged
+    assert ("404", "fedcba9876543210" * 2) in logged, logged
+    assert ("405", fresh.headers["x-request-id"]) in logged, logged
+    # A refused method is logged under its route's template: the path may be a secret link.
+    lines = [record.getMessage() for record in caplog.records if record.name == "controlplane.access"]
+    assert secret_link.status_code == 405 and "x-request-id" in secret_link.headers
+    assert any(line.startswith("POST /mirror/{token} 405") for line in lines), lines
+    assert any(line.startswith("GET /api/admin/login 405") for line in lines), lines
+    assert not [line for line in lines if "un-token-secreto" in line], lines

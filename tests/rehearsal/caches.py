@@ -4,7 +4,8 @@ The containers have no route out. The guide's `pip install uv`, `uv sync` and `n
 against caches filled here beforehand (PyPI and npm are reached from this host only, through their own clients):
 pip finds the uv wheel in a folder (`PIP_NO_INDEX`, `PIP_FIND_LINKS`), uv its wheels in its cache (`UV_OFFLINE`), npm
 its tarballs in its cache (`npm_config_offline`). uv inside is the very version that filled the cache (its cache
-layout is versioned). Kept in var/rehearsal/cache across runs; filling an already warm cache takes seconds.
+layout is versioned). The previous release (releases.py) is installed first and upgraded from, so its lock files
+are filled in too. Kept in var/rehearsal/cache across runs; filling an already warm cache takes seconds.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hosts import PROJECT, cache_root
+from releases import PREVIOUS_COMMIT, export_previous
 
 UV = shutil.which("uv") or str(Path.home() / ".local/bin/uv")
 NODE_GROUP = "node"  # pyproject.toml's agent-only dependency group (docs/deployment.md, "Adding a VPN node")
@@ -67,28 +69,36 @@ def warm(log: Path) -> Path:
                  f"uv=={version}"])  # fmt: skip
         # Debian 12's python3 is what the hosts' uv finds; the host's own may differ, so name it.
         python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
-        uv_stamp = _stamp(cache / "uv.stamp", version, PROJECT / "uv.lock", PROJECT / "webui/scripts/npm")
-        npm_stamp = _stamp(cache / "npm.stamp", PROJECT / "webui/package-lock.json")
+        previous = export_previous(Path(tmp) / "previous")
+        projects = (PROJECT, previous)
+        locks = [p / name for p in projects for name in ("uv.lock", "webui/scripts/npm")]
+        uv_stamp = _stamp(cache / "uv.stamp", version, PREVIOUS_COMMIT, *locks)
+        # One npm install per distinct lock file (the releases often share theirs).
+        web_projects = list({(p / "webui/package-lock.json").read_bytes(): p for p in reversed(projects)}.values())
+        npm_stamp = _stamp(cache / "npm.stamp", *(p / "webui/package-lock.json" for p in web_projects))
         if uv_stamp is None and npm_stamp is None:
             return cache
-        for extra in ([], ["--only-group", NODE_GROUP]) if uv_stamp else ():
-            run([UV, "sync", "--frozen", "--no-dev", *extra, "--python", python, "--project", str(PROJECT)],
-                extra={"UV_PROJECT_ENVIRONMENT": f"{tmp}/venv"})  # fmt: skip
-        node_wheel = next(
-            line.split('"')[1] for line in (PROJECT / "webui/scripts/npm").read_text().splitlines()
-            if line.startswith("NODE_WHEEL=")
-        )  # fmt: skip
-        run([UV, "tool", "run", "--quiet", "--python", python, "--from", node_wheel, "python", "-c", "pass"])
         if uv_stamp:
+            # This tree: the control plane's set and the node's; the previous release: the set both its hosts use.
+            for project, extra in ((PROJECT, []), (PROJECT, ["--only-group", NODE_GROUP]), (previous, [])):
+                run([UV, "sync", "--frozen", "--no-dev", *extra, "--python", python, "--project", str(project)],
+                    extra={"UV_PROJECT_ENVIRONMENT": f"{tmp}/venv"})  # fmt: skip
+            for project in projects:
+                node_wheel = next(
+                    line.split('"')[1] for line in (project / "webui/scripts/npm").read_text().splitlines()
+                    if line.startswith("NODE_WHEEL=")
+                )  # fmt: skip
+                run([UV, "tool", "run", "--quiet", "--python", python, "--from", node_wheel, "python", "-c", "pass"])
             uv_stamp()
         if npm_stamp is None:
             return cache
-        web = Path(tmp) / "webui"
-        (web / "scripts").mkdir(parents=True)
-        for name in ("package.json", "package-lock.json", "scripts/npm"):
-            shutil.copy2(PROJECT / "webui" / name, web / name)
-        run(["scripts/npm", "ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"],
-            cwd=web, extra={"UV": UV})  # fmt: skip
+        for number, project in enumerate(web_projects):
+            web = Path(tmp) / f"webui-{number}"
+            (web / "scripts").mkdir(parents=True)
+            for name in ("package.json", "package-lock.json", "scripts/npm"):
+                shutil.copy2(project / "webui" / name, web / name)
+            run(["scripts/npm", "ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"],
+                cwd=web, extra={"UV": UV})  # fmt: skip
         npm_stamp()
     return cache
 

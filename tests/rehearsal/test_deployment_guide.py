@@ -7,8 +7,12 @@ The hosts are systemd-nspawn containers (hosts.py) in network namespaces made he
                                                    nginx on 443/7443, the git server)
     customer eth1 (10.231.2.2) --veth-- control plane eth1 (10.231.2.1: the customer's browser reaches the site)
 
-The control-plane host runs the guide's marked blocks (guide.py) as root, as an operator pastes them; the node runs
-the steps the manager printed when the admin created the server, taken from the API's answer. What stands in for
+The control-plane host runs the guide's marked blocks (guide.py) as root, as an operator pastes them. The hosts
+start on the previous release (releases.py) and the guide's Upgrades blocks move them to this tree, the control
+plane first, with the previous release's agent connected meanwhile: the node runs this release's steps
+(packaging/node-install.sh, what the manager prints) for the server the previous manager created, its agent at the
+previous tag, and the one line that tree cannot follow swapped for what that release installed
+(docs/deployment.md, "Rehearsed by the tests", says what this proves and what not). What stands in for
 the outside world, and only that: `apt-get update` (no internet: the image holds the guide's packages), `editor`
 (the operator's edits of the lines marked EDIT), `certbot` (a certificate for the name from the rehearsal's CA,
 after the same webroot challenge through nginx; that CA is trusted by every host, as Let's Encrypt's is), the
@@ -36,11 +40,10 @@ from typing import Any
 import pytest
 
 from tests.rehearsal.conftest import require_rehearsal
+from tests.rehearsal.releases import PREVIOUS_TAG, THIS_TAG
 
 HERE = Path(__file__).resolve().parent
 NAME = "vpn.rehearsal.test"
-TAG = "v9.9.8-rehearsal"  # what the hosts install
-NEXT_TAG = "v9.9.9-rehearsal"  # what the upgrade step moves the control plane to
 ADMIN = ("jefa", "jefa-ensayo-clave-1")
 CUSTOMER = ("ana", "ana-ensayo-clave-1")
 CP_NODE_SIDE, NODE_UPLINK = "10.231.0.1", "10.231.0.2"
@@ -48,6 +51,7 @@ NODE_PUBLIC, CUSTOMER_DEVICE = "10.231.1.1", "10.231.1.2"
 CP_SITE, CUSTOMER_BROWSER = "10.231.2.1", "10.231.2.2"
 TUNNEL_SUBNET = "10.66.0.0/24"
 REPOSITORY = f"git://{CP_NODE_SIDE}/vpn-service.git"
+SECOND_NODE = ("Nodo nuevo", "10.231.1.5", "10.67.0.0/24")  # only created: the new manager's printed steps
 
 pytestmark = pytest.mark.rehearsal
 
@@ -76,7 +80,7 @@ class Rehearsal:
     # --- running things ------------------------------------------------------------------------------------
     def guide(self, host: str, script: str, *, input: str | None = None, timeout: float = 600) -> str:
         """A script of the guide's on a host, with the stand-ins for the outside world defined first."""
-        text = script.replace("YOUR.NAME", NAME).replace("vX.Y.Z", NEXT_TAG)
+        text = script.replace("YOUR.NAME", NAME).replace("vX.Y.Z", THIS_TAG)
         text = text.replace("vpn-DATE.", "vpn-$(date +%F).")
         prelude = (
             'apt-get() { if [ "${1:-}" = update ]; then echo "(rehearsal) apt-get update: no internet here; the image'
@@ -126,28 +130,6 @@ def _wait(predicate: Any, timeout: float, what: str, interval: float = 0.5) -> A
 
 
 # --- the world -----------------------------------------------------------------------------------------------
-def _served_repository(workdir: Path) -> Path:
-    """The working tree as it is (committed or not) in a bare repository tagged TAG, the way a release is tagged."""
-    from hosts import PROJECT
-
-    tree = workdir / "tree"
-    files = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=PROJECT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")  # fmt: skip
-    for name in filter(None, files):
-        source = PROJECT / name
-        if source.is_file() or source.is_symlink():
-            (tree / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, tree / name, follow_symlinks=False)
-    git = ["git", "-c", "user.name=Ensayo", "-c", "user.email=ensayo@rehearsal.test", "-c", "init.defaultBranch=main"]
-    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "rehearsal"], ["tag", TAG]):
-        subprocess.run([*git, *argv], cwd=tree, check=True)
-    bare = workdir / "git" / "vpn-service.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(tree), str(bare)], check=True)
-    return bare.parent
-
-
 def _rehearsal_ca(folder: Path) -> Path:
     folder.mkdir(parents=True)
     subprocess.run(
@@ -166,7 +148,7 @@ case "$1" in
     sed -i -e 's|^VPN_CLIENT_URL=.*|VPN_CLIENT_URL=https://{NAME}|' \\
         -e 's|^VPN_GRPC_PUBLIC_URL=.*|VPN_GRPC_PUBLIC_URL={NAME}:7443|' \\
         -e 's|^#\\{{0,1\\}}VPN_AGENT_REPOSITORY=.*|VPN_AGENT_REPOSITORY={REPOSITORY}|' \\
-        -e 's|^#\\{{0,1\\}}VPN_AGENT_REF=.*|VPN_AGENT_REF={TAG}|' "$1"
+        -e 's|^#\\{{0,1\\}}VPN_AGENT_REF=.*|VPN_AGENT_REF={PREVIOUS_TAG}|' "$1"
     grep -q '^VPN_AGENT_REPOSITORY={REPOSITORY}$' "$1" && grep -q '^VPN_CLIENT_URL=https://{NAME}$' "$1"
     ;;
 *) echo "rehearsal editor: the guide asks to edit $1, and the rehearsal does not know how" >&2; exit 1 ;;
@@ -218,6 +200,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     from hosts import Host, var_dir
     from netns import Namespace, veth
     from prepare import prepare
+    from releases import served_repository
 
     logs = var_dir() / "last-run"
     shutil.rmtree(logs, ignore_errors=True)
@@ -225,7 +208,7 @@ def rehearsal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rehearsal]:
     workdir = tmp_path_factory.mktemp("rehearsal")
     prepared = time.monotonic()
     images, cache = prepare(logs)
-    git_root = _served_repository(workdir)
+    git_root, _ = served_repository(workdir)
     ca = _rehearsal_ca(workdir / "ca")
     preparation = time.monotonic() - prepared
 
@@ -342,10 +325,13 @@ def test_control_plane_host_from_the_guide(rehearsal: Rehearsal) -> None:
         " test -f /opt/vpn-service/webui/dist/index.html && echo built",
     ).split()
     assert state == ["enabled", "enabled", "active", "active", "600", "vpn", "built"], state
+    # The clone took the repository's default branch: the previous release (the upgrade step moves it on).
+    assert rehearsal.sh("control-plane", "git -C /opt/vpn-service describe --tags").strip() == PREVIOUS_TAG
     rehearsal.record(
         "control plane: the guide's install block",
         since,
-        "readyz ok on 127.0.0.1:8000; both units enabled and active; secret.key 0600 vpn; web client built",
+        f"this guide's block installing the previous release ({PREVIOUS_TAG}): readyz ok on 127.0.0.1:8000; both"
+        " units enabled and active; secret.key 0600 vpn; web client built",
     )
 
     since = time.monotonic()
@@ -363,8 +349,31 @@ def test_control_plane_host_from_the_guide(rehearsal: Rehearsal) -> None:
     )
 
 
-def test_a_node_from_the_steps_the_manager_prints(rehearsal: Rehearsal) -> None:
-    """The admin creates the server; the steps it is shown run on a fresh host; the node comes online, in sync."""
+def _steps_of_this_release(answer: dict[str, Any], ref: str) -> str:
+    """This release's node steps (packaging/node-install.sh, what its manager prints) for a server the manager
+    created: its values, its credential, the agent at `ref`."""
+    from controlplane.domain.servers.install_steps import AgentSource, AgentTrust, NodeFacts, render
+
+    server = answer["server"]
+    facts = NodeFacts(
+        server_id=server["id"], name=server["name"], address=server["address"], port=server["port"],
+        interface=server["interface_name"], allow_partys=server["allow_partys"],
+        backbone_port=server["backbone_port"], backbone_endpoint=server["backbone_endpoint"] or "",
+    )  # fmt: skip
+    text, _ = render(facts, answer["credential"], f"{NAME}:7443", AgentTrust("system"), AgentSource(REPOSITORY, ref))
+    return text
+
+
+# The one line of this release's node steps the previous release's tree cannot follow: it has no `node` dependency
+# group, so its agent gets the whole set, as that release's own steps installed it.
+NODE_GROUP_SYNC = "uv sync --frozen --no-dev --only-group node --compile-bytecode"
+WHOLE_SYNC = "uv sync --frozen --no-dev --compile-bytecode"
+
+
+def test_a_node_on_the_previous_release(rehearsal: Rehearsal) -> None:
+    """The admin creates the server in the previous release's manager; a fresh host runs this release's node steps
+    for it with the agent's code at the previous tag (the previous release printed steps that hard-code the kernel
+    backend, which a container cannot run); the node comes online, in sync."""
     since = time.monotonic()
     token = rehearsal.state["token"]
     created = rehearsal.browser(
@@ -378,7 +387,11 @@ def test_a_node_from_the_steps_the_manager_prints(rehearsal: Rehearsal) -> None:
     assert answer["install_missing"] == [], answer["install_missing"]
     assert "FALTA" not in answer["install"]
     rehearsal.state["server_id"] = answer["server"]["id"]
-    (rehearsal.logs / "node-install.sh").write_text(answer["install"])
+    (rehearsal.logs / "node-install-printed-by-the-previous-release.sh").write_text(answer["install"])
+    steps = _steps_of_this_release(answer, PREVIOUS_TAG)
+    assert steps.count(NODE_GROUP_SYNC) == 1, steps
+    steps = steps.replace(NODE_GROUP_SYNC, WHOLE_SYNC)
+    (rehearsal.logs / "node-install.sh").write_text(steps)
 
     booted = time.monotonic()
     seconds = rehearsal.hosts["node"].boot()
@@ -386,21 +399,23 @@ def test_a_node_from_the_steps_the_manager_prints(rehearsal: Rehearsal) -> None:
     rehearsal.record("boot the node host", booted, f"systemd up ({seconds:.1f} s)")
 
     since = time.monotonic()
-    rehearsal.guide("node", answer["install"], timeout=600)
+    rehearsal.guide("node", steps, timeout=600)
     config = rehearsal.sh("node", "cat /etc/vpn-node/agent.toml; systemctl is-active vpn-node-agent")
     assert 'backend = "userspace"' in config and 'egress_interface = "eth0"' in config, config
     assert config.split()[-1] == "active"
+    assert rehearsal.sh("node", "git -C /opt/vpn-service describe --tags").strip() == PREVIOUS_TAG
 
     def online() -> bool:
         server = _server(rehearsal)
         return bool(server["online"] and server["in_sync"] and server["backend"] == "userspace")
 
     _wait(online, 60, "the node online and in sync in the manager")
+    rehearsal.state["agent_version"] = _server(rehearsal)["agent_version"]
     rehearsal.record(
-        "node: the manager's printed steps",
+        "node: this release's steps, the agent at the previous tag",
         since,
-        "install text has no FALTA; agent active with backend userspace, egress eth0; the manager shows it online,"
-        " in sync, backend userspace",
+        f"the previous manager's answer has no FALTA; this release's steps for it, agent at {PREVIOUS_TAG}: active"
+        " with backend userspace, egress eth0; the manager shows it online, in sync, backend userspace",
     )
 
 
@@ -437,6 +452,58 @@ def test_a_customers_wg_quick_tunnel_pings_through_the_node(rehearsal: Rehearsal
     )
 
 
+def test_upgrade_with_the_node_on_the_previous_release(rehearsal: Rehearsal) -> None:
+    """The guide's upgrade block moves the control plane to this release; the node's agent stays on the previous one,
+    connected throughout; the new manager prints this release's steps for the next node."""
+    import guide
+    from alembic.script import ScriptDirectory
+
+    from controlplane.migrate import alembic_config
+    from tests.rehearsal.releases import publish_this_release
+
+    since = time.monotonic()
+    customer = rehearsal.namespaces["customer"]
+    schema = "sqlite3 /var/lib/vpn-service/vpn.sqlite3 'select version_num from alembic_version'"
+    before = rehearsal.sh("control-plane", schema).strip()
+    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    assert before and before != head, (before, head)
+    publish_this_release(rehearsal.workdir)
+    out = rehearsal.guide("control-plane", guide.block("upgrade"), timeout=900)
+    assert '"status":"ok"' in out.replace(" ", ""), out[-2000:]
+    assert rehearsal.sh("control-plane", "git -C /opt/vpn-service describe --tags").strip() == THIS_TAG
+    assert rehearsal.sh("control-plane", schema).strip() == head
+    rehearsal.state["token"] = rehearsal.admin_token()
+
+    def old_agent_in_sync() -> bool:
+        server = _server(rehearsal)
+        return bool(server["online"] and server["in_sync"])
+
+    _wait(old_agent_in_sync, 60, "the previous release's agent back in sync")
+    assert _server(rehearsal)["agent_version"] == rehearsal.state["agent_version"]
+    assert rehearsal.sh("node", "git -C /opt/vpn-service describe --tags").strip() == PREVIOUS_TAG
+    assert customer.ping(CP_NODE_SIDE, 3, 2), "the customer's tunnel stopped across the upgrade"
+
+    # The next node: the new manager prints this release's steps, the agent at the new tag (VPN_AGENT_REF moved).
+    name, address, subnet = SECOND_NODE
+    created = rehearsal.browser(
+        "POST", "/api/admin/servers",
+        {"name": name, "address": address, "tunnel_subnet": subnet, "ubication": "Ensayo"},
+        token=rehearsal.state["token"],
+    )  # fmt: skip
+    assert created["status"] == 201, created
+    answer = json.loads(created["text"])
+    assert answer["install_missing"] == [], answer["install_missing"]
+    assert answer["install"] == _steps_of_this_release(answer, THIS_TAG), answer["install"]
+    rehearsal.record(
+        "upgrade",
+        since,
+        f"the guide's upgrade block ({PREVIOUS_TAG} -> {THIS_TAG}: fetch, checkout, sync, web build, agent ref,"
+        f" migrate, restart): schema {before} -> {head}, readyz ok, the admin logs in, the agent still at"
+        f" {PREVIOUS_TAG} is online and in sync, the tunnel pings; a server created now gets this release's steps at"
+        f" {THIS_TAG}. Later steps run on this release with that agent (the backup's new peer reaches it)",
+    )
+
+
 def test_through_nginx_the_app_sees_the_customer(rehearsal: Rehearsal) -> None:
     since = time.monotonic()
     token = rehearsal.state["token"]
@@ -447,6 +514,7 @@ def test_through_nginx_the_app_sees_the_customer(rehearsal: Rehearsal) -> None:
     for method, path, body in (
         ("GET", "/", None),
         ("GET", "/api/client/status", None),
+        ("GET", "/api/admin/login", None),  # POST only: the router's own 405
         ("GET", "/mirror/enlace-que-no-existe", None),
         ("GET", "/password-reset?token=ninguno", None),
         ("POST", "/api/payments/remesita/factura-ensayo?key=x", {}),
@@ -462,8 +530,8 @@ def test_through_nginx_the_app_sees_the_customer(rehearsal: Rehearsal) -> None:
     rehearsal.record(
         "nginx passes the customer",
         since,
-        f"the audit entry of the server's creation names {CUSTOMER_BROWSER}; on /, /api, /mirror, /password-reset and"
-        " /api/payments the answer's X-Request-ID is nginx's $request_id and the app logged it",
+        f"the audit entry of the server's creation names {CUSTOMER_BROWSER}; on /, /api (a 405 too), /mirror,"
+        " /password-reset and /api/payments the answer's X-Request-ID is nginx's $request_id and the app logged it",
     )
 
 
@@ -543,29 +611,32 @@ def test_backup_then_restore(rehearsal: Rehearsal) -> None:
     )
 
 
-def test_upgrade_with_the_node_on_the_previous_release(rehearsal: Rehearsal) -> None:
-    """The guide's upgrade block to a newer tag on the control plane; the node stays on the older one."""
+def test_the_node_upgraded_last(rehearsal: Rehearsal) -> None:
+    """The guide's node upgrade block: the agent moves to this release, keeps its key and its peers, and the node's
+    environment keeps only the agent's dependencies (the previous release's steps had installed the whole set)."""
     import guide
 
     since = time.monotonic()
     customer = rehearsal.namespaces["customer"]
-    tree = rehearsal.workdir / "tree"
-    (tree / "RELEASE-NOTE").write_text("the release after the rehearsal's first\n")
-    git = ["git", "-c", "user.name=Ensayo", "-c", "user.email=ensayo@rehearsal.test"]
-    for argv in (["add", "-A"], ["commit", "-q", "-m", "next release"], ["tag", NEXT_TAG]):
-        subprocess.run([*git, *argv], cwd=tree, check=True)
-    subprocess.run(["git", "push", "-q", "--tags", str(rehearsal.workdir / "git" / "vpn-service.git"), "main"],
-                   cwd=tree, check=True)  # fmt: skip
-    out = rehearsal.guide("control-plane", guide.block("upgrade"), timeout=900)
-    assert '"status":"ok"' in out.replace(" ", ""), out[-2000:]
-    assert rehearsal.sh("control-plane", "git -C /opt/vpn-service describe --tags").strip() == NEXT_TAG
-    rehearsal.state["token"] = rehearsal.admin_token()
-    _wait(lambda: _server(rehearsal)["online"] and _server(rehearsal)["in_sync"], 60, "the older agent back in sync")
-    assert rehearsal.sh("node", "git -C /opt/vpn-service describe --tags").strip() == TAG
-    assert customer.ping(CP_NODE_SIDE, 3, 2), "the customer's tunnel stopped across the upgrade"
+    peers = _node_peers(rehearsal)
+    key = rehearsal.sh("node", "cat /var/lib/vpn-node/private.key")
+    control_plane_only = "test -d /opt/vpn-service/.venv/lib/python3.11/site-packages/litestar && echo yes || echo no"
+    assert rehearsal.sh("node", control_plane_only).strip() == "yes"
+    rehearsal.guide("node", guide.block("upgrade-node"))
+    assert rehearsal.sh("node", "git -C /opt/vpn-service describe --tags").strip() == THIS_TAG
+    assert rehearsal.sh("node", control_plane_only).strip() == "no"
+
+    def in_sync() -> bool:
+        server = _server(rehearsal)
+        return bool(server["online"] and server["in_sync"] and server["backend"] == "userspace")
+
+    _wait(in_sync, 60, "the upgraded agent online and in sync")
+    assert rehearsal.sh("node", "cat /var/lib/vpn-node/private.key") == key
+    assert _node_peers(rehearsal) == peers
+    assert customer.ping(CP_NODE_SIDE, 3, 2), "the customer's tunnel stopped across the agent's upgrade"
     rehearsal.record(
-        "upgrade",
+        "node upgrade",
         since,
-        f"the guide's upgrade block ({TAG} -> {NEXT_TAG}: fetch, checkout, sync, web build, migrate, restart):"
-        " readyz ok, the admin logs in, the node still on the older tag is online and in sync, the tunnel works",
+        f"the guide's node block ({PREVIOUS_TAG} -> {THIS_TAG}): the control plane's packages gone from the node's"
+        " environment, the agent back online and in sync with the same key and peers, the tunnel pings",
     )
