@@ -86,11 +86,12 @@ CUSTOMERS = {
         "servers": {"casa": "Santiago 1"},
     },
 }
-# Invoices seeded for the 'Facturas' page (seed_invoices): (customer, peer, plan, gateway, status, days ago).
+# Invoices seeded for the 'Facturas' page (seed_invoices): (customer, peer, plan, gateway, status, days ago). Pending
+# ones are made now: the expiry job turns a pending invoice older than VPN_INVOICE_TTL_HOURS into an expired one.
 INVOICES = [
     ("hugo", "tv", "Mensual", "qvapay", InvoiceStatus.FULFILLED, 40),
     ("hugo", "xbox-del-salon", "Trimestral", "remesita", InvoiceStatus.CANCELED, 3),
-    ("hugo", "tv", "Anual", "qvapay", InvoiceStatus.PENDING, 1),
+    ("hugo", "tv", "Anual", "qvapay", InvoiceStatus.PENDING, 0),
     ("ines", "movil-de-ines", "Mensual", "qvapay", InvoiceStatus.FULFILLED, 10),
     ("ines", "movil-de-ines", "Trimestral", "remesita", InvoiceStatus.PENDING, 0),
 ]

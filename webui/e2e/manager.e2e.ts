@@ -86,7 +86,8 @@ describe('the manager pages', () => {
     // Each search's answer replaces the list: wait for it (other customers' rows gone) before using a row, or a late
     // answer re-renders the row under an open menu (seen on a loaded machine).
     await gone(page.getByRole('row').filter({ hasText: 'consola' }));
-    for (const peer of ana.peers) await visible(page.getByRole('row').filter({ hasText: peer }));
+    // By the row's name, which starts with the peer's: 'movil' is also the start of ines's 'movil-de-ines'.
+    for (const peer of ana.peers) await visible(page.getByRole('row', { name: new RegExp(`^${peer}\\s`) }));
     const [from, to] = servers;
     if (!from || !to) throw new Error('the harness seeds two servers');
     await page.getByLabel('Buscar peers').fill(customers.beto.username);
