@@ -91,7 +91,7 @@ describe('the manager pages', () => {
     const [from, to] = servers;
     if (!from || !to) throw new Error('the harness seeds two servers');
     await page.getByLabel('Buscar peers').fill(customers.beto.username);
-    await gone(page.getByRole('row').filter({ hasText: 'movil' }));
+    await gone(page.getByRole('row', { name: /^movil\s/ }));
     const consola = page.getByRole('row').filter({ hasText: 'consola' });
     await visible(consola.getByText(from.name));
     await consola.getByRole('button', { name: 'Acciones de consola' }).click();
