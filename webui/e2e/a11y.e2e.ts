@@ -8,10 +8,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { violations } from './axe';
 import { harness } from './harness';
+import { loaded } from './layout';
 import { gone, logIn, logInStaff, newPage, NARROW, useBrowser, visible, WIDE } from './browser';
 
 const browser = useBrowser();
-const LOADING = 'Cargando información...';
 
 /** Opens a page at a phone's and a laptop's width and collects what axe finds at both. */
 async function accessibleAtBothWidths(page: Page, name: string, open: () => Promise<void>): Promise<void> {
@@ -36,7 +36,7 @@ async function stillness(page: Page): Promise<void> {
 async function openPage(page: Page, path: string, heading: string): Promise<void> {
   await page.goto(path);
   await visible(page.getByRole('heading', { name: heading, exact: true }).first());
-  await gone(page.getByText(LOADING));
+  await loaded(page);
 }
 
 let guest: Awaited<ReturnType<typeof newPage>>;
@@ -145,7 +145,7 @@ describe('accessible pages (axe-core, WCAG 2.2 AA)', () => {
       await accessibleAtBothWidths(page, `manager ${path}`, async () => {
         await page.goto(`/manager/dashboard/${path}`);
         await visible(page.getByRole('heading', { name: heading, exact: true }).first());
-        await page.waitForFunction((text) => !document.body.innerText.includes(text), LOADING, { timeout: 15_000 });
+        await loaded(page);
       });
     }
   });
