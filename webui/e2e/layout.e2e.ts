@@ -262,6 +262,9 @@ describe('every screen fits every width', () => {
     await fitsEveryWidth(page, 'manager-peer-move', async () => {
       await openPage(page, '/manager/dashboard/peers', 'Peers');
       await page.getByLabel('Buscar peers').fill(hugo.username);
+      // The search's answer in place: a menu opened on the whole list closes when the filtered one replaces it.
+      const own = (await api('GET', '/api/client/accounts/peers', { account: hugo })) as unknown[];
+      await visible(page.getByText(`${own.length} resultados`, { exact: true }));
       await visible(page.getByRole('button', { name: `Acciones de ${SHARED}` }));
       await page.getByRole('button', { name: `Acciones de ${SHARED}` }).click();
       await page.getByRole('menuitem', { name: 'Mover a otro servidor' }).click();

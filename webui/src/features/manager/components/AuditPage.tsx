@@ -1,5 +1,5 @@
 /** /manager/dashboard/audit: every staff action (who, what, when, from where), searchable, live. */
-import { Badge, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
@@ -12,10 +12,13 @@ import { dateTime } from '../format';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaffEvents } from '../hooks/use-staff-events';
 import { Paginator } from './Paginator';
+import { RowTable } from './RowTable';
 
 const ACTION_OPTIONS = Object.entries(AUDIT_ACTION_LABELS)
   .map(([value, label]) => ({ value, label }))
   .sort((a, b) => a.label.localeCompare(b.label, 'es'));
+
+const roleLabel = (role: string) => (role === 'admin' ? 'Administrador' : 'Soporte');
 
 export function AuditPage() {
   useManagerTitle('Auditoría');
@@ -58,32 +61,26 @@ export function AuditPage() {
           {state.data.items.length === 0 ? (
             <Text c="dimmed">Sin entradas.</Text>
           ) : (
-            <Table.ScrollContainer minWidth={800}>
-              <Table striped>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Fecha</Table.Th>
-                    <Table.Th>Autor</Table.Th>
-                    <Table.Th>Acción</Table.Th>
-                    <Table.Th>Detalle</Table.Th>
-                    <Table.Th>IP</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {state.data.items.map((entry) => (
-                    <Table.Tr key={entry.id}>
-                      <Table.Td>{dateTime(entry.created)}</Table.Td>
-                      <Table.Td>
-                        {entry.actor_username} <Badge size="xs" variant="light">{entry.actor_role === 'admin' ? 'Administrador' : 'Soporte'}</Badge>
-                      </Table.Td>
-                      <Table.Td>{auditActionLabel(entry.action)}</Table.Td>
-                      <Table.Td>{entry.summary}</Table.Td>
-                      <Table.Td>{entry.ip_address}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            // The action names the row; when, who and from where go under it on a phone, the detail stays a column.
+            <RowTable
+              rows={state.data.items}
+              rowKey={(entry) => entry.id}
+              name={{ header: 'Acción', cell: (entry) => <Text fw={600} size="sm">{auditActionLabel(entry.action)}</Text> }}
+              columns={[
+                { header: 'Fecha', cell: (entry) => dateTime(entry.created), detail: (entry) => dateTime(entry.created) },
+                {
+                  header: 'Autor',
+                  cell: (entry) => (
+                    <>
+                      {entry.actor_username} <Badge size="xs" variant="light">{roleLabel(entry.actor_role)}</Badge>
+                    </>
+                  ),
+                  detail: (entry) => `${entry.actor_username} (${roleLabel(entry.actor_role)})`,
+                },
+                { header: 'Detalle', cell: (entry) => entry.summary },
+                { header: 'IP', cell: (entry) => entry.ip_address, detail: (entry) => `IP ${entry.ip_address}` },
+              ]}
+            />
           )}
           <Paginator total={state.data.total} page={page} pageSize={state.data.page_size} onChange={setPage} />
         </>

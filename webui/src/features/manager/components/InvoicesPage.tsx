@@ -1,5 +1,5 @@
 /** /manager/dashboard/invoices: filter by status and gateway, read the gateway's record, mark a manual payment. */
-import { Badge, Button, Code, Drawer, Group, ScrollArea, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Code, Drawer, Group, ScrollArea, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { useConfirmation } from '../../../components/ConfirmDialog';
@@ -15,6 +15,7 @@ import { useAction } from '../hooks/use-action';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { useStaff } from '../staff';
 import { NameWithActions } from './NameWithActions';
+import { RowTable } from './RowTable';
 import { Paginator } from './Paginator';
 
 export const INVOICE_STATUS: Record<string, { label: string; color: string }> = {
@@ -186,47 +187,37 @@ export function InvoicesPage() {
           {state.data.items.length === 0 ? (
             <Text c="dimmed">Sin facturas.</Text>
           ) : (
-            <Table.ScrollContainer minWidth={800}>
-              <Table striped highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Cliente</Table.Th>
-                    <Table.Th>Plan</Table.Th>
-                    <Table.Th>Importe</Table.Th>
-                    <Table.Th>Pasarela</Table.Th>
-                    <Table.Th>Estado</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {state.data.items.map((invoice) => (
-                    <Table.Tr key={invoice.id}>
-                      <Table.Td>
-                        <NameWithActions
-                          actions={
-                            <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)} aria-label={`Ver la factura de ${invoice.username}`}>
-                              Ver
-                            </Button>
-                          }
-                        >
-                          <Text fw={600}>{invoice.username}</Text>
-                          <Text size="xs" c="dimmed">
-                            {dateTime(invoice.created)}
-                          </Text>
-                        </NameWithActions>
-                      </Table.Td>
-                      <Table.Td>
-                        {invoice.plan_name} · {invoice.peer_name}
-                      </Table.Td>
-                      <Table.Td>{invoice.amount} USD</Table.Td>
-                      <Table.Td>{invoice.gateway_label}</Table.Td>
-                      <Table.Td>
-                        <InvoiceStatusBadge status={invoice.status} />
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <RowTable
+              rows={state.data.items}
+              rowKey={(invoice) => invoice.id}
+              name={{
+                header: 'Cliente',
+                cell: (invoice) => (
+                  <NameWithActions
+                    actions={
+                      <Button size="xs" variant="light" onClick={() => setOpenId(invoice.id)} aria-label={`Ver la factura de ${invoice.username}`}>
+                        Ver
+                      </Button>
+                    }
+                  >
+                    <Text fw={600}>{invoice.username}</Text>
+                    <Text size="xs" c="dimmed">
+                      {dateTime(invoice.created)}
+                    </Text>
+                  </NameWithActions>
+                ),
+              }}
+              columns={[
+                {
+                  header: 'Plan',
+                  cell: (invoice) => `${invoice.plan_name} · ${invoice.peer_name}`,
+                  detail: (invoice) => `${invoice.plan_name} · ${invoice.peer_name}`,
+                },
+                { header: 'Importe', cell: (invoice) => `${invoice.amount} USD`, detail: (invoice) => `${invoice.amount} USD` },
+                { header: 'Pasarela', cell: (invoice) => invoice.gateway_label, detail: (invoice) => invoice.gateway_label },
+                { header: 'Estado', cell: (invoice) => <InvoiceStatusBadge status={invoice.status} /> },
+              ]}
+            />
           )}
           <Paginator total={state.data.total} page={page} pageSize={state.data.page_size} onChange={setPage} />
         </>

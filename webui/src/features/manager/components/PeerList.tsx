@@ -1,9 +1,10 @@
 /** A compact table of peers as staff see them (owner, server, state, expiry), with optional row actions. */
-import { Badge, Table, Text } from '@mantine/core';
+import { Badge, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { StaffPeer } from '../api/manager';
 import { dateTime } from '../format';
 import { NameWithActions } from './NameWithActions';
+import { RowTable } from './RowTable';
 
 export function PeerStateBadges({ peer }: { peer: StaffPeer }) {
   return (
@@ -25,42 +26,44 @@ export function PeerStateBadges({ peer }: { peer: StaffPeer }) {
   );
 }
 
-export function PeerList({ peers, actions }: { peers: StaffPeer[]; actions?: (peer: StaffPeer) => ReactNode }) {
+/**
+ * `compact` keeps the narrow form (client, server and expiry under the name) at every width: the user drawer is a
+ * phone's width even on a desktop.
+ */
+export function PeerList({
+  peers,
+  actions,
+  compact = false,
+}: {
+  peers: StaffPeer[];
+  actions?: (peer: StaffPeer) => ReactNode;
+  compact?: boolean;
+}) {
   if (peers.length === 0) return <Text c="dimmed">Sin peers.</Text>;
+  const expiry = (peer: StaffPeer) => dateTime(peer.expiration_date, 'Indeterminado');
   return (
-    <Table.ScrollContainer minWidth={700}>
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Peer</Table.Th>
-            <Table.Th>Cliente</Table.Th>
-            <Table.Th>Servidor</Table.Th>
-            <Table.Th>Estado</Table.Th>
-            <Table.Th>Vence</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {peers.map((peer) => (
-            <Table.Tr key={peer.id}>
-              <Table.Td>
-                <NameWithActions actions={actions?.(peer)}>
-                  <Text fw={600}>{peer.name}</Text>
-                  <Text size="xs" c="dimmed">
-                    {peer.address}
-                    {peer.party ? ` · Sala ${peer.party.name}` : ''}
-                  </Text>
-                </NameWithActions>
-              </Table.Td>
-              <Table.Td>{peer.username}</Table.Td>
-              <Table.Td>{peer.server_name}</Table.Td>
-              <Table.Td>
-                <PeerStateBadges peer={peer} />
-              </Table.Td>
-              <Table.Td>{dateTime(peer.expiration_date, 'Indeterminado')}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <RowTable
+      rows={peers}
+      rowKey={(peer) => peer.id}
+      compact={compact}
+      name={{
+        header: 'Peer',
+        cell: (peer) => (
+          <NameWithActions actions={actions?.(peer)}>
+            <Text fw={600}>{peer.name}</Text>
+            <Text size="xs" c="dimmed">
+              {peer.address}
+              {peer.party ? ` · Sala ${peer.party.name}` : ''}
+            </Text>
+          </NameWithActions>
+        ),
+      }}
+      columns={[
+        { header: 'Cliente', cell: (peer) => peer.username, detail: (peer) => `Cliente ${peer.username}` },
+        { header: 'Servidor', cell: (peer) => peer.server_name, detail: (peer) => peer.server_name },
+        { header: 'Estado', cell: (peer) => <PeerStateBadges peer={peer} /> },
+        { header: 'Vence', cell: expiry, detail: (peer) => `Vence: ${expiry(peer)}` },
+      ]}
+    />
   );
 }

@@ -1,5 +1,5 @@
 /** /manager/dashboard/plans: the catalogue, hidden plans included; create, edit, hide or show. */
-import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, NumberInput, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
@@ -11,6 +11,7 @@ import { validity } from '../format';
 import { useAction, type FieldErrors } from '../hooks/use-action';
 import { useStaff } from '../staff';
 import { NameWithActions } from './NameWithActions';
+import { RowTable } from './RowTable';
 
 const EMPTY: PlanInput = { name: '', description: '', validity_hours: 720, price: '', visible: true, sort_order: 0 };
 
@@ -104,45 +105,41 @@ export function PlansPage() {
       {state.status === 'loading' && <LoadingState />}
       {state.status === 'error' && <SectionError message={errorMessage(state.error, 'Hubo un error al cargar los datos.')} onRetry={reload} />}
       {state.status === 'success' && (
-        <Table.ScrollContainer minWidth={520}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Plan</Table.Th>
-                <Table.Th>Validez</Table.Th>
-                <Table.Th>Precio</Table.Th>
-                <Table.Th>Estado</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {plans.map((plan) => (
-                <Table.Tr key={plan.id}>
-                  <Table.Td>
-                    <NameWithActions
-                      actions={
-                        isAdmin && (
-                          <Group gap={4} wrap="nowrap">
-                            <Button size="xs" variant="light" onClick={() => { clearRefused(); setEditing(plan); }} aria-label={`Editar ${plan.name}`}>
-                              Editar
-                            </Button>
-                            <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)} aria-label={`${plan.visible ? 'Ocultar' : 'Mostrar'} ${plan.name}`}>
-                              {plan.visible ? 'Ocultar' : 'Mostrar'}
-                            </Button>
-                          </Group>
-                        )
-                      }
-                    >
-                      <Text fw={600}>{plan.name}</Text>
-                    </NameWithActions>
-                  </Table.Td>
-                  <Table.Td>{validity(plan.validity_hours)}</Table.Td>
-                  <Table.Td>${plan.price} USD</Table.Td>
-                  <Table.Td>{plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <RowTable
+          rows={plans}
+          rowKey={(plan) => plan.id}
+          name={{
+            header: 'Plan',
+            cell: (plan) => (
+              <NameWithActions
+                actions={
+                  isAdmin && (
+                    <Group gap={4} wrap="nowrap">
+                      <Button size="xs" variant="light" onClick={() => { clearRefused(); setEditing(plan); }} aria-label={`Editar ${plan.name}`}>
+                        Editar
+                      </Button>
+                      <Button size="xs" variant="subtle" loading={busy} onClick={() => void toggle(plan)} aria-label={`${plan.visible ? 'Ocultar' : 'Mostrar'} ${plan.name}`}>
+                        {plan.visible ? 'Ocultar' : 'Mostrar'}
+                      </Button>
+                    </Group>
+                  )
+                }
+              >
+                <Text fw={600}>{plan.name}</Text>
+              </NameWithActions>
+            ),
+          }}
+          columns={[
+            { header: 'Validez', cell: (plan) => validity(plan.validity_hours), detail: (plan) => validity(plan.validity_hours) },
+            { header: 'Precio', cell: (plan) => `$${plan.price} USD`, detail: (plan) => `$${plan.price} USD` },
+            {
+              header: 'Estado',
+              cell: (plan) => (plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>),
+              // On a phone the name and its two buttons take the width: the state is words in the detail line.
+              detail: (plan) => (plan.visible ? 'Visible para los clientes' : 'Oculto a los clientes'),
+            },
+          ]}
+        />
       )}
       {editing !== null && (
         <Modal opened onClose={() => setEditing(null)} title={editing === 'new' ? 'Nuevo plan' : `Editar ${editing.name}`}>

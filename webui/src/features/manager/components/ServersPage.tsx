@@ -1,5 +1,5 @@
 /** /manager/dashboard/servers: live status of every node, create (credential + install steps), edit, credentials. */
-import { Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
@@ -12,7 +12,8 @@ import { useStaffEvents } from '../hooks/use-staff-events';
 import { useStaff } from '../staff';
 import { InstallSteps } from './servers/InstallSteps';
 import { ServerForm } from './servers/ServerForm';
-import { ServerRow } from './servers/ServerRow';
+import { SERVER_COLUMNS, ServerName } from './servers/ServerName';
+import { RowTable } from './RowTable';
 import { EMPTY_SERVER, formValuesOf, type ServerFormValues } from './servers/server-form-values';
 
 export function ServersPage() {
@@ -66,32 +67,23 @@ export function ServersPage() {
       )}
       {state.status === 'success' && servers.length === 0 && <Text c="dimmed">Todavía no hay servidores.</Text>}
       {state.status === 'success' && servers.length > 0 && (
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Servidor</Table.Th>
-                <Table.Th>Estado</Table.Th>
-                <Table.Th>Agente</Table.Th>
-                <Table.Th>Serial</Table.Th>
-                <Table.Th>Peers</Table.Th>
-                <Table.Th>Salas</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {servers.map((server) => (
-                <ServerRow
-                  key={server.id}
-                  server={server}
-                  isAdmin={isAdmin}
-                  onEdit={() => { clearRefused(); setEditing(server); }}
-                  onChanged={replace}
-                  onCredential={setCreated}
-                />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <RowTable
+          rows={servers}
+          rowKey={(server) => server.id}
+          name={{
+            header: 'Servidor',
+            cell: (server) => (
+              <ServerName
+                server={server}
+                isAdmin={isAdmin}
+                onEdit={() => { clearRefused(); setEditing(server); }}
+                onChanged={replace}
+                onCredential={setCreated}
+              />
+            ),
+          }}
+          columns={SERVER_COLUMNS}
+        />
       )}
       {editing !== null && (
         <Modal opened onClose={() => setEditing(null)} title={editing === 'new' ? 'Nuevo servidor' : `Editar ${editing.name}`} size="lg">

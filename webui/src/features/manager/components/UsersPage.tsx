@@ -10,13 +10,14 @@ import { errorMessage } from '../../../lib/api';
 import { useManagerTitle } from '../manager-title';
 import { toast } from '../../../lib/toasts';
 import { useRequest } from '../../../lib/use-request';
-import { managerApi, type UserRow } from '../api/manager';
+import { managerApi, type UserDetail, type UserRow } from '../api/manager';
 import { dateTime } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useKeyedRequest } from '../hooks/use-keyed-request';
 import { Paginator } from './Paginator';
 import { InvoiceStatusBadge } from './InvoicesPage';
 import { PeerList } from './PeerList';
+import { RowTable } from './RowTable';
 import { useStaff } from '../staff';
 
 function UserInvoices({ userId }: { userId: string }) {
@@ -48,6 +49,13 @@ function UserInvoices({ userId }: { userId: string }) {
     </Table>
   );
 }
+
+const roleLabel = (user: UserRow) =>
+  user.role === 'customer' ? 'Cliente' : user.role === 'admin' ? 'Administrador' : 'Soporte';
+
+type UserRoom = NonNullable<UserDetail['rooms']>[number];
+const roomRelation = (room: UserRoom) => (room.relation === 'owner' ? 'Administrador' : `Invitado (de ${room.owner})`);
+const roomMembers = (room: UserRoom) => (room.members === 1 ? '1 peer' : `${room.members} peers`);
 
 function UserStatus({ user }: { user: UserRow }) {
   if (user.deleted) return <Badge color="gray">Eliminada</Badge>;
@@ -164,23 +172,27 @@ export function UserDetailDrawer({ userId, onClose, onChanged }: { userId: strin
             </Group>
           )}
           <Title order={4}>Peers</Title>
-          <PeerList peers={state.data.peers} />
+          <PeerList peers={state.data.peers} compact />
           <Title order={4}>Salas</Title>
           {(state.data.rooms ?? []).length === 0 ? (
             <Text c="dimmed">Sin salas.</Text>
           ) : (
-            <Table>
-              <Table.Tbody>
-                {(state.data.rooms ?? []).map((room) => (
-                  <Table.Tr key={room.id}>
-                    <Table.Td>{room.name}</Table.Td>
-                    <Table.Td>{room.relation === 'owner' ? 'Administrador' : `Invitado (de ${room.owner})`}</Table.Td>
-                    <Table.Td>{room.members === 1 ? '1 peer' : `${room.members} peers`}</Table.Td>
-                    <Table.Td>{dateTime(room.created)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <RowTable
+              rows={state.data.rooms ?? []}
+              rowKey={(room) => room.id}
+              compact
+              striped={false}
+              name={{ header: 'Sala', cell: (room) => <Text fw={600}>{room.name}</Text> }}
+              columns={[
+                {
+                  header: 'Relación',
+                  cell: (room) => roomRelation(room),
+                  detail: (room) => roomRelation(room),
+                },
+                { header: 'Peers', cell: (room) => roomMembers(room), detail: (room) => roomMembers(room) },
+                { header: 'Creada', cell: (room) => dateTime(room.created), detail: (room) => `Creada el ${dateTime(room.created)}` },
+              ]}
+            />
           )}
           <Title order={4}>Facturas</Title>
           <UserInvoices userId={user.id} />
@@ -239,38 +251,26 @@ export function UsersPage() {
       )}
       {state.status === 'success' && (
         <>
-          <Table.ScrollContainer minWidth={700}>
-            <Table striped highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Usuario</Table.Th>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Rol</Table.Th>
-                  <Table.Th>Peers</Table.Th>
-                  <Table.Th>Estado</Table.Th>
-                  <Table.Th>Alta</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {state.data.items.map((user) => (
-                  <Table.Tr key={user.id} onClick={() => setOpenId(user.id)} style={{ cursor: 'pointer' }}>
-                    <Table.Td>
-                      <Button variant="subtle" size="compact-sm" onClick={() => setOpenId(user.id)}>
-                        {user.username}
-                      </Button>
-                    </Table.Td>
-                    <Table.Td>{user.email ?? '—'}</Table.Td>
-                    <Table.Td>{user.role === 'customer' ? 'Cliente' : user.role === 'admin' ? 'Administrador' : 'Soporte'}</Table.Td>
-                    <Table.Td>{user.peers}</Table.Td>
-                    <Table.Td>
-                      <UserStatus user={user} />
-                    </Table.Td>
-                    <Table.Td>{dateTime(user.created)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <RowTable
+            rows={state.data.items}
+            rowKey={(user) => user.id}
+            onRowClick={(user) => setOpenId(user.id)}
+            name={{
+              header: 'Usuario',
+              cell: (user) => (
+                <Button variant="subtle" size="compact-sm" onClick={() => setOpenId(user.id)}>
+                  {user.username}
+                </Button>
+              ),
+            }}
+            columns={[
+              { header: 'Email', cell: (user) => user.email ?? '—', detail: (user) => user.email ?? 'sin email' },
+              { header: 'Rol', cell: roleLabel, detail: roleLabel },
+              { header: 'Peers', cell: (user) => user.peers, detail: (user) => (user.peers === 1 ? '1 peer' : `${user.peers} peers`) },
+              { header: 'Estado', cell: (user) => <UserStatus user={user} /> },
+              { header: 'Alta', cell: (user) => dateTime(user.created), detail: (user) => `Alta: ${dateTime(user.created)}` },
+            ]}
+          />
           <Paginator total={state.data.total} page={page} pageSize={state.data.page_size} onChange={setPage} />
         </>
       )}

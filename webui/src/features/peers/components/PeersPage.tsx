@@ -1,11 +1,11 @@
 /** /dashboard/peers ('Peers Wireguard'): the customer's peers, their actions and live updates. */
 import { Button, Stack, Text, Title } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { useCallback, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LoadingState } from '../../../components/LoadingState';
 import { SectionError } from '../../../components/SectionError';
 import { errorMessage } from '../../../lib/api';
+import { useNarrowScreen } from '../../../lib/screen';
 import { useCurrentUser } from '../../../lib/current-user';
 import { toast } from '../../../lib/toasts';
 import { downloadPeerConfig, type Peer } from '../api/peers';
@@ -23,13 +23,6 @@ import { PeerDetailsDialog } from './PeerDetailsDialog';
 import { PeerQrDialog } from './PeerQrDialog';
 import { PeerRenameDialog } from './PeerRenameDialog';
 import { PeerTable } from './PeerTable';
-
-/**
- * Under 1024 px the peers show as cards. The contract says 768 px (docs/contract.md#constants), but from 768 px the
- * navigation takes 220 px and a table of peers no longer fits beside it until 1024 px (docs/webui.md, "Every screen
- * fits").
- */
-export const NARROW_SCREEN_QUERY = '(max-width: 1023.98px)';
 
 const INACTIVE_DOWNLOAD = 'No se puede descargar la configuración de un peer inactivo';
 /** The server's own refusal (docs/operations.md, "Make before break"): new keys need a node that can take them. */
@@ -62,7 +55,8 @@ async function downloadConfig(peer: Peer): Promise<void> {
 
 export function PeersPage() {
   const { user } = useCurrentUser();
-  const narrow = useMediaQuery(NARROW_SCREEN_QUERY, undefined, { getInitialValueInEffect: false });
+  // Under 1024 px the peers show as cards (src/lib/screen.ts).
+  const narrow = useNarrowScreen();
   const [dialog, setDialog] = useState<Dialog | null>(null);
   // The peer whose change-server view is open; the list shows when null.
   // (`?mover={id}` from Home's "Cambiar de servidor" opens it at once.)

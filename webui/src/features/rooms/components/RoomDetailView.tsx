@@ -1,9 +1,9 @@
 /** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their server
  * (marked when it is offline), whether they are online now, and their actions. */
 import { Badge, Button, Card, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { IconArrowLeft, IconPlus, IconTrash } from '@tabler/icons-react';
+import { useNarrowScreen } from '../../../lib/screen';
 import type { Room, RoomPeer } from '../api/rooms';
 import { formatDateTime, roleText } from '../room-format';
 import type { RoomRole } from '../room-lists';
@@ -29,9 +29,6 @@ interface Props {
   onAction: (action: RoomAction) => void;
   onChoosePassword: (password: string) => Promise<string | null>;
 }
-
-/** As the peers page: below 1024 px the members are cards. */
-const NARROW_QUERY = '(max-width: 1023.98px)';
 
 /** The member's server, marked when its agent is not connected (docs/api.md, rooms: `server_online`). A server
  * still applying a change (`server_in_sync: false`) is not marked: every room change does that for a moment. */
@@ -90,7 +87,8 @@ function MemberCard({ peer, action }: { peer: RoomPeer; action: ReactNode }) {
 export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onAction, onChoosePassword }: Props) {
   const owner = role === 'owner';
   const busy = Boolean(room.processing);
-  const narrow = useMediaQuery(NARROW_QUERY, undefined, { getInitialValueInEffect: false });
+  // As the peers page: below 1024 px the members are cards.
+  const narrow = useNarrowScreen();
   const memberAction = (peer: RoomPeer): ReactNode => {
     const action = peerActionFor(role, peer, alias);
     if (action === 'leave') {

@@ -1,6 +1,6 @@
 /** The owned (Administrador) and guest (Invitado) rooms in one table, each with a view button. */
 import { Button, Card, Group, Stack, Table, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { useNarrowScreen } from '../../../lib/screen';
 import type { Room, RoomLists } from '../api/rooms';
 import { formatDateTime, roleText } from '../room-format';
 import type { RoomRole } from '../room-lists';
@@ -11,7 +11,7 @@ export function RoomTable({ lists, onView }: { lists: RoomLists; onView: (room: 
     ...lists.owned_partys.map((room) => ({ room, role: 'owner' as const })),
     ...lists.guest_partys.map((room) => ({ room, role: 'guest' as const })),
   ];
-  const narrow = useMediaQuery('(max-width: 1023.98px)', undefined, { getInitialValueInEffect: false });
+  const narrow = useNarrowScreen();
   if (narrow) {
     // Below 1024 px each room is a card: name, role and peers on top, date below, 'Ver' beside them.
     return (
