@@ -77,7 +77,8 @@ describe('users page', () => {
     await waitFor(() => expect(api.users).toHaveBeenLastCalledWith({ q: 'ana', blocked: null, page: 1 }, expect.anything()));
 
     await actor.click(await screen.findByRole('button', { name: 'ana' }));
-    expect(await screen.findByText('Administrador')).toBeInTheDocument(); // the room ana owns
+    // The room ana owns: its relation and size in the detail line under its name (the drawer is a phone's width).
+    expect(await screen.findByText(/^Administrador · 2 peers · Creada el/)).toBeInTheDocument();
     expect(await screen.findByText(/Sala amigos/)).toBeInTheDocument();
     await actor.click(await screen.findByRole('button', { name: 'Bloquear' }));
     const confirm = await screen.findByRole('dialog', { name: 'Bloquear usuario' });
