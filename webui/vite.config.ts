@@ -2,6 +2,7 @@
 // Vite build and dev-server settings for the customer web client.
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { mantineStylesCheck } from './scripts/mantine-styles-check';
 
 const controlPlane = 'http://127.0.0.1:8000';
 
@@ -32,7 +33,7 @@ const LAZY_COMPONENTS = /[\\/]src[\\/]components[\\/]UsageBars\.tsx$/;
 const AUTH_PAGES = /[\\/]src[\\/]features[\\/]auth[\\/]/;
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), mantineStylesCheck()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -46,8 +47,11 @@ export default defineConfig({
           groups: [
             {
               name: 'vendor',
+              // Mantine's style sheets stay with the module importing them (src/app/mantine-styles.ts: the
+              // entry's; Help's and the manager's own few in their chunks' sheets).
               test: (id) =>
                 id.includes('node_modules') &&
+                !id.endsWith('.css') &&
                 !LAZY_LIBRARIES.test(id) &&
                 !MANAGER_ONLY.test(id) &&
                 !DASHBOARD_WIDGETS.test(id),
