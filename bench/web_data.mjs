@@ -34,6 +34,8 @@ class Meter {
     this.cached = 0; // answered from the browser's cache: no bytes, no round trip
     this.frames = 0;
     this.urls = [];
+    this.byUrl = {}; // received bytes per path (the breakdown docs/benchmarks.md quotes)
+    this.pathOf = new Map(); // CDP request id -> path
   }
 
   /** Requests that went over the network. */
@@ -51,10 +53,11 @@ class Meter {
     await cdp.send('Network.emulateNetworkConditions', LINK);
     const headerBytes = (headers) =>
       Object.entries(headers ?? {}).reduce((sum, [name, value]) => sum + name.length + String(value).length + 4, 0);
-    cdp.on('Network.requestWillBeSent', ({ request }) => {
+    cdp.on('Network.requestWillBeSent', ({ requestId, request }) => {
       if (request.url.startsWith('data:') || request.url.startsWith('blob:')) return;
       this.requests += 1;
       this.urls.push(`${request.method} ${new URL(request.url).pathname}`);
+      this.pathOf.set(requestId, new URL(request.url).pathname);
       this.sent += (request.postData?.length ?? 0) + request.url.length + 16;
     });
     cdp.on('Network.responseReceived', ({ response }) => {
@@ -63,8 +66,10 @@ class Meter {
     cdp.on('Network.requestWillBeSentExtraInfo', ({ headers }) => {
       this.sent += headerBytes(headers);
     });
-    cdp.on('Network.loadingFinished', ({ encodedDataLength }) => {
+    cdp.on('Network.loadingFinished', ({ requestId, encodedDataLength }) => {
       this.received += encodedDataLength;
+      const path = this.pathOf.get(requestId) ?? '?';
+      this.byUrl[path] = (this.byUrl[path] ?? 0) + encodedDataLength;
     });
     cdp.on('Network.webSocketCreated', ({ url }) => {
       this.requests += 1;
@@ -165,6 +170,10 @@ async function main() {
     await page.waitForURL('**/dashboard/home');
     await page.getByRole('link', { name: 'Peers' }).first().waitFor();
     const homeShown = Date.now() - started;
+    // The customer reads Home before going on: its calls are part of the visit (with the dashboard in one chunk,
+    // a click at the first sight of the 'Peers' link cancelled Home before it asked for anything).
+    await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
+    await meter.settle();
     started = Date.now();
     await page.getByRole('link', { name: 'Peers' }).first().click();
     await page.getByText(ACTIVE_PEER, { exact: true }).first().waitFor();
@@ -176,6 +185,7 @@ async function main() {
       requests: meter.sentRequests,
       waits_ms: { login: loginShown, home: homeShown, peers: peersShown },
       urls: meter.urls,
+      by_url: meter.byUrl,
     };
     await page.close();
 
@@ -188,7 +198,7 @@ async function main() {
     await again.getByText(ACTIVE_PEER, { exact: true }).first().waitFor();
     const returnShown = Date.now() - started;
     await back.settle();
-    figures.return_visit = { bytes: back.total, received: back.received, requests: back.sentRequests, waits_ms: { peers: returnShown }, urls: back.urls };
+    figures.return_visit = { bytes: back.total, received: back.received, requests: back.sentRequests, waits_ms: { peers: returnShown }, urls: back.urls, by_url: back.byUrl };
 
     // The same Peers page left open while the phone is connected: its node reports it every 5 s.
     back.reset();

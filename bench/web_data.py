@@ -60,6 +60,9 @@ def report(figures: dict[str, Any]) -> None:
     print(f"cold: {cold['received']} B received, {cold['bytes'] - cold['received']} B sent")
     print(f"return visit: {back['received']} B received, {back['bytes'] - back['received']} B sent")
     print("cold requests:", " ".join(cold["urls"]))
+    print("cold, received by resource (largest first):")
+    for path, size in sorted(cold["by_url"].items(), key=lambda item: -item[1]):
+        print(f"  {size:>8} B  {path}")
     print("return visit requests:", " ".join(back["urls"]))
     print(f"open page, {idle['seconds']} s: {idle['frames']} frames, requests: {' '.join(idle['urls']) or 'none'}")
     print(f"shown again: {shown['bytes']} B in {shown['requests']} requests, {shown['frames']} frames")

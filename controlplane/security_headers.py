@@ -1,6 +1,11 @@
 """Security headers on every HTTP answer: CSP suited to the built web client, no framing, no referrer, nosniff, HSTS.
 
 One `before_send` hook at the application level, so error answers, static files and the SPA fallback get them too.
+Pages (text/html) get the whole set; every other answer (JSON, scripts, styles, images) a short one: a browser
+applies CSP, Referrer-Policy, X-Frame-Options, COOP and Permissions-Policy to documents only, and those 700 bytes
+on each of the 25 answers of a first visit were a tenth of what a customer on Cuban mobile data paid for it
+(docs/benchmarks.md, "Session 16"). The short set is stricter, not looser: opened on its own as a document, a JSON
+or SVG answer may load nothing and be framed by no one.
 """
 
 from __future__ import annotations
@@ -61,7 +66,19 @@ def content_security_policy(settings: Settings) -> str:
     return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
 
 
+# Everything that is not a page: nothing may be loaded by it or frame it, and no type sniffing.
+RESOURCE_POLICY = "default-src 'none'; frame-ancestors 'none'"
+
+
+def resource_headers(settings: Settings) -> list[tuple[bytes, bytes]]:
+    headers = {"content-security-policy": RESOURCE_POLICY, "x-content-type-options": "nosniff"}
+    if settings.client_url.startswith("https://"):
+        headers["strict-transport-security"] = "max-age=31536000; includeSubDomains"
+    return [(k.encode(), v.encode()) for k, v in headers.items()]
+
+
 def security_headers(settings: Settings) -> list[tuple[bytes, bytes]]:
+    """A page's headers (the web client's index.html, the mirror link's page, an HTML error)."""
     headers = {
         "content-security-policy": content_security_policy(settings),
         "x-content-type-options": "nosniff",
@@ -85,14 +102,18 @@ NO_STORE = (b"cache-control", b"no-store")
 
 def security_headers_hook(settings: Settings) -> Callable[[Message, Scope], Awaitable[None]]:
     """A Litestar `before_send` hook: it sees every answer, errors and static files included."""
-    common = security_headers(settings)
+    page = security_headers(settings)
+    resource = resource_headers(settings)
 
     async def add_headers(message: Message, scope: Scope) -> None:
         if message["type"] != "http.response.start":
             return
-        extra = [*common, NO_STORE] if scope["path"].startswith(PRIVATE_PREFIXES) else common
         headers = list(message.get("headers") or [])
         present = {bytes(k).lower() for k, _ in headers}
+        content_type = next((bytes(v).lower() for k, v in headers if bytes(k).lower() == b"content-type"), b"")
+        # No content type (a 204, a HEAD of a page): the page's set, the safe side.
+        common = resource if content_type and not content_type.startswith(b"text/html") else page
+        extra = [*common, NO_STORE] if scope["path"].startswith(PRIVATE_PREFIXES) else common
         message["headers"] = [*headers, *(h for h in extra if h[0] not in present)]
 
     return add_headers

@@ -1,6 +1,5 @@
 /** App providers: Mantine theme, toasts (top-right, at most 20), public config, and the router. */
-import '@mantine/core/styles.css';
-import '@mantine/notifications/styles.css';
+import './mantine-styles';
 import { MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { useEffect, useState } from 'react';

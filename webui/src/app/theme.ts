@@ -5,7 +5,14 @@
  * subtle buttons (shade 6 on its 10 % tint, green 2.2:1, yellow 1.8:1). Rather than fix pages one by one, the CSS
  * variables every component reads are replaced here with the first shade of the same colour that reaches 4.5:1.
  */
-import { Badge, createTheme, type CSSVariablesResolver, darken, type MantineColorsTuple, TableScrollContainer } from '@mantine/core';
+import {
+  Badge,
+  createTheme,
+  type CSSVariablesResolver,
+  darken,
+  type MantineColorsTuple,
+  type TableScrollContainerProps,
+} from '@mantine/core';
 
 /** WCAG's minimum contrast for normal text (AA). */
 export const TEXT_CONTRAST = 4.5;
@@ -63,9 +70,11 @@ export const theme = createTheme({
     Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
     // A table wider than the screen scrolls inside its container: the container takes the keyboard focus so it can
     // be scrolled without a mouse (WCAG 2.1.1; axe, scrollable-region-focusable).
-    TableScrollContainer: TableScrollContainer.extend({
-      defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } },
-    }),
+    // By name, not `TableScrollContainer.extend`: importing the component put Table, its ScrollArea and floating-ui
+    // in the first chunk the login page loads (docs/webui.md, "Chunks").
+    TableScrollContainer: {
+      defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } satisfies Partial<TableScrollContainerProps>,
+    },
   },
 });
 

@@ -1,4 +1,5 @@
 /** Manager pages (`/manager/...`), loaded lazily by the router: none of this is in the landing bundle. */
+import './mantine-styles';
 export { ManagerLoginPage } from './components/ManagerLoginPage';
 export { ManagerLayout } from './components/ManagerLayout';
 export { OverviewPage } from './components/OverviewPage';

@@ -1,5 +1,6 @@
 /** /dashboard/help ('Centro de Ayuda'): VPN setup, room usage (when rooms are allowed) and FAQs. */
 import { Accordion, Anchor, List, Stack, Text, Title } from '@mantine/core';
+import '@mantine/core/styles/Accordion.css'; // Help alone uses it (app/mantine-styles.ts)
 import { useCurrentUser } from '../../../lib/current-user';
 
 const WIREGUARD_INSTALL_URL = 'https://www.wireguard.com/install/';
