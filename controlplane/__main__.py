@@ -8,43 +8,8 @@ import getpass
 import os
 import sys
 
-import uvicorn
-
 from controlplane.observability.logs import configure_logging
 from controlplane.settings import Settings
-
-# How long an idle HTTP connection stays open. Longer than the proxy in front keeps its idle connections to us
-# (packaging/nginx-vpn.conf: 60 s) and than HTTP clients' usual 5 s: whoever closes an idle connection must be the
-# side that would reuse it, or a request sent as the other side closes is lost (a POST is not retried). uvicorn's
-# default, 5 s, is httpx's too: most likely how a benchmark's login storm lost one login. docs/deployment.md,
-# "Idle connections".
-HTTP_KEEPALIVE_SECONDS = 75
-
-
-def uvicorn_server(settings: Settings) -> uvicorn.Server:
-    from controlplane.app import create_app
-    from controlplane.realtime.server_socket import LeanWebSocketProtocol
-
-    host, _, port = settings.http_bind.rpartition(":")
-    # The address to open, which links and the live socket's origin check follow (docs/deployment.md, client URL).
-    print(f"Cliente web: {settings.client_url}", flush=True)
-    config = uvicorn.Config(
-        create_app(settings),
-        host=host.strip("[]") or "127.0.0.1",
-        port=int(port),
-        log_level=settings.log_level.lower(),
-        log_config=None,  # keep the handlers configure_logging set (text or JSON, with request ids)
-        access_log=False,  # http_observer writes one access line per request, with its request id
-        proxy_headers=False,
-        timeout_keep_alive=HTTP_KEEPALIVE_SECONDS,
-        ws_max_size=64 * 1024,
-        # No per-socket compression (docs/benchmarks.md, "Reconnect storms"): a pair of zlib streams per socket cost
-        # about 45 kB of its ~80, for pushes of a few hundred bytes; compressing beside secrets is a risk too.
-        ws_per_message_deflate=False,
-        # uvicorn's own protocol keeping less per open socket (controlplane/realtime/server_socket.py).
-        ws=LeanWebSocketProtocol,
-    )
-    return uvicorn.Server(config)
 
 
 def _migrate(settings: Settings) -> None:
@@ -93,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     if args.command == "serve":
+        from controlplane.http_server import uvicorn_server
+
         uvicorn_server(settings).run()
     elif args.command == "migrate":
         _migrate(settings)

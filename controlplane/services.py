@@ -108,7 +108,7 @@ def build_services(settings: Settings) -> Services:
     sessions = SessionService(settings, box, invalidation, hub, read_sessionmaker)
     captcha = CaptchaVerifier(settings.captcha_secret, settings.captcha_verify_url, settings.captcha_site_key, http)
     agents = AgentRegistry()
-    metrics = ControlPlaneMetrics()
+    metrics = ControlPlaneMetrics(hub, agents, read_sessionmaker)
     operations = NodeOperations(
         bus, settings.operation_timeout_seconds, metrics.record_operation_outcome, SendAhead(box, agents)
     )

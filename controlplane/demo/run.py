@@ -207,7 +207,7 @@ async def _serve(
     network: DemoNetwork | None,
     reason: str | None,
 ) -> None:
-    from controlplane.__main__ import uvicorn_server
+    from controlplane.http_server import uvicorn_server
 
     start = await prepare(settings, var_dir, NODE_ADDRESS if network else SIMULATED_ADDRESS)
     demo = start.server

@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
 from controlplane.db import one_of, transaction, utcnow
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.models import Server
-from controlplane.domain.servers.service import ServerService
-from controlplane.domain.servers.status import is_online
-from controlplane.domain.usage.meter import Reading, UsageMeter
 from controlplane.nodes import desired_state
 from controlplane.nodes.backbone import refresh_backbone
+from controlplane.nodes.liveness import is_online
 from controlplane.nodes.operations import NodeOperations
+from controlplane.nodes.ports import EndpointHook, NodeCredentials, PresenceHook, Reading, StatusHook, UsageRecorder
 from controlplane.realtime import messages
 from controlplane.realtime.hub import PushHub
 from protos import agent_pb2
@@ -34,16 +31,6 @@ FULL_PREFIX = "full:"
 # A handshake this recent counts as connected (the manager's "peers connected").
 CONNECTED_SECONDS = 180
 
-# (db, server id, public key -> latest handshake of the report's peers that are in a room): called in the
-# transaction that stores a stats report.
-PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
-# (db, server id, public key -> endpoint, whether the report holds every peer of the node): likewise; two devices
-# on one peer (domain/peers/devices.py).
-EndpointHook = Callable[[AsyncSession, str, dict[str, str], bool], Awaitable[None]]
-# (db, server id): the node went online (its agent connected) or offline (its stream ended); called in a read
-# transaction of its own once that is committed, so that it can never undo or hold back the mark itself.
-StatusHook = Callable[[AsyncSession, str], Awaitable[None]]
-
 
 class AgentSessions:
     def __init__(
@@ -51,12 +38,12 @@ class AgentSessions:
         sessionmaker: Any,
         read_sessionmaker: Any,
         box: SecretBox,
-        servers: ServerService,
+        servers: NodeCredentials,
         nodes: NodeOperations,
         hub: PushHub,
         presence: PresenceHook | None = None,
         endpoints: EndpointHook | None = None,
-        usage: UsageMeter | None = None,
+        usage: UsageRecorder | None = None,
         status: StatusHook | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker

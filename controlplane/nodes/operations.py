@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,8 +21,14 @@ from controlplane.nodes.models import NodeOperation, OperationKind, OperationSta
 from controlplane.realtime.bus import EventBus
 from controlplane.realtime.topics import NODE_CHANGED, NodeChanged
 
-if TYPE_CHECKING:
-    from controlplane.nodes.send_ahead import SendAhead
+
+class Ahead(Protocol):
+    """Sending a queued change ahead to a stream this process holds (nodes/send_ahead.py, `SendAhead`): declared
+    here, not imported, since building a delta reads the desired state, which reads the backbone, which queues
+    its changes here."""
+
+    def queue(self, db: AsyncSession, operation: NodeOperation) -> None: ...
+
 
 # How a timed-out operation's error begins (the owner is told the node did not answer in time).
 TIMEOUT_PREFIX = "timeout"
@@ -115,7 +121,7 @@ class NodeOperations:
         bus: EventBus,
         timeout_seconds: float,
         count_outcome: Callable[[bool], None],
-        ahead: SendAhead | None = None,
+        ahead: Ahead | None = None,
     ) -> None:
         self._bus = bus
         self._ahead = ahead  # deltas for the agents whose streams this process holds, built before commit

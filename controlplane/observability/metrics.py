@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from litestar import Litestar, Request, Response, get
 from litestar.exceptions import HTTPException
@@ -20,15 +20,15 @@ from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.db import transaction
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.errors import NotFound, Unauthorized
 from controlplane.nodes.models import NodeOperation
+from controlplane.nodes.registry import AgentRegistry
 from controlplane.observability.logs import UNMATCHED, log_request, request_id_scope
-
-if TYPE_CHECKING:
-    from controlplane.services import Services
+from controlplane.realtime.hub import PushHub
 
 # Request latency from ~1 ms to 10 s: API calls sit in the low buckets, slow database moments in the high ones.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -40,7 +40,13 @@ PAYMENT_OUTCOMES = ("created", "paid", "fulfilled", "canceled", "failed", "rejec
 class ControlPlaneMetrics:
     """Every series this process exports; services call the few `record_*` methods, the rest is read at scrape."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, hub: PushHub, agents: AgentRegistry, read_sessionmaker: async_sessionmaker[AsyncSession]
+    ) -> None:
+        # What the scrape-time figures are read from (`refresh`): these three, not the whole container.
+        self._hub = hub
+        self._agents = agents
+        self._read_sessionmaker = read_sessionmaker
         self.registry = CollectorRegistry(auto_describe=True)
         self.http_latency = Histogram(
             "vpn_http_request_duration_seconds",
@@ -93,11 +99,11 @@ class ControlPlaneMetrics:
             raise ValueError(f"unknown payment outcome {outcome!r}")
         self.payments.labels(gateway, outcome).inc()
 
-    async def refresh(self, services: Services) -> None:
+    async def refresh(self) -> None:
         """Read the figures that live elsewhere (hub, registry, database) just before a scrape."""
-        self.open_sockets.set(services.hub.open_sockets)
-        self.nodes_connected.set(len(services.agents))
-        async with transaction(services.read_sessionmaker) as db:
+        self.open_sockets.set(self._hub.open_sockets)
+        self.nodes_connected.set(len(self._agents))
+        async with transaction(self._read_sessionmaker) as db:
             rows = (await db.execute(select(NodeOperation.status, func.count()).group_by(NodeOperation.status))).all()
             invoice_rows = (await db.execute(select(Invoice.status, func.count()).group_by(Invoice.status))).all()
         counts = {str(status): count for status, count in rows}
@@ -153,16 +159,18 @@ def _from_loopback_unproxied(request: Request[Any, Any, Any]) -> bool:
 async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     """With VPN_METRICS_TOKEN set: `Authorization: Bearer <token>` from anywhere. Without it: a scraper on loopback
     talking to the process directly, never a request that came through a proxy (docs/deployment.md, "Metrics")."""
-    services: Services = request.app.state.services
-    token = services.settings.metrics_token
+    # The composition root (controlplane/services.py) is read off the app, not imported: it imports this module.
+    services = request.app.state.services
+    metrics: ControlPlaneMetrics = services.metrics
+    token: str = services.settings.metrics_token
     if token:
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         if not hmac.compare_digest(given.encode(), token.encode()):
             raise Unauthorized("Token de métricas inválido.", code="bad_metrics_token")
     elif not _from_loopback_unproxied(request):
         raise NotFound("No encontrado.")
-    await services.metrics.refresh(services)
-    return Response(services.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+    await metrics.refresh()
+    return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
 # The route of a 405 whose template could not be found: its path is never logged, since it may hold a secret.

@@ -603,7 +603,7 @@ async def test_payments_show_in_the_metrics_by_gateway_and_outcome(shop: Shop) -
         )
 
     assert (counted("created"), counted("paid"), counted("fulfilled"), counted("rejected")) == (2, 1, 1, 1)
-    await shop.services.metrics.refresh(shop.services)
+    await shop.services.metrics.refresh()
     by_status = {
         status: shop.services.metrics.registry.get_sample_value("vpn_invoices", {"status": status})
         for status in ("pending", "fulfilled")

@@ -1,5 +1,5 @@
 """An idle HTTP connection to the real control plane stays open longer than the proxy in front and HTTP clients keep
-theirs (controlplane/__main__.py, HTTP_KEEPALIVE_SECONDS; docs/deployment.md, "Idle connections").
+theirs (controlplane/http_server.py, HTTP_KEEPALIVE_SECONDS; docs/deployment.md, "Idle connections").
 
 Whoever closes an idle keep-alive connection must be the side that would reuse it: a request sent just as the
 other side closes is lost, and a POST is not retried (uvicorn's default of 5 s is httpx's too: most likely how a
@@ -12,7 +12,7 @@ import socket
 import time
 from pathlib import Path
 
-from controlplane.__main__ import HTTP_KEEPALIVE_SECONDS
+from controlplane.http_server import HTTP_KEEPALIVE_SECONDS
 from tests.multiprocess.cluster import REPO
 from tests.multiprocess.test_logs import shared, started  # noqa: F401 (shared is the module's database fixture)
 

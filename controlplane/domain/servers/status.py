@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import msgspec
-from sqlalchemy import ColumnElement, and_, or_
 
-from controlplane.db import utcnow
 from controlplane.domain.servers.install_steps import AgentSource, AgentTrust, NodeFacts, render
 from controlplane.domain.servers.models import Server
 
-# An agent reports stats every few seconds and keepalives every 20 s: silent for longer means gone.
-ONLINE_WITHIN = timedelta(seconds=45)
-
-
-def is_online(server: Server) -> bool:
-    """Its agent was heard from lately and its stream has not ended since (docs/operations.md, "Server status"):
-    any process may hold the stream, so this reads the database."""
-    if server.last_seen is None or utcnow() - server.last_seen >= ONLINE_WITHIN:
-        return False
-    return server.disconnected_at is None or server.disconnected_at < server.last_seen
-
-
-def online_clause() -> ColumnElement[bool]:
-    """`is_online` as SQL."""
-    return and_(
-        Server.last_seen >= utcnow() - ONLINE_WITHIN,
-        or_(Server.disconnected_at.is_(None), Server.disconnected_at < Server.last_seen),
-    )
+# Liveness is the agents' stream's business (nodes/liveness.py); named here too for the domain's readers.
+from controlplane.nodes.liveness import ONLINE_WITHIN as ONLINE_WITHIN
+from controlplane.nodes.liveness import is_online as is_online
+from controlplane.nodes.liveness import online_clause as online_clause
 
 
 def is_in_sync(server: Server) -> bool:

@@ -25,6 +25,9 @@ from controlplane.db import one_of, transaction
 from controlplane.domain.usage import store
 from controlplane.domain.usage.models import UsageCounter
 
+# What a stats report says of one peer: declared by the agents' side, which hands it over (nodes/ports.py).
+from controlplane.nodes.ports import Reading as Reading
+
 log = logging.getLogger(__name__)
 
 FLUSH_SECONDS = 60.0
@@ -32,15 +35,6 @@ FLUSH_SECONDS = 60.0
 
 def hour_of(moment: datetime) -> datetime:
     return moment.replace(minute=0, second=0, microsecond=0)
-
-
-@dataclass(slots=True)
-class Reading:
-    """One peer's line of a stats report: which device, and its cumulative counters."""
-
-    public_key: str
-    rx: int
-    tx: int
 
 
 @dataclass(slots=True)
