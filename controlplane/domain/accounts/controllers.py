@@ -27,12 +27,12 @@ from controlplane.dependencies import (
     bearer_token,
     customer_area,
 )
-from controlplane.domain.accounts import schemas
+from controlplane.domain.accounts import schemas, staff_schemas
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
 from controlplane.domain.audit.actions import AuditAction
-from controlplane.domain.manager import schemas as staff_schemas
+from controlplane.domain.staff_forms import Done, Page, PageSize, Search
 from controlplane.errors import Unauthorized
 from controlplane.mail import Mailer
 from controlplane.ratelimit import RateLimiter
@@ -281,11 +281,11 @@ class AdminUserController(Controller):
         self,
         staff_users: StaffUsersDep,
         db: DB,
-        q: staff_schemas.Search = "",
+        q: Search = "",
         blocked: Annotated[bool | None, QueryParameter()] = None,
         role: Annotated[str, QueryParameter(max_length=16)] = "",
-        page: staff_schemas.Page = 1,
-        page_size: staff_schemas.PageSize = 25,
+        page: Page = 1,
+        page_size: PageSize = 25,
     ) -> staff_schemas.UserPage:
         return await staff_users.search(db, q, blocked, role, page, page_size)
 
@@ -330,7 +330,7 @@ class AdminUserController(Controller):
     async def password_reset(
         self, staff_users: StaffUsersDep, audit: Audit, mailer: MailerDep, db: DB, staff: Staff, ip: ClientIP,
         user_id: FromPath[str],
-    ) -> Response[staff_schemas.Done]:  # fmt: skip
+    ) -> Response[Done]:  # fmt: skip
         user, mail = await staff_users.password_reset_email(db, user_id)
         await audit.record(
             db,
@@ -341,9 +341,7 @@ class AdminUserController(Controller):
             user.id,
             f"Enlace de restablecimiento enviado a {user.username}",
         )
-        done = staff_schemas.Done(
-            success=True, message=f"Enlace para restablecer la contraseña enviado a {user.email}."
-        )
+        done = Done(success=True, message=f"Enlace para restablecer la contraseña enviado a {user.email}.")
         return Response(done, background=_mail_task(mailer, mail))
 
     @post(
@@ -355,7 +353,7 @@ class AdminUserController(Controller):
     async def verification(
         self, staff_users: StaffUsersDep, audit: Audit, mailer: MailerDep, db: DB, staff: Staff, ip: ClientIP,
         user_id: FromPath[str],
-    ) -> Response[staff_schemas.Done]:  # fmt: skip
+    ) -> Response[Done]:  # fmt: skip
         user, mail = await staff_users.verification_email(db, user_id)
         await audit.record(
             db,
@@ -366,5 +364,5 @@ class AdminUserController(Controller):
             user.id,
             f"Verificación de email reenviada a {user.username}",
         )
-        done = staff_schemas.Done(success=True, message=f"Email de verificación enviado a {user.email}.")
+        done = Done(success=True, message=f"Email de verificación enviado a {user.email}.")
         return Response(done, background=_mail_task(mailer, mail))

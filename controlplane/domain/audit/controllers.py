@@ -11,7 +11,7 @@ from litestar.params import QueryParameter
 from controlplane.dependencies import DB, Audit
 from controlplane.domain.accounts.guards import admin_or_support
 from controlplane.domain.audit.service import AuditFilter, AuditPage
-from controlplane.domain.manager.schemas import Page, PageSize, Search
+from controlplane.domain.staff_forms import Page, PageSize, Search
 
 
 class AdminAuditController(Controller):

@@ -29,7 +29,7 @@ from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices import staff as staff_invoices
 from controlplane.domain.invoices.models import InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX, REASON_REQUIRED, STAFF_CREDITABLE, Outcome
-from controlplane.domain.manager import schemas as staff_schemas
+from controlplane.domain.staff_forms import Page, PageSize, Search
 from controlplane.errors import Conflict, Invalid
 from controlplane.payments.base import GatewayError, GatewayUnavailable, PaymentRecord, PaymentStatus
 from controlplane.query_params import LOOSE_QUERY
@@ -154,12 +154,12 @@ class AdminInvoiceController(Controller):
     async def search(
         self,
         db: DB,
-        q: staff_schemas.Search = "",
+        q: Search = "",
         status: Annotated[str, QueryParameter(max_length=16)] = "",
         gateway: Annotated[str, QueryParameter(max_length=16)] = "",
         user: Annotated[str, QueryParameter(max_length=64)] = "",
-        page: staff_schemas.Page = 1,
-        page_size: staff_schemas.PageSize = 25,
+        page: Page = 1,
+        page_size: PageSize = 25,
     ) -> staff_invoices.InvoicePage:
         return await staff_invoices.search_invoices(db, q, status, gateway, user, page, page_size)
 

@@ -37,12 +37,12 @@ from controlplane.dependencies import (
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.audit.actions import AuditAction
-from controlplane.domain.manager import schemas as staff_schemas
-from controlplane.domain.peers import mirror_binding, schemas
+from controlplane.domain.peers import mirror_binding, schemas, staff_schemas
 from controlplane.domain.peers.config_file import content_disposition
 from controlplane.domain.peers.staff import search_peers, staff_peer
 from controlplane.domain.plans.staff import get_plan
 from controlplane.domain.servers.models import Server
+from controlplane.domain.staff_forms import Page, PageSize, Search, changes_text
 from controlplane.errors import Invalid, NotFound
 from controlplane.query_params import LOOSE_QUERY
 
@@ -229,11 +229,11 @@ class AdminPeerController(Controller):
     async def search(
         self,
         db: DB,
-        q: staff_schemas.Search = "",
+        q: Search = "",
         server: Annotated[str, QueryParameter(max_length=64)] = "",
         active: Annotated[bool | None, QueryParameter()] = None,
-        page: staff_schemas.Page = 1,
-        page_size: staff_schemas.PageSize = 25,
+        page: Page = 1,
+        page_size: PageSize = 25,
     ) -> staff_schemas.PeerPage:
         return await search_peers(db, q, server, active, page, page_size)
 
@@ -281,7 +281,7 @@ class AdminPeerController(Controller):
             message = None if data.active else f"El peer {peer.name} fue deshabilitado por un administrador."
             await peers.set_active(db, peer, data.active, message, by_staff=True)
             changes["active"] = data.active
-        summary = staff_schemas.changes_text(changes)
+        summary = changes_text(changes)
         await audit.record(db, staff, ip, AuditAction.PEER_UPDATE, "peer", peer.id, f"{peer.name}: {summary}")
         return await staff_peer(db, peer)
 

@@ -6,13 +6,14 @@ from sqlalchemy import Select, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.domain.accounts.models import User
-from controlplane.domain.manager import schemas
+from controlplane.domain.peers import staff_schemas as schemas
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.peers.schemas import RoomRef
 from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.servers.models import Server
 
 
-async def _rooms_of(db: AsyncSession, peer_ids: list[str]) -> dict[str, schemas.RoomRef]:
+async def _rooms_of(db: AsyncSession, peer_ids: list[str]) -> dict[str, RoomRef]:
     if not peer_ids:
         return {}
     rows = await db.execute(
@@ -20,7 +21,7 @@ async def _rooms_of(db: AsyncSession, peer_ids: list[str]) -> dict[str, schemas.
         .join(Room, Room.id == RoomMember.room_id)
         .where(RoomMember.peer_id.in_(peer_ids))
     )
-    return {peer_id: schemas.RoomRef(id=pid, name=name) for peer_id, pid, name in rows.all()}
+    return {peer_id: RoomRef(id=pid, name=name) for peer_id, pid, name in rows.all()}
 
 
 async def _views(db: AsyncSession, rows: list[tuple[Peer, str]]) -> list[schemas.StaffPeer]:
@@ -28,7 +29,7 @@ async def _views(db: AsyncSession, rows: list[tuple[Peer, str]]) -> list[schemas
     return [staff_view(p, u, rooms.get(p.id)) for p, u in rows]
 
 
-def staff_view(peer: Peer, username: str, room: schemas.RoomRef | None = None) -> schemas.StaffPeer:
+def staff_view(peer: Peer, username: str, room: RoomRef | None = None) -> schemas.StaffPeer:
     return schemas.StaffPeer(
         id=peer.id,
         name=peer.name,
