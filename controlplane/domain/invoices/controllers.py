@@ -16,7 +16,6 @@ from controlplane.dependencies import (
     Audit,
     ClientIP,
     Customer,
-    Invoices,
     Limiter,
     SettingsDep,
     Staff,
@@ -25,8 +24,10 @@ from controlplane.dependencies import (
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.audit.actions import AuditAction
+from controlplane.domain.audit.trail import audited
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices import staff as staff_invoices
+from controlplane.domain.invoices.dependencies import CUSTOMER_INVOICES, INVOICES, Invoices
 from controlplane.domain.invoices.models import InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX, REASON_REQUIRED, STAFF_CREDITABLE, Outcome
 from controlplane.domain.staff_forms import Page, PageSize, Search
@@ -39,7 +40,7 @@ class InvoiceController(Controller):
     path = "/api/client/invoices"
     tags = ["invoices"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_INVOICES}
 
     # 429: purchases are limited per account (docs/security.md, "Limits").
     @put("/", operation_id="createInvoice", opt={"errors": (404, 409, 429, 502)})
@@ -94,6 +95,7 @@ class PaymentGatewayController(Controller):
 
     path = "/api/payments"
     tags = ["payments"]
+    dependencies = INVOICES
 
     @post(
         "/qvapay/webhook",
@@ -149,6 +151,7 @@ class PaymentGatewayController(Controller):
 class AdminInvoiceController(Controller):
     path = "/api/admin/invoices"
     tags = ["admin"]
+    dependencies = INVOICES
 
     @get("/", operation_id="adminSearchInvoices", guards=[admin_or_support])
     async def search(
@@ -167,9 +170,12 @@ class AdminInvoiceController(Controller):
     async def read(self, db: DB, invoice_id: FromPath[str]) -> staff_invoices.StaffInvoiceDetail:
         return await staff_invoices.invoice_detail(db, invoice_id)
 
-    @post("/{invoice_id:str}/manual-payment", status_code=200, operation_id="adminMarkInvoicePaid", guards=[admin_only])
+    @post(
+        "/{invoice_id:str}/manual-payment", status_code=200, operation_id="adminMarkInvoicePaid", guards=[admin_only],
+        opt=audited(AuditAction.INVOICE_MANUAL_PAYMENT),
+    )  # fmt: skip
     async def manual_payment(
-        self, invoices: Invoices, audit: Audit, db: DB, staff: Staff, ip: ClientIP, invoice_id: FromPath[str],
+        self, invoices: Invoices, db: DB, staff: Staff, audit: Audit, invoice_id: FromPath[str],
         data: JSONBody[staff_invoices.ManualPayment],
     ) -> staff_invoices.StaffInvoiceDetail:  # fmt: skip
         """Credited through the payments' own settle path (one conditional update), so it happens once even if the
@@ -206,13 +212,5 @@ class AdminInvoiceController(Controller):
             summary += f" sobre una factura {staff_invoices.STATUS_NAMES[was]}"
             if invoice.problem:
                 summary += f" ({invoice.problem})"
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.INVOICE_MANUAL_PAYMENT,
-            "invoice",
-            invoice.id,
-            summary + (f": {note}" if note else ""),
-        )
+        audit.note("invoice", invoice.id, summary + (f": {note}" if note else ""))
         return await staff_invoices.invoice_detail(db, invoice_id)
