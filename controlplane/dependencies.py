@@ -1,17 +1,17 @@
-"""Request-scoped dependencies and guards shared by every controller.
+"""Request-scoped dependencies and guards every controller shares: the request's transaction (`db`), the settings,
+the caller (`customer`, or the `staff` a role guard let through), their address (`ip`), the switches' values, the
+rate limiter, the mailer and the request's audit trail (`audit`, written just before the transaction commits).
 
-Handlers name the parts of the app they use: `peers: Peers`, `audit: Audit`, `settings: SettingsDep`... one
-dependency per field of `Services` (services.py, the composition root; its product is kept on `app.state.services`
-and read here, the one way in). No handler receives the whole container and no controller imports services.py
-(tests/unit/test_controller_imports.py). Who among the staff may call an admin route is a guard on the route
-(domain/accounts/guards.py), which finds the caller with `authenticate_staff`.
+Each domain's own parts are provided beside it (domain/<domain>/dependencies.py, typed, on its controllers); all of
+them read the built services with `services_of`, the one way to the composition root (services.py): no controller
+imports it (tests/unit/test_controller_imports.py). Who among the staff may call an admin route is a guard on the
+route (domain/accounts/guards.py), which finds the caller with `authenticate_staff`.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import AsyncGenerator, Callable
-from dataclasses import fields
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Annotated, Any, TypeAlias, TypeVar
 
 from litestar import Request
@@ -19,27 +19,16 @@ from litestar.connection import ASGIConnection
 from litestar.di import Dependency, NamedDependency, Provide
 from litestar.exceptions import ImproperlyConfiguredException
 from litestar.params import SkipValidationMarker
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.crypto import SecretBox
-from controlplane.db import transaction
-from controlplane.domain.accounts.deletion import AccountDeletion
-from controlplane.domain.accounts.service import AccountService
-from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal, SessionService
-from controlplane.domain.accounts.staff import StaffUsers
-from controlplane.domain.audit.service import AuditLog
-from controlplane.domain.invoices.service import InvoiceService
-from controlplane.domain.peers.service import PeerService
-from controlplane.domain.rooms.service import RoomService
-from controlplane.domain.servers.service import ServerService
-from controlplane.domain.switches.service import Switches, SwitchService
+from controlplane.db import before_commit, transaction
+from controlplane.domain.accounts.sessions import ADMIN, CLIENT, Principal
+from controlplane.domain.audit.trail import AUDIT, AuditTrail
+from controlplane.domain.switches.service import Switches
 from controlplane.errors import Maintenance, Unauthorized
 from controlplane.mail import Mailer
-from controlplane.nodes.operations import NodeOperations
-from controlplane.nodes.registry import AgentRegistry
 from controlplane.query_params import strict_query
 from controlplane.ratelimit import RateLimiter
-from controlplane.realtime.hub import PushHub
 from controlplane.services import Services
 from controlplane.settings import Settings
 
@@ -48,29 +37,6 @@ def services_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Services:
     """The built services, for what is not a handler (guards, the socket, the web UI's files)."""
     services: Services = connection.app.state.services
     return services
-
-
-# The dependency name of each field of `Services`: the field's own, except the switches' service (`switches` are
-# the switches' current values: provide_switches).
-PARTS: dict[str, str] = {("switch_service" if f.name == "switches" else f.name): f.name for f in fields(Services)}
-
-
-def _part(field: str) -> Provide:
-    """One field of the built services: an attribute read, nothing awaited, no thread."""
-
-    async def provide(request: Request[Any, Any, Any]) -> Any:
-        return getattr(request.app.state.services, field)
-
-    return Provide(provide)
-
-
-def _part_after_customer(field: str) -> Provide:
-    """The same, resolved after the customer (see CUSTOMER)."""
-
-    async def provide(request: Request[Any, Any, Any], customer: NamedDependency[Any]) -> Any:
-        return getattr(request.app.state.services, field)
-
-    return Provide(provide)
 
 
 READING_METHODS = frozenset({"GET", "HEAD"})
@@ -163,21 +129,64 @@ async def customer_area(request: Request[Any, Any, Any]) -> None:
     await strict_query(request)
 
 
+async def provide_settings(request: Request[Any, Any, Any]) -> Settings:
+    return services_of(request).settings
+
+
+async def provide_limiter(request: Request[Any, Any, Any]) -> RateLimiter:
+    return services_of(request).limiter
+
+
+async def provide_mailer(request: Request[Any, Any, Any]) -> Mailer:
+    return services_of(request).mailer
+
+
+async def provide_audit(request: Request[Any, Any, Any], db: DB, staff: Staff, ip: ClientIP) -> AuditTrail:
+    """The request's audit trail, for a route that declares its actions (`opt=audited(...)`, domain/audit/trail.py):
+    what the handler notes is written in its transaction just before the commit, so a request that fails leaves no
+    entry and no change commits without one."""
+    actions = request.route_handler.opt.get(AUDIT)
+    if not actions:
+        raise ImproperlyConfiguredException(f"{request.route_handler} takes `audit` but declares no audited actions")
+    trail = AuditTrail(services_of(request).audit, db, staff, ip, tuple(actions))
+    before_commit(db, trail.write)
+    return trail
+
+
+T = TypeVar("T")
+
+
+def after_customer(provide: Callable[[Request[Any, Any, Any]], Awaitable[T]]) -> Provide:
+    """`provide`, resolved once the customer is known (see CUSTOMER)."""
+
+    async def provider(request: Request[Any, Any, Any], customer: NamedDependency[Principal]) -> T:
+        return await provide(request)
+
+    return Provide(provider)
+
+
+# The app's own dependencies (controlplane/app.py): what every controller may take by these names.
 COMMON_DEPENDENCIES: dict[str, Provide | Callable[..., Any]] = {
-    **{name: _part(field) for name, field in PARTS.items()},
     "db": Provide(provide_session),
+    "settings": Provide(provide_settings),
     "switches": Provide(provide_switches),
     "ip": Provide(provide_client_ip),
     "staff": Provide(provide_staff),
+    "limiter": Provide(provide_limiter),
+    "mailer": Provide(provide_mailer),
+    "audit": Provide(provide_audit),
 }
-# The customer area's controllers take these: the caller first (a remembered token needs no database session),
-# then the parts of the app and `db`, each after it. Litestar resolves dependencies that do not depend on each other
-# in a task group, dearer than a cached peer list itself: the list (a part and the caller, no `db`: it opens a
-# session only on a miss) resolves one at a time; a handler that takes `db` and a part pays the group.
+# The customer area's controllers take these (with their domain's own, each `after_customer`): the caller first (a
+# remembered token needs no database session), then the parts of the app and `db`, each after it. Litestar resolves
+# dependencies that do not depend on each other in a task group, dearer than a cached peer list itself: the list (a
+# part and the caller, no `db`: it opens a session only on a miss) resolves one at a time; a handler that takes `db`
+# and a part pays the group.
 CUSTOMER: dict[str, Provide | Callable[..., Any]] = {
     "customer": Provide(provide_customer),
     "db": Provide(provide_session_after_customer),
-    **{name: _part_after_customer(field) for name, field in PARTS.items()},
+    "settings": after_customer(provide_settings),
+    "limiter": after_customer(provide_limiter),
+    "mailer": after_customer(provide_mailer),
 }
 
 # What handlers declare, by parameter name: `db: DB`, `customer: Customer`, `peers: Peers`...
@@ -187,25 +196,11 @@ ClientIP = NamedDependency[str]
 Customer = NamedDependency[Principal]
 Staff = NamedDependency[Principal]
 
-T = TypeVar("T")
-# A part of the app, taken by its name in Services; not checked against its type on every call (it is built once,
-# by services.py; some types, like RateLimiter, are protocols that cannot be checked at all).
+# A long-lived part of the app (built once by services.py), taken by its name: not checked against its type on
+# every call (some, like RateLimiter, are protocols that cannot be checked at all). Each domain names its own:
+# `Peers = Part[PeerService]` in domain/peers/dependencies.py.
 Part: TypeAlias = Annotated[T, Dependency(kind="named"), SkipValidationMarker()]
-Accounts = Part[AccountService]
-Agents = Part[AgentRegistry]
-Audit = Part[AuditLog]
-Box = Part[SecretBox]
-Deletion = Part[AccountDeletion]
-Hub = Part[PushHub]
-Invoices = Part[InvoiceService]
+SettingsDep = Part[Settings]
 Limiter = Part[RateLimiter]
 MailerDep = Part[Mailer]
-Operations = Part[NodeOperations]
-Peers = Part[PeerService]
-Rooms = Part[RoomService]
-Servers = Part[ServerService]
-Sessionmaker = Part[async_sessionmaker[AsyncSession]]
-Sessions = Part[SessionService]
-SettingsDep = Part[Settings]
-StaffUsersDep = Part[StaffUsers]
-SwitchServiceDep = Part[SwitchService]
+Audit = Part[AuditTrail]

@@ -12,27 +12,33 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from controlplane.dependencies import (
     CUSTOMER,
     DB,
-    Accounts,
     Audit,
     ClientIP,
     Customer,
-    Deletion,
     Limiter,
     MailerDep,
-    Sessions,
     SettingsDep,
     Staff,
-    StaffUsersDep,
     SwitchesDep,
     bearer_token,
     customer_area,
 )
-from controlplane.domain.accounts import schemas
+from controlplane.domain.accounts import schemas, staff_schemas
+from controlplane.domain.accounts.dependencies import (
+    ACCOUNTS,
+    CUSTOMER_ACCOUNTS,
+    STAFF_USERS,
+    Accounts,
+    Deletion,
+    Sessions,
+    StaffUsersDep,
+)
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.accounts.service import RECOVERY_ANSWER, Email, current_user_view
 from controlplane.domain.accounts.sessions import ADMIN, CLIENT
 from controlplane.domain.audit.actions import AuditAction
-from controlplane.domain.manager import schemas as staff_schemas
+from controlplane.domain.audit.trail import audited
+from controlplane.domain.staff_forms import Done, Page, PageSize, Search
 from controlplane.errors import Unauthorized
 from controlplane.mail import Mailer
 from controlplane.ratelimit import RateLimiter
@@ -53,6 +59,7 @@ class ClientAuthController(Controller):
     path = "/api/client"
     tags = ["accounts"]
     before_request = staticmethod(customer_area)
+    dependencies = ACCOUNTS
 
     @post("/login", status_code=200, operation_id="clientLogin", opt={"errors": (401, 403, 429)})
     async def login(
@@ -82,7 +89,7 @@ class ClientAuthController(Controller):
             background=_mail_task(mailer, mail),
         )
 
-    @get("/verify-token", operation_id="clientVerifyToken", dependencies=CUSTOMER)
+    @get("/verify-token", operation_id="clientVerifyToken", dependencies={**CUSTOMER, **CUSTOMER_ACCOUNTS})
     async def verify_token(
         self, accounts: Accounts, db: DB, switches: SwitchesDep, customer: Customer
     ) -> schemas.CurrentUser:
@@ -138,6 +145,7 @@ class SessionController(Controller):
 
     path = "/api"
     tags = ["accounts"]
+    dependencies = ACCOUNTS
 
     @post("/refresh-token", status_code=200, operation_id="refreshToken", opt={"errors": (401, 403, 429)})
     async def refresh(
@@ -171,7 +179,7 @@ class SettingsController(Controller):
     path = "/api/client/settings"
     tags = ["accounts"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_ACCOUNTS}
 
     @get("/", operation_id="getSettings")
     async def read(self, accounts: Accounts, db: DB, switches: SwitchesDep, customer: Customer) -> schemas.CurrentUser:
@@ -225,7 +233,7 @@ class OwnSessionsController(Controller):
     path = "/api/client/sessions"
     tags = ["accounts"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_ACCOUNTS}
 
     @get("/", operation_id="listSessions")
     async def list_sessions(self, sessions: Sessions, db: DB, customer: Customer) -> list[schemas.SessionView]:
@@ -257,6 +265,7 @@ class OwnSessionsController(Controller):
 class AdminAuthController(Controller):
     path = "/api/admin"
     tags = ["admin"]
+    dependencies = ACCOUNTS
 
     @post("/login", status_code=200, operation_id="adminLogin", opt={"errors": (401, 403, 429)})
     async def login(
@@ -275,17 +284,18 @@ class AdminAuthController(Controller):
 class AdminUserController(Controller):
     path = "/api/admin/users"
     tags = ["admin"]
+    dependencies = STAFF_USERS
 
     @get("/", operation_id="adminSearchUsers", guards=[admin_or_support])
     async def search(
         self,
         staff_users: StaffUsersDep,
         db: DB,
-        q: staff_schemas.Search = "",
+        q: Search = "",
         blocked: Annotated[bool | None, QueryParameter()] = None,
         role: Annotated[str, QueryParameter(max_length=16)] = "",
-        page: staff_schemas.Page = 1,
-        page_size: staff_schemas.PageSize = 25,
+        page: Page = 1,
+        page_size: PageSize = 25,
     ) -> staff_schemas.UserPage:
         return await staff_users.search(db, q, blocked, role, page, page_size)
 
@@ -293,32 +303,30 @@ class AdminUserController(Controller):
     async def read(self, staff_users: StaffUsersDep, db: DB, user_id: FromPath[str]) -> staff_schemas.UserDetail:
         return await staff_users.detail(db, user_id)
 
-    @patch("/{user_id:str}", operation_id="adminUpdateUser", guards=[admin_or_support])
+    @patch(
+        "/{user_id:str}", operation_id="adminUpdateUser", guards=[admin_or_support],
+        opt=audited(AuditAction.USER_BLOCK, AuditAction.USER_UNBLOCK),
+    )  # fmt: skip
     async def update(
-        self, staff_users: StaffUsersDep, audit: Audit, db: DB, staff: Staff, ip: ClientIP, user_id: FromPath[str],
+        self, staff_users: StaffUsersDep, db: DB, audit: Audit, user_id: FromPath[str],
         data: JSONBody[staff_schemas.UserPatch],
     ) -> staff_schemas.UserRow:  # fmt: skip
         row = await staff_users.set_blocked(db, user_id, data.blocked)
         action = AuditAction.USER_BLOCK if data.blocked else AuditAction.USER_UNBLOCK
         text = "bloqueado; sesiones cerradas" if data.blocked else "desbloqueado"
-        await audit.record(db, staff, ip, action, "user", row.id, f"Usuario {row.username} {text}")
+        audit.note("user", row.id, f"Usuario {row.username} {text}", action)
         return row
 
-    @delete("/{user_id:str}", status_code=200, operation_id="adminDeleteUser", guards=[admin_only])
+    @delete(
+        "/{user_id:str}", status_code=200, operation_id="adminDeleteUser", guards=[admin_only],
+        opt=audited(AuditAction.USER_DELETE),
+    )  # fmt: skip
     async def delete_user(
-        self, staff_users: StaffUsersDep, audit: Audit, db: DB, staff: Staff, ip: ClientIP, user_id: FromPath[str]
+        self, staff_users: StaffUsersDep, db: DB, audit: Audit, user_id: FromPath[str]
     ) -> staff_schemas.UserRow:
         """Admins only: the account's peers, owned rooms and sessions go, its invoices stay (docs/security.md)."""
         username, row = await staff_users.delete(db, user_id)
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.USER_DELETE,
-            "user",
-            row.id,
-            f"Cuenta {username} eliminada; peers y sesiones cerrados",
-        )
+        audit.note("user", row.id, f"Cuenta {username} eliminada; peers y sesiones cerrados")
         return row
 
     @post(
@@ -326,24 +334,14 @@ class AdminUserController(Controller):
         status_code=200,
         operation_id="adminSendPasswordReset",
         guards=[admin_or_support],
+        opt=audited(AuditAction.USER_PASSWORD_RESET),
     )
     async def password_reset(
-        self, staff_users: StaffUsersDep, audit: Audit, mailer: MailerDep, db: DB, staff: Staff, ip: ClientIP,
-        user_id: FromPath[str],
-    ) -> Response[staff_schemas.Done]:  # fmt: skip
+        self, staff_users: StaffUsersDep, mailer: MailerDep, db: DB, audit: Audit, user_id: FromPath[str]
+    ) -> Response[Done]:
         user, mail = await staff_users.password_reset_email(db, user_id)
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.USER_PASSWORD_RESET,
-            "user",
-            user.id,
-            f"Enlace de restablecimiento enviado a {user.username}",
-        )
-        done = staff_schemas.Done(
-            success=True, message=f"Enlace para restablecer la contraseña enviado a {user.email}."
-        )
+        audit.note("user", user.id, f"Enlace de restablecimiento enviado a {user.username}")
+        done = Done(success=True, message=f"Enlace para restablecer la contraseña enviado a {user.email}.")
         return Response(done, background=_mail_task(mailer, mail))
 
     @post(
@@ -351,20 +349,12 @@ class AdminUserController(Controller):
         status_code=200,
         operation_id="adminResendVerification",
         guards=[admin_or_support],
+        opt=audited(AuditAction.USER_VERIFICATION),
     )
     async def verification(
-        self, staff_users: StaffUsersDep, audit: Audit, mailer: MailerDep, db: DB, staff: Staff, ip: ClientIP,
-        user_id: FromPath[str],
-    ) -> Response[staff_schemas.Done]:  # fmt: skip
+        self, staff_users: StaffUsersDep, mailer: MailerDep, db: DB, audit: Audit, user_id: FromPath[str]
+    ) -> Response[Done]:
         user, mail = await staff_users.verification_email(db, user_id)
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.USER_VERIFICATION,
-            "user",
-            user.id,
-            f"Verificación de email reenviada a {user.username}",
-        )
-        done = staff_schemas.Done(success=True, message=f"Email de verificación enviado a {user.email}.")
+        audit.note("user", user.id, f"Verificación de email reenviada a {user.username}")
+        done = Done(success=True, message=f"Email de verificación enviado a {user.email}.")
         return Response(done, background=_mail_task(mailer, mail))

@@ -5,11 +5,11 @@ from __future__ import annotations
 from sqlalchemy import Select, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from controlplane.domain.accounts import staff_schemas as schemas
 from controlplane.domain.accounts.deletion import AccountDeletion
 from controlplane.domain.accounts.models import Role, User
 from controlplane.domain.accounts.service import AccountService, Email
 from controlplane.domain.accounts.sessions import SessionService
-from controlplane.domain.manager import schemas
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.staff import peers_of
 from controlplane.domain.rooms.models import Room, RoomMember

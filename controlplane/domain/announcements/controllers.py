@@ -3,32 +3,17 @@ edit them (`/api/admin/announcements`, `/api/admin/client-releases`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
-import msgspec
 from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
-from sqlalchemy import select
 
-from controlplane.dependencies import CUSTOMER, DB, Audit, ClientIP, Customer, Staff, customer_area
+from controlplane.dependencies import CUSTOMER, DB, Audit, Customer, customer_area
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
+from controlplane.domain.announcements import schemas
+from controlplane.domain.announcements import service as home
 from controlplane.domain.announcements import staff as published
-from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.actions import AuditAction
-from controlplane.domain.manager import schemas
-from controlplane.errors import NotFound
-
-
-class AnnouncementView(msgspec.Struct):
-    id: str
-    name: str
-    created: datetime
-    message: str
-
-
-class ReleaseView(msgspec.Struct):
-    version: str
-    url: str
+from controlplane.domain.audit.trail import audited
+from controlplane.domain.staff_forms import Done, changes_text
 
 
 class HomeController(Controller):
@@ -38,20 +23,12 @@ class HomeController(Controller):
     dependencies = CUSTOMER
 
     @get("/advertisements", operation_id="listAnnouncements")
-    async def announcements(self, db: DB, customer: Customer) -> list[AnnouncementView]:
-        rows = await db.execute(
-            select(Announcement).where(Announcement.visible.is_(True)).order_by(Announcement.created.desc())
-        )
-        return [AnnouncementView(id=a.id, name=a.name, created=a.created, message=a.message) for a in rows.scalars()]
+    async def announcements(self, db: DB, customer: Customer) -> list[schemas.AnnouncementView]:
+        return await home.visible_announcements(db)
 
     @get("/agent", operation_id="latestClientRelease", opt={"errors": (404,)})
-    async def latest_release(self, db: DB, customer: Customer) -> ReleaseView:
-        release = (
-            await db.execute(select(ClientRelease).order_by(ClientRelease.created.desc()).limit(1))
-        ).scalar_one_or_none()
-        if release is None:
-            raise NotFound("No hay versiones publicadas del cliente.", code="no_client_release")
-        return ReleaseView(version=release.version, url=release.url)
+    async def latest_release(self, db: DB, customer: Customer) -> schemas.ReleaseView:
+        return await home.latest_release(db)
 
 
 class AdminAnnouncementController(Controller):
@@ -62,41 +39,39 @@ class AdminAnnouncementController(Controller):
     async def list_announcements(self, db: DB) -> list[schemas.StaffAnnouncement]:
         return await published.all_announcements(db)
 
-    @post("/", status_code=201, operation_id="adminCreateAnnouncement", guards=[admin_only])
+    @post(
+        "/", status_code=201, operation_id="adminCreateAnnouncement", guards=[admin_only],
+        opt=audited(AuditAction.ANNOUNCEMENT_CREATE),
+    )  # fmt: skip
     async def create(
-        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.AnnouncementInput]
+        self, db: DB, audit: Audit, data: JSONBody[schemas.AnnouncementInput]
     ) -> schemas.StaffAnnouncement:
         item = await published.create_announcement(db, data)
-        await audit.record(db, staff, ip, AuditAction.ANNOUNCEMENT_CREATE, "announcement", item.id, item.name)
+        audit.note("announcement", item.id, item.name)
         return published.announcement_view(item)
 
-    @patch("/{announcement_id:str}", operation_id="adminUpdateAnnouncement", guards=[admin_only])
+    @patch(
+        "/{announcement_id:str}", operation_id="adminUpdateAnnouncement", guards=[admin_only],
+        opt=audited(AuditAction.ANNOUNCEMENT_UPDATE),
+    )  # fmt: skip
     async def update(
-        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, announcement_id: FromPath[str],
-        data: JSONBody[schemas.AnnouncementPatch],
-    ) -> schemas.StaffAnnouncement:  # fmt: skip
+        self, db: DB, audit: Audit, announcement_id: FromPath[str], data: JSONBody[schemas.AnnouncementPatch]
+    ) -> schemas.StaffAnnouncement:
         item, changes = await published.update_announcement(db, announcement_id, data)
         shown = {k: v for k, v in changes.items() if k != "message"} | (
             {"message": "…"} if "message" in changes else {}
         )
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.ANNOUNCEMENT_UPDATE,
-            "announcement",
-            item.id,
-            f"{item.name}: {schemas.changes_text(shown)}",
-        )
+        audit.note("announcement", item.id, f"{item.name}: {changes_text(shown)}")
         return published.announcement_view(item)
 
-    @delete("/{announcement_id:str}", status_code=200, operation_id="adminDeleteAnnouncement", guards=[admin_only])
-    async def remove(
-        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, announcement_id: FromPath[str]
-    ) -> schemas.Done:
+    @delete(
+        "/{announcement_id:str}", status_code=200, operation_id="adminDeleteAnnouncement", guards=[admin_only],
+        opt=audited(AuditAction.ANNOUNCEMENT_DELETE),
+    )  # fmt: skip
+    async def remove(self, db: DB, audit: Audit, announcement_id: FromPath[str]) -> Done:
         item = await published.delete_announcement(db, announcement_id)
-        await audit.record(db, staff, ip, AuditAction.ANNOUNCEMENT_DELETE, "announcement", item.id, item.name)
-        return schemas.Done(success=True, message="Anuncio eliminado.")
+        audit.note("announcement", item.id, item.name)
+        return Done(success=True, message="Anuncio eliminado.")
 
 
 class AdminReleaseController(Controller):
@@ -107,18 +82,20 @@ class AdminReleaseController(Controller):
     async def list_releases(self, db: DB) -> list[schemas.StaffRelease]:
         return await published.all_releases(db)
 
-    @post("/", status_code=201, operation_id="adminCreateRelease", guards=[admin_only])
-    async def create(
-        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.ReleaseInput]
-    ) -> schemas.StaffRelease:
+    @post(
+        "/", status_code=201, operation_id="adminCreateRelease", guards=[admin_only],
+        opt=audited(AuditAction.RELEASE_CREATE),
+    )  # fmt: skip
+    async def create(self, db: DB, audit: Audit, data: JSONBody[schemas.ReleaseInput]) -> schemas.StaffRelease:
         release = await published.create_release(db, data)
-        await audit.record(
-            db, staff, ip, AuditAction.RELEASE_CREATE, "client_release", release.id, f"{release.version} {release.url}"
-        )
+        audit.note("client_release", release.id, f"{release.version} {release.url}")
         return published.release_view(release)
 
-    @delete("/{release_id:str}", status_code=200, operation_id="adminDeleteRelease", guards=[admin_only])
-    async def remove(self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, release_id: FromPath[str]) -> schemas.Done:
+    @delete(
+        "/{release_id:str}", status_code=200, operation_id="adminDeleteRelease", guards=[admin_only],
+        opt=audited(AuditAction.RELEASE_DELETE),
+    )  # fmt: skip
+    async def remove(self, db: DB, audit: Audit, release_id: FromPath[str]) -> Done:
         release = await published.delete_release(db, release_id)
-        await audit.record(db, staff, ip, AuditAction.RELEASE_DELETE, "client_release", release.id, release.version)
-        return schemas.Done(success=True, message="Versión eliminada.")
+        audit.note("client_release", release.id, release.version)
+        return Done(success=True, message="Versión eliminada.")

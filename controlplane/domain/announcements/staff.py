@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from controlplane.domain.announcements import schemas
 from controlplane.domain.announcements.models import Announcement, ClientRelease
-from controlplane.domain.manager import schemas
-from controlplane.domain.manager.schemas import changes_of, required_text
+from controlplane.domain.staff_forms import changes_of, required_text
 from controlplane.errors import Invalid, NotFound
 
 VERSION_RE = re.compile(r"^\d{1,5}(\.\d{1,5}){0,3}$")

@@ -8,20 +8,22 @@ from typing import Annotated
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
-from controlplane.dependencies import DB, Audit
+from controlplane.dependencies import DB
 from controlplane.domain.accounts.guards import admin_or_support
+from controlplane.domain.audit.dependencies import AUDIT_LOG, AuditLogDep
 from controlplane.domain.audit.service import AuditFilter, AuditPage
-from controlplane.domain.manager.schemas import Page, PageSize, Search
+from controlplane.domain.staff_forms import Page, PageSize, Search
 
 
 class AdminAuditController(Controller):
     path = "/api/admin/audit"
     tags = ["admin"]
+    dependencies = AUDIT_LOG
 
     @get("/", operation_id="adminAuditLog", guards=[admin_or_support])
     async def audit(
         self,
-        audit: Audit,
+        audit_log: AuditLogDep,
         db: DB,
         q: Search = "",
         action: Annotated[str, QueryParameter(max_length=48)] = "",
@@ -36,4 +38,4 @@ class AdminAuditController(Controller):
         where = AuditFilter(
             q=q, action=action, actor=actor, target_type=target_type, target_id=target_id, since=since, until=until
         )
-        return await audit.search(db, where, page, page_size)
+        return await audit_log.search(db, where, page, page_size)

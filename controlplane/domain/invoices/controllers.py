@@ -16,7 +16,6 @@ from controlplane.dependencies import (
     Audit,
     ClientIP,
     Customer,
-    Invoices,
     Limiter,
     SettingsDep,
     Staff,
@@ -25,11 +24,13 @@ from controlplane.dependencies import (
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.audit.actions import AuditAction
+from controlplane.domain.audit.trail import audited
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices import staff as staff_invoices
+from controlplane.domain.invoices.dependencies import CUSTOMER_INVOICES, INVOICES, Invoices
 from controlplane.domain.invoices.models import InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX, REASON_REQUIRED, STAFF_CREDITABLE, Outcome
-from controlplane.domain.manager import schemas as staff_schemas
+from controlplane.domain.staff_forms import Page, PageSize, Search
 from controlplane.errors import Conflict, Invalid
 from controlplane.payments.base import GatewayError, GatewayUnavailable, PaymentRecord, PaymentStatus
 from controlplane.query_params import LOOSE_QUERY
@@ -39,7 +40,7 @@ class InvoiceController(Controller):
     path = "/api/client/invoices"
     tags = ["invoices"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_INVOICES}
 
     # 429: purchases are limited per account (docs/security.md, "Limits").
     @put("/", operation_id="createInvoice", opt={"errors": (404, 409, 429, 502)})
@@ -94,6 +95,7 @@ class PaymentGatewayController(Controller):
 
     path = "/api/payments"
     tags = ["payments"]
+    dependencies = INVOICES
 
     @post(
         "/qvapay/webhook",
@@ -149,17 +151,18 @@ class PaymentGatewayController(Controller):
 class AdminInvoiceController(Controller):
     path = "/api/admin/invoices"
     tags = ["admin"]
+    dependencies = INVOICES
 
     @get("/", operation_id="adminSearchInvoices", guards=[admin_or_support])
     async def search(
         self,
         db: DB,
-        q: staff_schemas.Search = "",
+        q: Search = "",
         status: Annotated[str, QueryParameter(max_length=16)] = "",
         gateway: Annotated[str, QueryParameter(max_length=16)] = "",
         user: Annotated[str, QueryParameter(max_length=64)] = "",
-        page: staff_schemas.Page = 1,
-        page_size: staff_schemas.PageSize = 25,
+        page: Page = 1,
+        page_size: PageSize = 25,
     ) -> staff_invoices.InvoicePage:
         return await staff_invoices.search_invoices(db, q, status, gateway, user, page, page_size)
 
@@ -167,9 +170,12 @@ class AdminInvoiceController(Controller):
     async def read(self, db: DB, invoice_id: FromPath[str]) -> staff_invoices.StaffInvoiceDetail:
         return await staff_invoices.invoice_detail(db, invoice_id)
 
-    @post("/{invoice_id:str}/manual-payment", status_code=200, operation_id="adminMarkInvoicePaid", guards=[admin_only])
+    @post(
+        "/{invoice_id:str}/manual-payment", status_code=200, operation_id="adminMarkInvoicePaid", guards=[admin_only],
+        opt=audited(AuditAction.INVOICE_MANUAL_PAYMENT),
+    )  # fmt: skip
     async def manual_payment(
-        self, invoices: Invoices, audit: Audit, db: DB, staff: Staff, ip: ClientIP, invoice_id: FromPath[str],
+        self, invoices: Invoices, db: DB, staff: Staff, audit: Audit, invoice_id: FromPath[str],
         data: JSONBody[staff_invoices.ManualPayment],
     ) -> staff_invoices.StaffInvoiceDetail:  # fmt: skip
         """Credited through the payments' own settle path (one conditional update), so it happens once even if the
@@ -206,13 +212,5 @@ class AdminInvoiceController(Controller):
             summary += f" sobre una factura {staff_invoices.STATUS_NAMES[was]}"
             if invoice.problem:
                 summary += f" ({invoice.problem})"
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.INVOICE_MANUAL_PAYMENT,
-            "invoice",
-            invoice.id,
-            summary + (f": {note}" if note else ""),
-        )
+        audit.note("invoice", invoice.id, summary + (f": {note}" if note else ""))
         return await staff_invoices.invoice_detail(db, invoice_id)

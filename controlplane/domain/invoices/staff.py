@@ -15,7 +15,6 @@ from controlplane.db import utcnow
 from controlplane.domain.accounts.models import User
 from controlplane.domain.invoices.models import Invoice, InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX
-from controlplane.domain.manager import schemas
 from controlplane.errors import NotFound
 from controlplane.payments import gateway_label
 
@@ -138,7 +137,15 @@ async def invoice_detail(db: AsyncSession, invoice_id: str) -> StaffInvoiceDetai
     return StaffInvoiceDetail(**_fields(invoice, username), gateway_record=invoice.gateway_record)
 
 
-async def revenue_rows(db: AsyncSession, period: str) -> list[schemas.RevenueRow]:
+class RevenueRow(msgspec.Struct):
+    period: str  # "2026-11" (month) or "2026-11-21" (day)
+    gateway: str
+    gateway_label: str  # "QvaPay", "Remesita", "Pago manual"
+    invoices: int
+    amount: str
+
+
+async def revenue_rows(db: AsyncSession, period: str) -> list[RevenueRow]:
     """Money received per month (last 12) or per day (last 31), by gateway; manual payments count as 'manual'.
     Grouped here rather than in SQL so SQLite and PostgreSQL give the same periods (UTC)."""
     since = utcnow() - (timedelta(days=366) if period == "month" else timedelta(days=31))
@@ -153,7 +160,7 @@ async def revenue_rows(db: AsyncSession, period: str) -> list[schemas.RevenueRow
         source = "manual" if (transaction_id or "").startswith(MANUAL_PREFIX) else gateway
         totals[(key, source)].append(amount)
     return [
-        schemas.RevenueRow(
+        RevenueRow(
             period=p, gateway=g, gateway_label=gateway_label(g), invoices=len(a), amount=f"{sum(a, Decimal(0)):.2f}"
         )
         for (p, g), a in sorted(totals.items(), key=lambda item: (item[0][0], item[0][1]), reverse=True)

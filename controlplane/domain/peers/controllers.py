@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
 from typing import Annotated, Any
 
 import msgspec
@@ -13,47 +12,42 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.response.base import ASGIResponse
 
-from controlplane.db import utcnow
 from controlplane.dependencies import (
     CUSTOMER,
     DB,
     RESOLVES_CUSTOMER,
-    Accounts,
     Audit,
-    Box,
     ClientIP,
     Customer,
-    Hub,
     Limiter,
-    Peers,
-    Servers,
-    Sessionmaker,
-    SettingsDep,
-    Staff,
     customer_area,
     provide_customer,
     services_of,
 )
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
-from controlplane.domain.accounts.models import Role
 from controlplane.domain.audit.actions import AuditAction
-from controlplane.domain.manager import schemas as staff_schemas
-from controlplane.domain.peers import mirror_binding, schemas
+from controlplane.domain.audit.trail import audited
+from controlplane.domain.peers import mirror_binding, schemas, staff_schemas
 from controlplane.domain.peers.config_file import content_disposition
-from controlplane.domain.peers.staff import search_peers, staff_peer
-from controlplane.domain.plans.staff import get_plan
-from controlplane.domain.servers.models import Server
-from controlplane.errors import Invalid, NotFound
+from controlplane.domain.peers.dependencies import (
+    CUSTOMER_PEERS,
+    MIRROR,
+    STAFF_PEERS,
+    MirrorLinksDep,
+    Peers,
+    StaffPeersDep,
+)
+from controlplane.domain.peers.staff import search_peers
+from controlplane.domain.staff_forms import Page, PageSize, Search
+from controlplane.errors import Invalid
 from controlplane.query_params import LOOSE_QUERY
-
-STAFF_NAME_TAKEN = "El cliente ya tiene un peer con ese nombre."
 
 
 class PeerController(Controller):
     path = "/api/client"
     tags = ["peers"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_PEERS}
 
     @get(
         "/accounts/peers",
@@ -175,6 +169,7 @@ class MirrorController(Controller):
 
     path = "/mirror"
     tags = ["mirror"]
+    dependencies = MIRROR
 
     @get(
         "/{token:str}",
@@ -187,27 +182,13 @@ class MirrorController(Controller):
     async def mirror(
         self,
         request: Request[Any, Any, Any],
-        settings: SettingsDep,
-        limiter: Limiter,
-        box: Box,
+        mirror_links: MirrorLinksDep,
         peers: Peers,
-        hub: Hub,
-        sessionmaker: Sessionmaker,
         db: DB,
         ip: ClientIP,
         token: FromPath[str],
     ) -> Response[str]:
-        limits = settings.rate_limits
-        # An address that keeps guessing tokens is refused outright, so a lucky guess cannot be told apart.
-        await limiter.check(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
-        peer = await peers.by_mirror_token(db, token) if len(token) <= 128 else None
-        if peer is None:
-            await limiter.hit(f"mirror-miss:ip:{ip}", limits.mirror_misses_per_address)
-            raise NotFound("Enlace no encontrado.", code="mirror_not_found")
-        # The token's budget is spent there, by device: a stranger's fetches never spend the bound device's.
-        await mirror_binding.admit(
-            sessionmaker, box, limiter, limits, peers, hub, peer, request.headers.get(mirror_binding.DEVICE_HEADER)
-        )
+        peer = await mirror_links.fetch(db, token, ip, request.headers.get(mirror_binding.DEVICE_HEADER))
         text = peers.config_text(peer)
         etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
         headers = {
@@ -224,99 +205,56 @@ class MirrorController(Controller):
 class AdminPeerController(Controller):
     path = "/api/admin/peers"
     tags = ["admin"]
+    dependencies = STAFF_PEERS
 
     @get("/", operation_id="adminSearchPeers", guards=[admin_or_support])
     async def search(
         self,
         db: DB,
-        q: staff_schemas.Search = "",
+        q: Search = "",
         server: Annotated[str, QueryParameter(max_length=64)] = "",
         active: Annotated[bool | None, QueryParameter()] = None,
-        page: staff_schemas.Page = 1,
-        page_size: staff_schemas.PageSize = 25,
+        page: Page = 1,
+        page_size: PageSize = 25,
     ) -> staff_schemas.PeerPage:
         return await search_peers(db, q, server, active, page, page_size)
 
-    @post("/", status_code=201, operation_id="adminCreatePeer", guards=[admin_only])
+    @post(
+        "/", status_code=201, operation_id="adminCreatePeer", guards=[admin_only],
+        opt=audited(AuditAction.PEER_CREATE),
+    )  # fmt: skip
     async def create_peer(
-        self, accounts: Accounts, servers: Servers, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP,
-        data: JSONBody[staff_schemas.PeerCreate],
-    ) -> staff_schemas.StaffPeer:  # fmt: skip
-        user = await accounts.find_by_username(db, data.username)
-        if user is None or user.role is not Role.CUSTOMER:
-            raise NotFound("Cliente no encontrado.", code="user_not_found")
-        server = await servers.get(db, data.server) if data.server else None
-        expiration = utcnow() + timedelta(days=data.days) if data.days else None
-        peer = await peers.create(db, user.id, data.name, server=server, expiration_date=expiration)
-        await audit.record(
-            db, staff, ip, AuditAction.PEER_CREATE, "peer", peer.id,
-            f"Peer {peer.name} de {user.username} en {peer.server.name}"
-            + (f", {data.days} días" if data.days else ", sin vencimiento"),
-        )  # fmt: skip
-        # The staff view: no mirror link, keys stay out (docs/security.md, "staff views").
-        return await staff_peer(db, peer)
+        self, staff_peers: StaffPeersDep, db: DB, audit: Audit, data: JSONBody[staff_schemas.PeerCreate]
+    ) -> staff_schemas.StaffPeer:
+        return await staff_peers.create(db, audit, data)
 
-    @patch("/{peer_id:str}", operation_id="adminUpdatePeer", guards=[admin_only])
+    @patch(
+        "/{peer_id:str}", operation_id="adminUpdatePeer", guards=[admin_only],
+        opt=audited(AuditAction.PEER_RENAME, AuditAction.PEER_UPDATE),
+    )  # fmt: skip
     async def update(
-        self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
+        self, staff_peers: StaffPeersDep, db: DB, audit: Audit, peer_id: FromPath[str],
         data: JSONBody[staff_schemas.PeerPatch],
     ) -> staff_schemas.StaffPeer:  # fmt: skip
-        if data.active is None and data.manual_payment is None and data.name is None:
-            raise Invalid("Indique 'name', 'active' o 'manual_payment'.", code="nothing_to_change")
-        peer = await peers.by_id(db, peer_id)
-        changes: dict[str, object] = {}
-        if data.name is not None:
-            old_name = peer.name
-            peer = await peers.rename(db, peer.user_id, peer.id, data.name, STAFF_NAME_TAKEN)
-            if peer.name != old_name:
-                await audit.record(
-                    db, staff, ip, AuditAction.PEER_RENAME, "peer", peer.id, f"Peer {old_name} renombrado a {peer.name}"
-                )
-            if data.active is None and data.manual_payment is None:
-                return await staff_peer(db, peer)
-        if data.manual_payment is not None:
-            peer.manual_payment = data.manual_payment
-            changes["manual_payment"] = data.manual_payment
-        if data.active is not None:
-            message = None if data.active else f"El peer {peer.name} fue deshabilitado por un administrador."
-            await peers.set_active(db, peer, data.active, message, by_staff=True)
-            changes["active"] = data.active
-        summary = staff_schemas.changes_text(changes)
-        await audit.record(db, staff, ip, AuditAction.PEER_UPDATE, "peer", peer.id, f"{peer.name}: {summary}")
-        return await staff_peer(db, peer)
+        return await staff_peers.update(db, audit, peer_id, data)
 
-    @post("/{peer_id:str}/move", status_code=202, operation_id="adminMovePeer", guards=[admin_or_support])
+    @post(
+        "/{peer_id:str}/move", status_code=202, operation_id="adminMovePeer", guards=[admin_or_support],
+        opt=audited(AuditAction.PEER_MOVE),
+    )  # fmt: skip
     async def move(
-        self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
+        self, staff_peers: StaffPeersDep, db: DB, audit: Audit, peer_id: FromPath[str],
         data: JSONBody[staff_schemas.PeerMove],
     ) -> staff_schemas.StaffPeer:  # fmt: skip
         """The customer's own change-server path: the owner's browsers hear the outcome as usual."""
-        peer = await peers.by_id(db, peer_id)
-        origin = peer.server.name
-        peer = await peers.change_server(db, peer.user_id, peer.id, data.server)
-        # The move is pending until the new node confirms (docs/operations.md): the peer still shows its old server.
-        target = await db.get_one(Server, peer.pending_server_id)
-        await audit.record(
-            db, staff, ip, AuditAction.PEER_MOVE, "peer", peer.id, f"{peer.name}: de {origin} a {target.name}"
-        )
-        return await staff_peer(db, peer)
+        return await staff_peers.move(db, audit, peer_id, data.server)
 
-    @post("/{peer_id:str}/plans", status_code=200, operation_id="adminExtendPeer", guards=[admin_only])
+    @post(
+        "/{peer_id:str}/plans", status_code=200, operation_id="adminExtendPeer", guards=[admin_only],
+        opt=audited(AuditAction.PEER_EXTEND),
+    )  # fmt: skip
     async def extend(
-        self, peers: Peers, audit: Audit, db: DB, staff: Staff, ip: ClientIP, peer_id: FromPath[str],
+        self, staff_peers: StaffPeersDep, db: DB, audit: Audit, peer_id: FromPath[str],
         data: JSONBody[staff_schemas.PeerExtend],
     ) -> staff_schemas.StaffPeer:  # fmt: skip
-        peer = await peers.by_id(db, peer_id)
-        plan = await get_plan(db, data.plan)
-        await peers.add_plan(db, peer, plan.id, plan.name, plan.price, plan.validity_hours)
-        until = f"hasta el {peer.expiration_date:%d/%m/%Y %H:%M} UTC" if peer.expiration_date else "sin vencimiento"
-        await audit.record(
-            db,
-            staff,
-            ip,
-            AuditAction.PEER_EXTEND,
-            "peer",
-            peer.id,
-            f"{peer.name}: plan {plan.name} ({plan.price} USD), {until}",
-        )
-        return await staff_peer(db, peer)
+        return await staff_peers.extend(db, audit, peer_id, data.plan)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from litestar import Controller, get, patch, post
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import DB, Audit, ClientIP, Staff, customer_area
+from controlplane.dependencies import DB, Audit, customer_area
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.audit.actions import AuditAction
-from controlplane.domain.manager import schemas
+from controlplane.domain.audit.trail import audited
 from controlplane.domain.plans import staff as plans
+from controlplane.domain.plans import staff_schemas
 from controlplane.domain.plans.service import PlanView, visible_plans
+from controlplane.domain.staff_forms import changes_text
 
 
 class PlanController(Controller):
@@ -29,26 +31,24 @@ class AdminPlanController(Controller):
     tags = ["admin"]
 
     @get("/", operation_id="adminListPlans", guards=[admin_or_support])
-    async def list_plans(self, db: DB) -> list[schemas.StaffPlan]:
+    async def list_plans(self, db: DB) -> list[staff_schemas.StaffPlan]:
         return await plans.all_plans(db)
 
-    @post("/", status_code=201, operation_id="adminCreatePlan", guards=[admin_only])
-    async def create(
-        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, data: JSONBody[schemas.PlanInput]
-    ) -> schemas.StaffPlan:
+    @post(
+        "/", status_code=201, operation_id="adminCreatePlan", guards=[admin_only], opt=audited(AuditAction.PLAN_CREATE)
+    )
+    async def create(self, db: DB, audit: Audit, data: JSONBody[staff_schemas.PlanInput]) -> staff_schemas.StaffPlan:
         plan = await plans.create_plan(db, data)
-        await audit.record(
-            db, staff, ip, AuditAction.PLAN_CREATE, "plan", plan.id,
+        audit.note(
+            "plan", plan.id,
             f"Plan {plan.name}: {plan.price} USD, {plan.validity_hours} h, {'visible' if plan.visible else 'oculto'}",
         )  # fmt: skip
         return plans.plan_view(plan)
 
-    @patch("/{plan_id:str}", operation_id="adminUpdatePlan", guards=[admin_only])
+    @patch("/{plan_id:str}", operation_id="adminUpdatePlan", guards=[admin_only], opt=audited(AuditAction.PLAN_UPDATE))
     async def update(
-        self, audit: Audit, db: DB, staff: Staff, ip: ClientIP, plan_id: FromPath[str],
-        data: JSONBody[schemas.PlanPatch],
-    ) -> schemas.StaffPlan:  # fmt: skip
+        self, db: DB, audit: Audit, plan_id: FromPath[str], data: JSONBody[staff_schemas.PlanPatch]
+    ) -> staff_schemas.StaffPlan:
         plan, changes = await plans.update_plan(db, plan_id, data)
-        summary = schemas.changes_text(changes)
-        await audit.record(db, staff, ip, AuditAction.PLAN_UPDATE, "plan", plan.id, f"{plan.name}: {summary}")
+        audit.note("plan", plan.id, f"{plan.name}: {changes_text(changes)}")
         return plans.plan_view(plan)

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from controlplane.domain.manager import schemas
-from controlplane.domain.manager.schemas import changes_of, required_text
+from controlplane.domain.plans import staff_schemas as schemas
 from controlplane.domain.plans.models import Plan
+from controlplane.domain.staff_forms import changes_of, required_text
 from controlplane.errors import Invalid, NotFound
 
 MAX_PRICE = Decimal("99999999.99")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
 
-from controlplane.dependencies import CUSTOMER, DB, Customer, Rooms, SwitchesDep, customer_area
+from controlplane.dependencies import CUSTOMER, DB, Customer, SwitchesDep, customer_area
 from controlplane.domain.rooms import schemas
+from controlplane.domain.rooms.dependencies import CUSTOMER_ROOMS, Rooms
 from controlplane.domain.rooms.service import RoomNotFound, RoomsDisabled
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import Invalid
@@ -25,7 +26,7 @@ class RoomController(Controller):
     path = "/api/client/network/partys"
     tags = ["rooms"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_ROOMS}
 
     @get("/", operation_id="listRooms")
     async def list_rooms(self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep) -> schemas.RoomLists:

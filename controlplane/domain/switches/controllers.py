@@ -6,9 +6,11 @@ import msgspec
 from litestar import Controller, get, patch
 from litestar.params import JSONBody
 
-from controlplane.dependencies import DB, Audit, ClientIP, SettingsDep, Staff, SwitchesDep, SwitchServiceDep
+from controlplane.dependencies import DB, Audit, SettingsDep, SwitchesDep
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.audit.actions import AuditAction
+from controlplane.domain.audit.trail import audited
+from controlplane.domain.switches.dependencies import SWITCHES, SwitchServiceDep
 from controlplane.domain.switches.service import Switches
 from controlplane.errors import Invalid
 from controlplane.field_names import changes_text
@@ -72,25 +74,20 @@ class SwitchesPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tr
 class AdminSwitchesController(Controller):
     path = "/api/admin/switches"
     tags = ["admin"]
+    dependencies = SWITCHES
 
     @get("/", operation_id="adminGetSwitches", guards=[admin_or_support])
     async def read(self, switches: SwitchesDep) -> Switches:
         return switches
 
-    @patch("/", operation_id="adminUpdateSwitches", guards=[admin_only])
+    @patch("/", operation_id="adminUpdateSwitches", guards=[admin_only], opt=audited(AuditAction.SWITCHES_UPDATE))
     async def update(
-        self,
-        staff: Staff,
-        switch_service: SwitchServiceDep,
-        audit: Audit,
-        db: DB,
-        ip: ClientIP,
-        data: JSONBody[SwitchesPatch],
+        self, switch_service: SwitchServiceDep, db: DB, audit: Audit, data: JSONBody[SwitchesPatch]
     ) -> Switches:
         changes = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None}
         if not changes:
             raise Invalid("Indique al menos un interruptor.", code="nothing_to_change")
         switches = await switch_service.update(db, changes)
         summary = changes_text(changes)
-        await audit.record(db, staff, ip, AuditAction.SWITCHES_UPDATE, "switches", None, summary)
+        audit.note("switches", None, summary)
         return switches

@@ -8,7 +8,8 @@ from litestar import Controller, get
 from litestar.params import FromPath, QueryParameter
 
 from controlplane.db import utcnow
-from controlplane.dependencies import CUSTOMER, DB, Customer, Peers, customer_area
+from controlplane.dependencies import CUSTOMER, DB, Customer, customer_area
+from controlplane.domain.peers.dependencies import CUSTOMER_PEERS, Peers
 from controlplane.domain.usage import schemas, service, store
 
 RangeParam = Annotated[store.Range, QueryParameter(description="24h (por hora), 30d (por día) o 1y (por mes)")]
@@ -18,7 +19,7 @@ class UsageController(Controller):
     path = "/api/client/accounts"
     tags = ["usage"]
     before_request = staticmethod(customer_area)
-    dependencies = CUSTOMER
+    dependencies = {**CUSTOMER, **CUSTOMER_PEERS}
 
     @get("/peers/{peer_id:str}/usage", operation_id="peerUsage")
     async def peer_usage(
