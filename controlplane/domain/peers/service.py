@@ -336,7 +336,7 @@ class PeerService:
             db,
             peer.server_id,
             OperationKind.REGENERATE,
-            NodeChange(remove_peers=(peer.public_key,), pending_peers=(peer.id,)),
+            NodeChange.key_rotation(peer.id, peer.public_key),
             user_id=user_id,
             peer=peer,
         )
@@ -363,7 +363,7 @@ class PeerService:
             db,
             target.id,
             OperationKind.CHANGE_SERVER,
-            NodeChange(pending_peers=(peer.id,)),
+            NodeChange.move_arriving(peer.id),
             user_id=user_id,
             peer=peer,
         )
@@ -435,7 +435,7 @@ class PeerService:
             peer.plans_history.append(PlanHistory(plan_id=plan_id, plan_name=plan_name, plan_price=price))
             await db.flush()
         await self._nodes.change(
-            db, server.id, OperationKind.CREATE, NodeChange(upsert_peers=(peer.id,)), user_id=user_id, peer=peer
+            db, server.id, OperationKind.CREATE, NodeChange.peer_added(peer.id), user_id=user_id, peer=peer
         )
         return peer
 
@@ -473,7 +473,7 @@ class PeerService:
             return
         await self.cancel_pending(db, peer, "cancelled: el peer se deshabilitó o habilitó mientras tanto")
         peer.active = active
-        delta = NodeChange(upsert_peers=(peer.id,)) if active else NodeChange(remove_peers=(peer.public_key,))
+        delta = NodeChange.peer_added(peer.id) if active else NodeChange.peer_removed(peer.public_key)
         kind = OperationKind.ENABLE if active else OperationKind.DISABLE
         await self._nodes.change(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
         if message:
@@ -486,7 +486,7 @@ class PeerService:
         owner hears `deleted_peer` once the node confirms. Its tunnel address is free from this commit on."""
         await self.cancel_pending(db, peer, "cancelled: el peer se borró mientras tanto")
         await self._rooms.peer_deleting(db, peer)
-        removal = NodeChange(remove_peers=(peer.public_key,))
+        removal = NodeChange.peer_removed(peer.public_key)
         await self._nodes.change(db, peer.server_id, OperationKind.REMOVE, removal, user_id=peer.user_id, peer=peer)
         await db.delete(peer)
         await db.flush()
@@ -621,17 +621,13 @@ class PeerService:
         if moved:
             # Break after make: the new node holds the peer; now the old one lets it go.
             await self._nodes.change(
-                db, old_server_id, OperationKind.REMOVE, NodeChange(remove_peers=(peer.public_key,)), notify=False
+                db, old_server_id, OperationKind.REMOVE, NodeChange.peer_removed(peer.public_key), notify=False
             )
             await self._rooms.peer_moved(db, peer, old_server_id)
             return old_server_id
         if not ok:
             # Serials keep order: a node that applied the change late (or comes back now) undoes it with this.
-            correction = (
-                NodeChange(upsert_peers=(peer.id,), remove_peers=(new_key,))
-                if new_key is not None
-                else NodeChange(remove_peers=(peer.public_key,))
-            )
+            correction = NodeChange.pending_undone(peer.id, new_key, peer.public_key)
             await self._nodes.change(db, target_id, OperationKind.REMOVE, correction, notify=False)
         return None
 
