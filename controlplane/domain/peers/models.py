@@ -80,6 +80,12 @@ class Peer(Base):
     )
 
 
+# Whether a peer's key belongs on its node: every desired state (full states, deltas, pending forms) reads it here,
+# so a state that takes a peer off its node (disabled, expired...) is declared in one place (controlplane/nodes/
+# desired_state.py).
+HELD_BY_NODE = Peer.active.is_(True)
+
+
 class PlanHistory(Base):
     __tablename__ = "plans_history"
 
