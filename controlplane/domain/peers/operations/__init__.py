@@ -7,6 +7,8 @@ a tagged union on `operation`, so the OpenAPI document and the browser types lis
 
 from __future__ import annotations
 
+from typing import Any
+
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.operations import (
     change_server,
@@ -71,9 +73,9 @@ def by_kind(kind: str) -> PeerOperation | None:
 _VIEWS = tuple(op.view for op in OPERATIONS if op.view is not None)
 
 
-def view_fields(peer: Peer) -> dict[str, object]:
+def view_fields(peer: Peer) -> dict[str, Any]:
     """The fields of the peer's view that operations own (a state they leave the peer in)."""
-    fields: dict[str, object] = {}
+    fields: dict[str, Any] = {}
     for view in _VIEWS:
         fields.update(view(peer))
     return fields

@@ -66,4 +66,4 @@ class PeerOperation:
     kind: OperationKind | None = None
     running: Running | None = None
     ended: Ended | None = None
-    view: Callable[[Peer], dict[str, object]] | None = None
+    view: Callable[[Peer], dict[str, Any]] | None = None  # keyword arguments of the PeerView
