@@ -14,6 +14,7 @@ from controlplane.domain.peers.operations import (
     change_server,
     create,
     mirror_device,
+    pause,
     regenerate,
     regenerate_token,
     rename,
@@ -41,6 +42,8 @@ PeerOperationRequest = (
     | mirror_device.PeerMirrorBinding
     | mirror_device.PeerReleaseMirrorDevice
     | mirror_device.PeerConfirmMirrorDevice
+    | pause.PeerPause
+    | pause.PeerResume
 )
 
 OPERATIONS: tuple[PeerOperation, ...] = (
@@ -55,6 +58,8 @@ OPERATIONS: tuple[PeerOperation, ...] = (
     mirror_device.MIRROR_BINDING,
     mirror_device.RELEASE_MIRROR_DEVICE,
     mirror_device.CONFIRM_MIRROR_DEVICE,
+    pause.PAUSE,
+    pause.RESUME,
 )
 
 _BY_REQUEST = {op.request: op for op in OPERATIONS if op.request is not None}
