@@ -21,5 +21,5 @@ def test_each_named_change_is_the_delta_its_name_says() -> None:
 
 def test_a_named_change_is_stored_as_its_fields() -> None:
     change = NodeChange.key_rotation("p1", "OLD=")
-    assert encode_change(change) == {"remove_peers": ["OLD="], "pending_peers": ["p1"]}
+    assert encode_change(change) == {"remove_peers": ("OLD=",), "pending_peers": ("p1",)}
     assert decode_change(encode_change(change)) == change
