@@ -118,6 +118,9 @@ def domain_error_handler(_: Request[Any, Any, Any], exc: DomainError) -> Respons
 
 
 _FIELD = re.compile(r"at `\$\.([A-Za-z0-9_.\[\]]+)`")
+# A body that is a tagged union on `operation` (the peer and room operations) names an operation none of its
+# variants has: answered as the handlers' own refusal was before the union (docs/api.md).
+_UNKNOWN_OPERATION = re.compile(r"^Invalid value .* - at `\$\.operation`$")
 _MISSING = re.compile(r"missing required field `([^`]+)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
 _LENGTH = re.compile(r"of length (<=|>=) (\d+)")
@@ -177,6 +180,8 @@ def validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> R
         detail = str(items[0].get("message", ""))
         if items[0].get("key") and "`$." not in detail:
             detail += f" - at `$.{items[0]['key']}`"
+    if _UNKNOWN_OPERATION.match(detail):
+        return _json(422, error_body("Operación desconocida.", "unknown_operation", {"operation": "Desconocida."}))
     message, fields = _spanish_validation(detail)
     return _json(422, error_body(message, "invalid", fields))
 

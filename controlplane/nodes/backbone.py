@@ -70,4 +70,4 @@ async def refresh_backbone(db: AsyncSession, nodes: NodeOperations, include: Ite
     extra = set(include)
     for server in sorted(rows.scalars(), key=lambda s: s.id):
         if on_backbone(server) or server.id in extra:
-            await nodes.change(db, server.id, OperationKind.BACKBONE, NodeChange(backbone=True), notify=False)
+            await nodes.change(db, server.id, OperationKind.BACKBONE, NodeChange.backbone_changed(), notify=False)

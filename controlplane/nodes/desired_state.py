@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
-from controlplane.domain.peers.models import Peer
+from controlplane.domain.peers.models import HELD_BY_NODE, Peer
 from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.addresses import node_address
 from controlplane.domain.servers.models import Server
@@ -32,7 +32,7 @@ _PENDING_PEERS = select(*PENDING_SPEC_COLUMNS).where(
     Peer.id.in_(bindparam("ids", expanding=True)),
     Peer.pending_server_id == bindparam("server_id"),
     Peer.pending_operation_id == bindparam("operation_id"),
-    Peer.active.is_(True),
+    HELD_BY_NODE,
 )
 
 
@@ -85,10 +85,10 @@ async def read_full_state(db: AsyncSession, server: Server) -> UnsealedFullState
         select(*PEER_SPEC_COLUMNS)
         .where(
             Peer.server_id == server.id,
-            Peer.active.is_(True),
+            HELD_BY_NODE,
             or_(Peer.pending_server_id.is_(None), Peer.pending_server_id != server.id),
         )
-        .union_all(select(*PENDING_SPEC_COLUMNS).where(Peer.pending_server_id == server.id, Peer.active.is_(True)))
+        .union_all(select(*PENDING_SPEC_COLUMNS).where(Peer.pending_server_id == server.id, HELD_BY_NODE))
     )
     peer_rows = [(public_key, preshared_key_enc, address) for public_key, preshared_key_enc, address in rows]
     rooms = await room_specs(db, await rooms_touching(db, server.id))
@@ -140,7 +140,7 @@ async def delta_message(db: AsyncSession, box: SecretBox, operation: NodeOperati
     if upsert_ids:
         rows = await db.execute(
             select(*PEER_SPEC_COLUMNS).where(
-                Peer.id.in_(upsert_ids), Peer.server_id == operation.server_id, Peer.active.is_(True)
+                Peer.id.in_(upsert_ids), Peer.server_id == operation.server_id, HELD_BY_NODE
             )
         )
         peers = [_peer_spec(box, *row) for row in rows]

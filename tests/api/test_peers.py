@@ -171,6 +171,8 @@ async def test_change_server_rules(services: Services, client: AsyncTestClient[A
         ({"operation": "change_server", "server": down.id}, 409, "server_offline"),
         ({"operation": "volar"}, 422, "unknown_operation"),
         ({"operation": "regenerate", "extra": 1}, 422, "invalid"),
+        # Each operation takes its own fields only (the body is a tagged union on `operation`).
+        ({"operation": "regenerate", "server": other.id}, 422, "invalid"),
     ]
     for body, status, code in cases:
         answer = await client.patch(f"{PEERS}/{peer.id}", json=body, headers=headers)
@@ -227,8 +229,12 @@ async def test_a_disabled_peer_cannot_be_downloaded_regenerated_or_get_a_new_lin
     download = await client.get(f"{PEERS}/{peer.id}", headers=headers)
     assert download.status_code == 409
     assert download.json()["message"] == "No se puede descargar la configuración de un peer inactivo"
-    for operation in ("regenerate", "regenerate_token", "change_server"):
-        answer = await client.patch(f"{PEERS}/{peer.id}", json={"operation": operation, "server": "x"}, headers=headers)
+    for body in (
+        {"operation": "regenerate"},
+        {"operation": "regenerate_token"},
+        {"operation": "change_server", "server": "x"},
+    ):
+        answer = await client.patch(f"{PEERS}/{peer.id}", json=body, headers=headers)
         assert answer.status_code == 409
         assert answer.json()["message"] == "Peer no activo"
     link = (await client.get(PEERS, headers=headers)).json()[0]["mirror_link"]

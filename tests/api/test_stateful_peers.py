@@ -27,6 +27,7 @@ from sqlalchemy import select
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.peers.operations.regenerate import PeerRegenerate
 from controlplane.domain.peers.service import PeerInactive
 from controlplane.domain.servers.models import Server
 from controlplane.errors import DomainError
@@ -85,7 +86,10 @@ class PeerLifeCycle(ServicesMachine):
 
     @rule(peer=peers)
     def regenerate(self, peer: str) -> None:
-        self._customer_op(peer, lambda db, user: self.services.peers.regenerate(db, user, peer))
+        rotate = PeerRegenerate()
+        self._customer_op(
+            peer, lambda db, user: self.services.peers.operate(db, self.services.limiter, user, peer, rotate)
+        )
 
     @rule(peer=peers, server=st.integers(0, 2))
     def change_server(self, peer: str, server: int) -> None:

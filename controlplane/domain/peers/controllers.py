@@ -27,7 +27,7 @@ from controlplane.dependencies import (
 from controlplane.domain.accounts.guards import admin_only, admin_or_support
 from controlplane.domain.audit.actions import AuditAction
 from controlplane.domain.audit.trail import audited
-from controlplane.domain.peers import mirror_binding, schemas, staff_schemas
+from controlplane.domain.peers import mirror_binding, operations, schemas, staff_schemas
 from controlplane.domain.peers.config_file import content_disposition
 from controlplane.domain.peers.dependencies import (
     CUSTOMER_PEERS,
@@ -39,7 +39,6 @@ from controlplane.domain.peers.dependencies import (
 )
 from controlplane.domain.peers.staff import search_peers
 from controlplane.domain.staff_forms import Page, PageSize, Search
-from controlplane.errors import Invalid
 from controlplane.query_params import LOOSE_QUERY
 
 
@@ -103,59 +102,16 @@ class PeerController(Controller):
         db: DB,
         customer: Customer,
         peer_id: FromPath[str],
-        data: JSONBody[schemas.PeerOperation],
+        data: JSONBody[operations.PeerOperationRequest],
     ) -> Response[Any]:
-        if data.operation == "regenerate_token":
-            peer = await peers.regenerate_token(db, customer.user_id, peer_id)
-            view = peers.view(peer)
-            return Response(
-                schemas.PeerUpdated(**msgspec.structs.asdict(view), message="Mirror Link regenerado correctamente.")
-            )
-        if data.operation == "rename":
-            peer = await peers.rename(db, customer.user_id, peer_id, data.name or "")
-            view = peers.view(peer)
-            return Response(schemas.PeerUpdated(**msgspec.structs.asdict(view), message="Nombre del peer cambiado."))
-        if data.operation == "regenerate":
-            peer = await peers.regenerate(db, customer.user_id, peer_id)
-        elif data.operation == "change_server":
-            peer = await peers.change_server(db, customer.user_id, peer_id, data.server)
-        elif data.operation in ("mirror_binding", "release_mirror_device", "confirm_mirror_device"):
-            return Response(await self._bind_mirror(peers, limiter, db, customer, peer_id, data))
-        else:
-            raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
+        # One module per operation (domain/peers/operations/): it checks, starts and says what to answer.
+        outcome = await peers.operate(db, limiter, customer.user_id, peer_id, data)
+        view = peers.view(outcome.peer)
+        if isinstance(outcome, operations.Done):
+            return Response(schemas.PeerUpdated(**msgspec.structs.asdict(view), message=outcome.message))
         # The answer's message is the running operation's own text: the view, a poll and a reload say the same.
-        view = peers.view(peer)
         message = view.operation.message if view.operation is not None else ""
         return Response(schemas.PeerOperationAccepted(success=True, message=message, data=view), status_code=202)
-
-    @staticmethod
-    async def _bind_mirror(
-        peers: Peers, limiter: Limiter, db: DB, customer: Customer, peer_id: str, data: schemas.PeerOperation
-    ) -> schemas.PeerUpdated:
-        """Synchronous, like regenerate_token: the mirror link's device binding (docs/api.md, "Mirror links")."""
-        hint = mirror_binding.REGENERATE_HINT
-        if data.operation == "release_mirror_device":
-            peer = await mirror_binding.release(db, peers, customer.user_id, peer_id)
-            message = (
-                "El enlace mirror quedó libre: el dispositivo que lo use le mostrará un código de vinculación;"
-                f" escríbalo aquí para vincularlo. {hint}"
-            )
-        elif data.operation == "confirm_mirror_device":
-            peer = await mirror_binding.confirm(db, peers, limiter, customer.user_id, peer_id, data.code)
-            message = "Código aceptado: el dispositivo que lo muestra quedará vinculado en su próxima consulta."
-        else:
-            if data.enabled is None:
-                raise Invalid(
-                    "Indique si activar la vinculación.", code="enabled_required", fields={"enabled": "Obligatorio."}
-                )
-            peer = await mirror_binding.set_binding(db, peers, customer.user_id, peer_id, data.enabled)
-            message = (
-                "Vinculación activada: el dispositivo que use el enlace mirror le mostrará un código de vinculación;"
-                f" escríbalo aquí para vincularlo. {hint}"
-                if data.enabled
-                else "Vinculación desactivada: el enlace mirror funciona en cualquier dispositivo."
-            )
-        return schemas.PeerUpdated(**msgspec.structs.asdict(peers.view(peer)), message=message)
 
     @get("/network/{peer_id:str}", operation_id="serversForPeer")
     async def servers_for_peer(

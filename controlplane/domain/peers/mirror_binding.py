@@ -15,19 +15,23 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.crypto import SecretBox
 from controlplane.db import after_commit, transaction
+from controlplane.domain.peers.errors import PeerInactive
 from controlplane.domain.peers.models import Peer
-from controlplane.domain.peers.service import PeerInactive, PeerService
 from controlplane.errors import BadRequest, Conflict, Invalid
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime.hub import PushHub
 from controlplane.realtime.messages import UpdatedPeer
 from controlplane.settings import RateLimits
+
+if TYPE_CHECKING:
+    from controlplane.domain.peers.service import PeerService
 
 DEVICE_HEADER = "X-Device-Id"
 # Whatever stable identifier the client app keeps (a UUID, an Android id): printable ASCII without spaces.

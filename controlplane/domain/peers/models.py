@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint, select
+from sqlalchemy import Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint, and_, select
 from sqlalchemy.orm import Mapped, joinedload, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -47,6 +47,8 @@ class Peer(Base):
     # that fetches the link is kept (as a keyed hash) and other devices are refused until the customer releases it.
     mirror_device_binding: Mapped[bool] = mapped_column(Boolean, default=False)
     mirror_device_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    # Paused by its owner (docs/api.md, "Pause and resume"): since when; its node does not hold its key meanwhile.
+    paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     # The operation in flight for this peer, if any: the peer's "busy" flag.
     pending_operation_id: Mapped[str | None] = mapped_column(String(32), default=None)
     # What that operation is (a node operation kind) and since when: the customer's view tells it (docs/api.md,
@@ -78,6 +80,12 @@ class Peer(Base):
     plans_history: Mapped[list[PlanHistory]] = relationship(
         lazy="selectin", order_by="PlanHistory.created", cascade="all, delete-orphan"
     )
+
+
+# Whether a peer's key belongs on its node: every desired state (full states, deltas, pending forms) reads it here,
+# so a state that takes a peer off its node (disabled, expired...) is declared in one place (controlplane/nodes/
+# desired_state.py).
+HELD_BY_NODE = and_(Peer.active.is_(True), Peer.paused_at.is_(None))
 
 
 class PlanHistory(Base):

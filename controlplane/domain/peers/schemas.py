@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Literal
 
 import msgspec
 
@@ -91,6 +91,10 @@ class PeerView(msgspec.Struct):
     last_outcome: OperationOutcome | None = None
     # While the peer's server is offline: what that means for the customer and the way out, in Spanish.
     server_notice: str | None = None
+    # Paused by its owner (docs/api.md, "Pause and resume"): its node does not hold its key; since when and what
+    # that means, in Spanish.
+    paused: bool = False
+    pause_notice: str | None = None
 
 
 class ServerOption(msgspec.Struct):
@@ -108,27 +112,6 @@ class ServerOption(msgspec.Struct):
     peers: int = 0
     connected_peers: int = 0
     recommended: bool = False
-
-
-Operation = Literal[
-    "regenerate_token",
-    "regenerate",
-    "change_server",
-    "mirror_binding",
-    "release_mirror_device",
-    "confirm_mirror_device",
-    "rename",
-]
-
-
-class PeerOperation(msgspec.Struct, forbid_unknown_fields=True):
-    operation: Annotated[str, msgspec.Meta(max_length=32)]
-    server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
-    enabled: bool | None = None  # operation=mirror_binding: turn the binding on or off
-    code: Annotated[str, msgspec.Meta(max_length=16)] | None = None  # confirm_mirror_device: the code the device shows
-    # rename: the new name (the peer name rule is checked by the service, with a Spanish message; the length bound
-    # here only keeps a huge body out)
-    name: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
 class PeerOperationAccepted(msgspec.Struct):

@@ -16,17 +16,21 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.accounts.living import lock_living_account
-from controlplane.domain.peers import operation_texts, schemas
+from controlplane.domain.peers import operations, schemas
 from controlplane.domain.peers.config_file import ClientConfig, UnsafeValue, render
+from controlplane.domain.peers.errors import PeerInactive, PeerNotFound
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import ONE_PEER, Peer, PlanHistory
+from controlplane.domain.peers.operations import change_server
+from controlplane.domain.peers.operations.base import server_label
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
-from controlplane.errors import Conflict, Invalid, NotFound
+from controlplane.errors import Conflict, Invalid
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
-from controlplane.nodes.operations import NodeOperations, failure_reason
+from controlplane.nodes.operations import NodeOperations
+from controlplane.ratelimit import RateLimiter
 from controlplane.realtime import messages
 from controlplane.realtime.hub import PushHub, view_version
 from controlplane.realtime.invalidation import CacheInvalidation
@@ -41,24 +45,6 @@ MISCONFIGURED = (
 )
 INACTIVE_DOWNLOAD = "No se puede descargar la configuración de un peer inactivo"
 ADDRESS_RETRIES = 5
-SERVER_OFFLINE = (
-    "El servidor elegido no está en línea en este momento. Su peer sigue en su servidor actual; elija otro o"
-    " intente más tarde."
-)
-OWN_SERVER_OFFLINE = (
-    "El servidor de este peer no está en línea en este momento, así que no puede recibir claves nuevas. El peer"
-    " conserva sus claves actuales; intente regenerarlo cuando el servidor vuelva."
-)
-
-
-class PeerNotFound(NotFound):
-    code = "peer_not_found"
-    message = "Peer no encontrado."
-
-
-class PeerInactive(Conflict):
-    code = "peer_inactive"
-    message = "Peer no activo"
 
 
 class RoomHooks(Protocol):
@@ -90,17 +76,28 @@ def disabled_reason(peer: Peer) -> Literal["admin", "expired"] | None:
 
 
 def running_operation(peer: Peer) -> schemas.RunningOperation | None:
-    """The operation the peer waits for, as its owner reads it (docs/api.md, "Peer operations")."""
+    """The operation the peer waits for, as its owner reads it (docs/api.md, "Peer operations"): its module says
+    where it happens and what the owner reads meanwhile."""
     if peer.pending_operation_id is None or peer.pending_kind is None or peer.pending_since is None:
         return None
-    # A move happens on its target; everything else on the peer's own server.
-    where = peer.pending_server if peer.pending_kind == OperationKind.CHANGE_SERVER.value else None
-    where = where or peer.server
+    operation = operations.by_kind(peer.pending_kind)
+    if operation is not None and operation.running is not None:
+        where, message = operation.running(peer)
+    else:
+        where, message = peer.server, f"Operación en curso en {server_label(peer.server)}…"
     return schemas.RunningOperation(
         kind=cast(schemas.OperationKindName, peer.pending_kind),
         server=schemas.ServerName(id=where.id, name=where.name, ubication=where.ubication),
         since=peer.pending_since,
-        message=operation_texts.running(peer.pending_kind, peer.name, where),
+        message=message,
+    )
+
+
+def server_offline(server: Server) -> str:
+    """What an offline server means for the peer, and the way out (the client names the recommended server)."""
+    return (
+        f"El servidor {server_label(server)} no responde: este peer no tiene conexión hasta que vuelva. Si no puede"
+        " esperar, muévalo a otro servidor en línea y descargue de nuevo la configuración."
     )
 
 
@@ -156,6 +153,20 @@ class PeerService:
         self._rooms = rooms
         self._read_sessionmaker = read_sessionmaker  # a list not cached is read in a transaction of its own
 
+    # What the operation modules (domain/peers/operations/) use to start and settle: the secrets' box, the one door
+    # to the nodes and the room service's hooks.
+    @property
+    def box(self) -> SecretBox:
+        return self._box
+
+    @property
+    def nodes(self) -> NodeOperations:
+        return self._nodes
+
+    @property
+    def room_hooks(self) -> RoomHooks:
+        return self._rooms
+
     # --- reading --------------------------------------------------------------------------------------------
 
     def view(self, peer: Peer, version: int | None = None) -> schemas.PeerView:
@@ -193,7 +204,8 @@ class PeerService:
             mirror_bound=peer.mirror_device_hash is not None,
             operation=running_operation(peer),
             last_outcome=last_outcome(peer),
-            server_notice=(operation_texts.server_offline(server) if server.active and not is_online(server) else None),
+            server_notice=(server_offline(server) if server.active and not is_online(server) else None),
+            **operations.view_fields(peer),
         )
 
     def mirror_link(self, peer: Peer) -> str:
@@ -309,70 +321,28 @@ class PeerService:
 
     # --- customer operations ----------------------------------------------------------------------------------
 
-    async def regenerate_token(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
-        """Synchronous: a new secret link; the old one answers 404 from this commit on."""
-        peer = await self.owned(db, user_id, peer_id, lock=True)
-        if not peer.active:
-            raise PeerInactive()
-        self._set_mirror_token(peer)
-        peer.mirror_device_hash = None  # a new link: the next device to fetch it is the one kept, if bound
-        await db.flush()
-        return peer
-
-    async def regenerate(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
-        """Asynchronous: new client keys, pending until the node swaps them (docs/operations.md); until then the
-        customer sees and downloads the old ones, and if the node fails or times out they stay."""
-        peer = await self._claim(db, user_id, peer_id)
-        if not is_online(peer.server):
-            # Queued, the swap would wait for nobody and time out; refused, the customer knows at once and keeps
-            # the keys that work (a node that comes back gets its full state, old keys included).
-            raise Conflict(OWN_SERVER_OFFLINE, code="server_offline")
-        private, public = generate_keypair()
-        peer.pending_server_id = peer.server_id
-        peer.pending_public_key = public
-        peer.pending_private_key_enc = self._box.encrypt(private)
-        peer.pending_preshared_key_enc = self._box.encrypt(generate_preshared_key())
-        await self._nodes.change(
-            db,
-            peer.server_id,
-            OperationKind.REGENERATE,
-            NodeChange(remove_peers=(peer.public_key,), pending_peers=(peer.id,)),
-            user_id=user_id,
-            peer=peer,
-        )
-        return peer
+    async def operate(
+        self, db: AsyncSession, limiter: RateLimiter, user_id: str, peer_id: str, request: object
+    ) -> operations.Done | operations.Accepted:
+        """A customer's operation on their peer (`PATCH /accounts/peers/{id}`), run by its module."""
+        operation = operations.by_request(request)
+        assert operation.start is not None  # every module with a request starts
+        return await operation.start(operations.Context(self, limiter), db, user_id, peer_id, request)
 
     async def change_server(self, db: AsyncSession, user_id: str, peer_id: str, server_id: str | None) -> Peer:
-        """Asynchronous, make before break (docs/operations.md): the new node adds the peer at a pending address;
-        only once it confirms does the peer move (the old node drops it then). Refused to an offline server."""
-        if not server_id:
-            raise Invalid("Debe elegir un servidor.", code="server_required", fields={"server": "Obligatorio."})
-        peer = await self._claim(db, user_id, peer_id)
-        target = await db.get(Server, server_id)
-        if target is None:
-            raise NotFound("Servidor no encontrado.", code="server_not_found")
-        if not target.active:
-            raise Conflict("El servidor elegido no está activo.", code="server_inactive")
-        if target.id == peer.server_id:
-            raise Conflict("El peer ya está en ese servidor.", code="same_server")
-        if not is_online(target):
-            # Queued, it would wait for nobody and time out; refused, the peer simply stays where it works.
-            raise Conflict(SERVER_OFFLINE, code="server_offline")
-        await self._place(db, peer, target, pending=True)
-        await self._nodes.change(
-            db,
-            target.id,
-            OperationKind.CHANGE_SERVER,
-            NodeChange(pending_peers=(peer.id,)),
-            user_id=user_id,
-            peer=peer,
-        )
-        return peer
+        """Staff's move of a customer's peer: the customer's own (operations/change_server.py)."""
+        return await change_server.move(self, db, user_id, peer_id, server_id)
 
-    async def _claim(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+    async def active_owned(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+        """The user's own active peer, locked."""
         peer = await self.owned(db, user_id, peer_id, lock=True)
         if not peer.active:
             raise PeerInactive()
+        return peer
+
+    async def claim(self, db: AsyncSession, user_id: str, peer_id: str) -> Peer:
+        """The user's own active peer, locked, with no operation running: one about to start one."""
+        peer = await self.active_owned(db, user_id, peer_id)
         if peer.pending_operation_id is not None:
             raise Conflict("Ya hay una operación en curso para este peer.", code="peer_busy")
         return peer
@@ -428,14 +398,14 @@ class PeerService:
         peer = Peer(user_id=user_id, name=name, expiration_date=expiration_date, server_id=server.id, plans_history=[])
         peer.server = server
         self._set_keys(peer)
-        self._set_mirror_token(peer)
-        await self._place(db, peer, server)
+        self.new_mirror_token(peer)
+        await self.place(db, peer, server)
         if plan is not None:
             plan_id, plan_name, price = plan
             peer.plans_history.append(PlanHistory(plan_id=plan_id, plan_name=plan_name, plan_price=price))
             await db.flush()
         await self._nodes.change(
-            db, server.id, OperationKind.CREATE, NodeChange(upsert_peers=(peer.id,)), user_id=user_id, peer=peer
+            db, server.id, OperationKind.CREATE, NodeChange.peer_added(peer.id), user_id=user_id, peer=peer
         )
         return peer
 
@@ -473,7 +443,7 @@ class PeerService:
             return
         await self.cancel_pending(db, peer, "cancelled: el peer se deshabilitó o habilitó mientras tanto")
         peer.active = active
-        delta = NodeChange(upsert_peers=(peer.id,)) if active else NodeChange(remove_peers=(peer.public_key,))
+        delta = NodeChange.peer_added(peer.id) if active else NodeChange.peer_removed(peer.public_key)
         kind = OperationKind.ENABLE if active else OperationKind.DISABLE
         await self._nodes.change(db, peer.server_id, kind, delta, user_id=peer.user_id, peer=peer)
         if message:
@@ -486,7 +456,7 @@ class PeerService:
         owner hears `deleted_peer` once the node confirms. Its tunnel address is free from this commit on."""
         await self.cancel_pending(db, peer, "cancelled: el peer se borró mientras tanto")
         await self._rooms.peer_deleting(db, peer)
-        removal = NodeChange(remove_peers=(peer.public_key,))
+        removal = NodeChange.peer_removed(peer.public_key)
         await self._nodes.change(db, peer.server_id, OperationKind.REMOVE, removal, user_id=peer.user_id, peer=peer)
         await db.delete(peer)
         await db.flush()
@@ -529,12 +499,12 @@ class PeerService:
         peer.public_key = public
         peer.preshared_key_enc = self._box.encrypt(generate_preshared_key())
 
-    def _set_mirror_token(self, peer: Peer) -> None:
+    def new_mirror_token(self, peer: Peer) -> None:
         token = random_token()
         peer.mirror_token_hash = self._box.lookup_hash(token)
         peer.mirror_token_enc = self._box.encrypt(token)
 
-    async def _place(self, db: AsyncSession, peer: Peer, server: Server, *, pending: bool = False) -> None:
+    async def place(self, db: AsyncSession, peer: Peer, server: Server, *, pending: bool = False) -> None:
         """Give the peer the lowest free address on `server` (as its placement, or as its pending one); addresses
         held by pending moves count as taken. The server row's lock orders concurrent picks on one server; the
         unique constraints are the last word."""
@@ -592,73 +562,22 @@ class PeerService:
         for peer in rows.scalars().all():
             await self.cancel_pending(db, peer, "cancelled: el servidor de destino se deshabilitó")
 
-    async def _settle_pending(self, db: AsyncSession, operation: NodeOperation, peer: Peer) -> str | None:
-        """The node answered (or the operation timed out): on ok the pending placement or keys become the peer's
-        (and only then does the old node drop the old ones); otherwise they are dropped and the node that may have
-        applied them gets a correcting delta, so it ends where the database is. Returns the old server's id of a
-        committed move."""
-        if peer.pending_server_id is None or operation.kind not in (
-            OperationKind.REGENERATE,
-            OperationKind.CHANGE_SERVER,
-        ):
-            return None
-        target_id, old_server_id = peer.pending_server_id, peer.server_id
-        new_key, new_address = peer.pending_public_key, peer.pending_address
-        ok = operation.status is OperationStatus.OK
-        if ok and new_key is not None:
-            assert peer.pending_private_key_enc is not None and peer.pending_preshared_key_enc is not None
-            peer.public_key, peer.private_key_enc = new_key, peer.pending_private_key_enc
-            peer.preshared_key_enc = peer.pending_preshared_key_enc
-            peer.shared_config_warned_at = None  # new keys: only the device that downloads them again holds them
-        moved = ok and new_address is not None and target_id != old_server_id
-        self._clear_pending(peer)
-        if moved:
-            assert new_address is not None
-            await db.flush()  # the pending address is released before the peer takes it
-            peer.server_id, peer.address = target_id, new_address
-            peer.server = await db.get_one(Server, target_id)
-        await db.flush()
-        if moved:
-            # Break after make: the new node holds the peer; now the old one lets it go.
-            await self._nodes.change(
-                db, old_server_id, OperationKind.REMOVE, NodeChange(remove_peers=(peer.public_key,)), notify=False
-            )
-            await self._rooms.peer_moved(db, peer, old_server_id)
-            return old_server_id
-        if not ok:
-            # Serials keep order: a node that applied the change late (or comes back now) undoes it with this.
-            correction = (
-                NodeChange(upsert_peers=(peer.id,), remove_peers=(new_key,))
-                if new_key is not None
-                else NodeChange(remove_peers=(peer.public_key,))
-            )
-            await self._nodes.change(db, target_id, OperationKind.REMOVE, correction, notify=False)
-        return None
-
-    @staticmethod
-    def _clear_pending(peer: Peer) -> None:
-        peer.pending_server_id = peer.pending_address = peer.pending_public_key = None
-        peer.pending_server = None
-        peer.pending_private_key_enc = peer.pending_preshared_key_enc = None
-
     def _push_after_commit(self, db: AsyncSession, user_id: str, push: messages.PushMessage) -> None:
         after_commit(db, lambda: self._hub.push(user_id, push))
 
     async def operation_ended(self, db: AsyncSession, operation: NodeOperation, peer: Peer | None) -> None:
-        """The outcome of an operation: its pending change settled, then pushed to the owner's browsers once it is
-        committed."""
-        pending_target = peer.pending_server_id if peer is not None else None
-        if peer is not None:
-            await self._settle_pending(db, operation, peer)
+        """The outcome of an operation: settled by its module (which says what the owner is told), then pushed to
+        the owner's browsers once it is committed."""
         user_id = operation.user_id
-        if user_id is None:
-            return
         if peer is None:
-            if operation.status is OperationStatus.OK and operation.peer_id is not None:  # the peer is gone
-                gone = messages.ref(operation.peer_id)
+            if user_id is not None and operation.status is OperationStatus.OK and operation.peer_id is not None:
+                gone = messages.ref(operation.peer_id)  # the peer is gone
                 self._push_after_commit(db, user_id, messages.DeletedPeer(data=gone))
             return
-        told = await self._outcome_text(db, operation, peer, pending_target)
+        module = operations.by_kind(operation.kind.value)
+        told = await module.ended(self, db, operation, peer) if module is not None and module.ended else None
+        if user_id is None:
+            return
         if told is not None:
             # Kept on the peer: a poll or a reload says what this push says (docs/api.md, "Peer operations").
             peer.outcome_kind, peer.outcome_ok = operation.kind.value, operation.status is OperationStatus.OK
@@ -684,26 +603,3 @@ class PeerService:
             self._push_after_commit(db, user_id, messages.ErrorPush(message=message, data=messages.Subject(peer.id)))
         # The busy flag is cleared either way: send the peer too, so the list shows its current state.
         self._push_after_commit(db, user_id, messages.UpdatedPeer(data=view))
-
-    async def _outcome_text(
-        self, db: AsyncSession, operation: NodeOperation, peer: Peer, pending_target: str | None
-    ) -> str | None:
-        """What the owner is told of a create, key rotation or move that ended: what happened and where the customer
-        stands now (docs/operations.md, "What the customer is told"); None for the kinds told nothing."""
-        ok = operation.status is OperationStatus.OK
-        why = "" if ok else failure_reason(operation)
-        if operation.kind is OperationKind.CREATE:
-            texts = operation_texts.Create
-            return texts.done(peer.name, peer.server) if ok else texts.failed(peer.name, peer.server, why)
-        if operation.kind is OperationKind.REGENERATE:
-            return (
-                operation_texts.Regenerate.done(peer.name, peer.server)
-                if ok
-                else operation_texts.Regenerate.failed(peer.name, peer.server, why)
-            )
-        if operation.kind is OperationKind.CHANGE_SERVER:
-            if ok:
-                return operation_texts.ChangeServer.done(peer.name, peer.server)
-            target = await db.get(Server, pending_target) if pending_target else None
-            return operation_texts.ChangeServer.failed(peer.name, target, peer.server, why)
-        return None

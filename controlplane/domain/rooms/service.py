@@ -412,9 +412,7 @@ class RoomService:
         await db.delete(room)
         await db.flush()
         for server_id in sorted(nodes):
-            await self._nodes.change(
-                db, server_id, OperationKind.ROOM, NodeChange(remove_rooms=(room_id,)), notify=False
-            )
+            await self._nodes.change(db, server_id, OperationKind.ROOM, NodeChange.room_left(room_id), notify=False)
         for user_id in users | {owner_id}:
             owner = user_id == owner_id
             gone = messages.DeletedOwnerRoom if owner else messages.DeletedGuestRoom
@@ -447,9 +445,7 @@ class RoomService:
         what some of them read about the change, by user)."""
         nodes_after = await self._nodes_of(db, room.id)
         for server_id in sorted(nodes_before | nodes_after):
-            payload = (
-                NodeChange(upsert_rooms=(room.id,)) if server_id in nodes_after else NodeChange(remove_rooms=(room.id,))
-            )
+            payload = NodeChange.room_changed(room.id) if server_id in nodes_after else NodeChange.room_left(room.id)
             await self._nodes.change(db, server_id, OperationKind.ROOM, payload, room_id=room.id)
         users_after = await self._users_of(db, room.id, room.owner_id)
         notices = notices or {}

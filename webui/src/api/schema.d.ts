@@ -1181,6 +1181,18 @@ export interface components {
             token: string;
             password: string;
         };
+        /** PeerChangeServer */
+        PeerChangeServer: {
+            server?: string | null;
+            /** @constant */
+            operation: "change_server";
+        };
+        /** PeerConfirmMirrorDevice */
+        PeerConfirmMirrorDevice: {
+            code?: string | null;
+            /** @constant */
+            operation: "confirm_mirror_device";
+        };
         /** PeerCreate */
         PeerCreate: {
             username: string;
@@ -1192,6 +1204,12 @@ export interface components {
         PeerExtend: {
             plan: string;
         };
+        /** PeerMirrorBinding */
+        PeerMirrorBinding: {
+            enabled?: boolean | null;
+            /** @constant */
+            operation: "mirror_binding";
+        };
         /** PeerMonthUsage */
         PeerMonthUsage: {
             peer: string;
@@ -1201,14 +1219,6 @@ export interface components {
         /** PeerMove */
         PeerMove: {
             server: string;
-        };
-        /** PeerOperation */
-        PeerOperation: {
-            operation: string;
-            server?: string | null;
-            enabled?: boolean | null;
-            code?: string | null;
-            name?: string | null;
         };
         /** PeerOperationAccepted */
         PeerOperationAccepted: {
@@ -1228,6 +1238,37 @@ export interface components {
             active?: boolean | null;
             manual_payment?: boolean | null;
             name?: string | null;
+        };
+        /** PeerPause */
+        PeerPause: {
+            /** @constant */
+            operation: "pause";
+        };
+        /** PeerRegenerate */
+        PeerRegenerate: {
+            /** @constant */
+            operation: "regenerate";
+        };
+        /** PeerRegenerateToken */
+        PeerRegenerateToken: {
+            /** @constant */
+            operation: "regenerate_token";
+        };
+        /** PeerReleaseMirrorDevice */
+        PeerReleaseMirrorDevice: {
+            /** @constant */
+            operation: "release_mirror_device";
+        };
+        /** PeerRename */
+        PeerRename: {
+            name?: string | null;
+            /** @constant */
+            operation: "rename";
+        };
+        /** PeerResume */
+        PeerResume: {
+            /** @constant */
+            operation: "resume";
         };
         /** PeerServer */
         PeerServer: {
@@ -1269,6 +1310,9 @@ export interface components {
             operation?: components["schemas"]["RunningOperation"] | null;
             last_outcome?: components["schemas"]["OperationOutcome"] | null;
             server_notice?: string | null;
+            /** @default false */
+            paused?: boolean;
+            pause_notice?: string | null;
             /** @default  */
             message?: string;
         };
@@ -1299,6 +1343,9 @@ export interface components {
             operation?: components["schemas"]["RunningOperation"] | null;
             last_outcome?: components["schemas"]["OperationOutcome"] | null;
             server_notice?: string | null;
+            /** @default false */
+            paused?: boolean;
+            pause_notice?: string | null;
         };
         /** PlanHistoryItem */
         PlanHistoryItem: {
@@ -3692,7 +3739,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PeerOperation"];
+                "application/json": components["schemas"]["PeerRegenerate"] | components["schemas"]["PeerChangeServer"] | components["schemas"]["PeerRegenerateToken"] | components["schemas"]["PeerRename"] | components["schemas"]["PeerMirrorBinding"] | components["schemas"]["PeerReleaseMirrorDevice"] | components["schemas"]["PeerConfirmMirrorDevice"] | components["schemas"]["PeerPause"] | components["schemas"]["PeerResume"];
             };
         };
         responses: {

@@ -43,7 +43,17 @@ export type Peer = Schema['PeerView'];
 export type PeerServer = Schema['PeerServer'];
 export type PeerRoom = Schema['RoomRef'];
 export type PlanHistoryEntry = Schema['PlanHistoryItem'];
-export type PeerOperation = Schema['PeerOperation'];
+/** The body of `PATCH /accounts/peers/{id}`: one variant per operation, tagged on `operation`. */
+export type PeerOperation =
+  | Schema['PeerRegenerate']
+  | Schema['PeerChangeServer']
+  | Schema['PeerRegenerateToken']
+  | Schema['PeerRename']
+  | Schema['PeerMirrorBinding']
+  | Schema['PeerReleaseMirrorDevice']
+  | Schema['PeerConfirmMirrorDevice']
+  | Schema['PeerPause']
+  | Schema['PeerResume'];
 export type ServerOption = Schema['ServerOption'];
 export type UsagePoint = Schema['UsagePoint'];
 export type UsageSeries = Schema['UsageSeries'];

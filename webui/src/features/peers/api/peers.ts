@@ -51,6 +51,14 @@ export async function renamePeer(id: string, name: string): Promise<Peer | null>
   return peerIn(await api.patch<Peer & { message?: string }>(peerPath(id), { operation: 'rename', name } satisfies PeerOperation));
 }
 
+/** Synchronous: the peer off its node until resumed (`pause`), or back on it (`resume`); the answer's Spanish message
+ * says what that means (docs/api.md, "Pause and resume"). */
+export async function setPeerPaused(id: string, paused: boolean): Promise<{ peer: Peer | null; message?: string }> {
+  const body = { operation: paused ? 'pause' : 'resume' } satisfies PeerOperation;
+  const answer = await api.patch<Peer & { message?: string }>(peerPath(id), body);
+  return { peer: peerIn(answer), message: answer?.message };
+}
+
 /** The configuration file as text (the same call as the download), for the 'Ver configuración' dialog. */
 export async function fetchPeerConfigText(id: string): Promise<string> {
   return (await downloadPeerConfig(id)).text();

@@ -7,6 +7,8 @@ import {
   IconInfoCircle,
   IconLink,
   IconPencil,
+  IconPlayerPause,
+  IconPlayerPlay,
   IconQrcode,
   IconRefresh,
   IconServer,
@@ -15,7 +17,15 @@ import { useState } from 'react';
 import type { Peer } from '../api/peers';
 import { operationLineId, runningText } from './PeerOperationLine';
 
-export type PeerMenuAction = 'regenerate_token' | 'regenerate' | 'change_server' | 'details' | 'rename' | 'config_text';
+export type PeerMenuAction =
+  | 'regenerate_token'
+  | 'regenerate'
+  | 'change_server'
+  | 'pause'
+  | 'resume'
+  | 'details'
+  | 'rename'
+  | 'config_text';
 
 interface Props {
   peer: Peer;
@@ -83,6 +93,15 @@ export function PeerActions({ peer, busy, onDownload, onShowQr, onAction }: Prop
             <Menu.Item leftSection={<IconServer size={14} />} onClick={() => onAction('change_server', peer)}>
               Cambiar Servidor
             </Menu.Item>
+            {peer.paused ? (
+              <Menu.Item leftSection={<IconPlayerPlay size={14} />} onClick={() => onAction('resume', peer)}>
+                Reanudar
+              </Menu.Item>
+            ) : (
+              <Menu.Item leftSection={<IconPlayerPause size={14} />} onClick={() => onAction('pause', peer)}>
+                Pausar
+              </Menu.Item>
+            )}
             <Menu.Item leftSection={<IconInfoCircle size={14} />} onClick={() => onAction('details', peer)}>
               Detalles
             </Menu.Item>

@@ -44,7 +44,7 @@ export function PeerCards({ peers, stats, usage = {}, showRooms, isBusy, onDownl
               <PeerNotices peer={peer} busy={busy} onAction={onAction} />
               <SimpleGrid cols={2} spacing="sm" verticalSpacing="sm">
                 <Field label="Estado">
-                  <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
+                  <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} paused={peer.paused} />
                 </Field>
                 <Field label="Usado este mes">
                   <PeerMonthUsage usage={usage[peer.id]} />

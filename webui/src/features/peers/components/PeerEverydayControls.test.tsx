@@ -1,4 +1,4 @@
-/** The peers menu's 'Renombrar' and 'Ver configuración'. */
+/** The peers menu's 'Renombrar', 'Ver configuración' and 'Pausar' / 'Reanudar'. */
 import { notifications } from '@mantine/notifications';
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -19,6 +19,7 @@ vi.mock('../api/peers', async (importOriginal) => ({
   fetchPeers: vi.fn(),
   renamePeer: vi.fn(),
   fetchPeerConfigText: vi.fn(),
+  setPeerPaused: vi.fn(),
 }));
 const api = vi.mocked(peersApi);
 vi.mock('../api/usage', async (importOriginal) => ({
@@ -123,5 +124,30 @@ describe('the configuration as text', () => {
     await openMenuItem(actor, 'laptop', 'Ver configuración');
     const dialog = await screen.findByRole('dialog', { name: 'Configuración de laptop' });
     expect(await within(dialog).findByText('El servidor de este peer tiene un error de configuración.')).toBeInTheDocument();
+  });
+});
+
+describe('pausing a peer', () => {
+  it('pauses from the menu, shows the pause in the row, and offers to resume it', async () => {
+    const notice = 'En pausa desde el 28/11/2026 06:00 UTC: el servidor no acepta la conexión de este peer hasta que lo reanude.';
+    const message = 'Peer movil en pausa: no tendrá conexión hasta que lo reanude.';
+    api.setPeerPaused.mockResolvedValue({ peer: testPeer({ paused: true, pause_notice: notice, version: 99 }), message });
+    const actor = await renderPeers([testPeer()]);
+    await openMenuItem(actor, 'movil', 'Pausar');
+    expect(api.setPeerPaused).toHaveBeenCalledWith('p1', true);
+    expect(await screen.findByText(message)).toBeInTheDocument();
+    expect(within(screen.getByTestId('peer-row')).getByText('En pausa')).toBeInTheDocument();
+    expect(within(screen.getByTestId('paused-notice')).getByText(notice, { exact: false })).toBeInTheDocument();
+    // Download and QR stay available while paused.
+    expect(within(screen.getByTestId('peer-row')).getByRole('button', { name: 'Descargar configuración' })).not.toHaveAttribute(
+      'data-disabled',
+    );
+
+    const resumed = testPeer({ paused: false, pause_notice: null, version: 100 });
+    api.setPeerPaused.mockResolvedValue({ peer: resumed, message: 'Peer movil reanudado.' });
+    await openMenuItem(actor, 'movil', 'Reanudar');
+    expect(api.setPeerPaused).toHaveBeenLastCalledWith('p1', false);
+    expect(await screen.findByText('Peer movil reanudado.')).toBeInTheDocument();
+    expect(screen.queryByTestId('paused-notice')).not.toBeInTheDocument();
   });
 });

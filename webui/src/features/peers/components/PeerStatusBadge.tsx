@@ -4,12 +4,21 @@ import { Badge, Group, Stack, Text } from '@mantine/core';
 import type { Peer } from '../api/peers';
 import { disabledReasonText, peerStatusText, serverStatusText } from '../peer-format';
 
-/** A disabled peer also says why: staff disabled it (renewing will not help) or its plan ran out. */
-export function PeerStatusBadge({ active, reason }: { active: boolean; reason?: Peer['disabled_reason'] }) {
+/** A disabled peer also says why: staff disabled it (renewing will not help) or its plan ran out. An active peer its
+ * owner paused reads 'En pausa' (docs/api.md, "Pause and resume"). */
+export function PeerStatusBadge({
+  active,
+  reason,
+  paused = false,
+}: {
+  active: boolean;
+  reason?: Peer['disabled_reason'];
+  paused?: boolean;
+}) {
   const why = active ? null : disabledReasonText(reason);
   const badge = (
-    <Badge color={active ? 'green' : 'gray'} variant="light" miw="max-content">
-      {peerStatusText(active)}
+    <Badge color={active && !paused ? 'green' : 'gray'} variant="light" miw="max-content">
+      {active && paused ? 'En pausa' : peerStatusText(active)}
     </Badge>
   );
   if (why === null) return badge;

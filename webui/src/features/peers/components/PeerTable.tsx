@@ -11,6 +11,7 @@ import type { MonthUsage } from '../api/usage';
 import { roomsText } from '../peer-format';
 import { MirrorLink } from './MirrorLink';
 import { PeerActions, type PeerMenuAction } from './PeerActions';
+import { PausedNotice } from './PausedNotice';
 import { PeerActivity } from './PeerActivity';
 import { PeerExpiry } from './PeerExpiry';
 import { PeerMonthUsage } from './PeerMonthUsage';
@@ -52,9 +53,10 @@ export function PeerHeading({ peer, busy, actions }: { peer: Peer; busy: boolean
 /** The peer's full-width notices, under it: its server is offline, two devices share its configuration. */
 export function PeerNotices({ peer, busy, onAction }: Pick<PeerListProps, 'onAction'> & { peer: Peer; busy: boolean }) {
   const offline = Boolean(peer.server_notice);
-  if (!offline && !peer.shared_config_warning) return null;
+  if (!offline && !peer.shared_config_warning && !peer.pause_notice) return null;
   return (
     <Stack gap="xs">
+      {peer.pause_notice && <PausedNotice peerName={peer.name} notice={peer.pause_notice} />}
       {offline && <ServerOfflineNotice peer={peer} busy={busy} onChangeServer={(p) => onAction('change_server', p)} />}
       {peer.shared_config_warning && <SharedConfigWarning peerName={peer.name} />}
     </Stack>
@@ -102,7 +104,7 @@ export function PeerTable({ peers, stats, usage = {}, showRooms, isBusy, onDownl
       <Table.Tbody>
         {peers.map((peer) => {
           const busy = isBusy(peer);
-          const warned = peer.shared_config_warning || Boolean(peer.server_notice);
+          const warned = peer.shared_config_warning || Boolean(peer.server_notice) || Boolean(peer.pause_notice);
           // A warned peer's two rows read as one: no line between them.
           const joined = warned ? { borderBottom: 'none' } : undefined;
           return [
@@ -121,7 +123,7 @@ export function PeerTable({ peers, stats, usage = {}, showRooms, isBusy, onDownl
                 </Stack>
               </Table.Td>
               <Table.Td style={joined}>
-                <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} />
+                <PeerStatusBadge active={peer.active} reason={peer.disabled_reason} paused={peer.paused} />
               </Table.Td>
               <Table.Td style={joined}>
                 <PeerExpiry peer={peer} />

@@ -77,6 +77,7 @@ export function PeersPage() {
     if ((action === 'regenerate' || action === 'regenerate_token') && !peer.active) toast.error(INACTIVE_PEER);
     else if (action === 'regenerate' && peer.server?.online === false) toast.error(OWN_SERVER_OFFLINE);
     else if (action === 'change_server') setMovingPeerId(peer.id);
+    else if (action === 'pause' || action === 'resume') void model.setPaused(peer, action === 'pause');
     else if (action === 'details') setDialog({ kind: 'details', peerId: peer.id });
     else if (action === 'rename') setDialog({ kind: 'rename', peerId: peer.id });
     else if (action === 'config_text') onShowConfigText(peer);

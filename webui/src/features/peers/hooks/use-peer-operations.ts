@@ -79,6 +79,21 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
     [ledger, setPeers],
   );
 
+  /** Pause or resume the peer (synchronous): the answer is merged at once and its message shown. */
+  const setPaused = useCallback(
+    async (peer: Peer, paused: boolean) => {
+      try {
+        const { peer: updated, message } = await peersApi.setPeerPaused(peer.id, paused);
+        if (updated && ledger.note(updated.id, updated.version)) setPeers((list) => mergePeer(list, updated));
+        if (message) toast.success(message);
+      } catch (error) {
+        const doing = paused ? 'pausar' : 'reanudar';
+        toast.error(errorMessage(error, `Hubo un error al intentar ${doing} el peer ${peer.name}`));
+      }
+    },
+    [ledger, setPeers],
+  );
+
   /** The mirror link's device binding: on/off, or free the bound device (docs/api.md, "Mirror links"). */
   const bindMirror = useCallback(
     async (peer: Peer, change: MirrorBindingChange) => {
@@ -102,5 +117,5 @@ export function usePeerOperations({ setPeers, ledger, pending, rerender, finish 
    * operation's own text says why. */
   const isBusy = useCallback((peer: Peer) => Boolean(peer.processing) || pending.has(peer.id), [pending]);
 
-  return { isBusy, regenerate, changeServer, regenerateMirrorLink, bindMirror };
+  return { isBusy, regenerate, changeServer, regenerateMirrorLink, bindMirror, setPaused };
 }

@@ -22,6 +22,8 @@ export interface PeersModel {
   regenerateMirrorLink: (peer: Peer) => Promise<void>;
   /** The mirror link's device binding: on/off, or free the bound device (docs/api.md, "Mirror links"). */
   bindMirror: (peer: Peer, change: MirrorBindingChange) => Promise<void>;
+  /** Pause (true) or resume (false) the peer: its node drops or restores its key (docs/api.md, "Pause and resume"). */
+  setPaused: (peer: Peer, paused: boolean) => Promise<void>;
   regenerate: (peer: Peer) => Promise<boolean>;
   changeServer: (peer: Peer, serverId: string) => Promise<boolean>;
   /** Throws the server's refusal (ApiError) for the rename dialog to show. */
