@@ -23,12 +23,13 @@ from controlplane.domain.peers.models import ONE_PEER, Peer, PlanHistory
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
+from controlplane.domain.versions import DELETED, version_of_flushed
 from controlplane.errors import Conflict, Invalid, NotFound
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.nodes.operations import NodeOperations, failure_reason
 from controlplane.realtime import messages
-from controlplane.realtime.hub import PushHub, view_version
+from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
 
@@ -158,8 +159,8 @@ class PeerService:
 
     # --- reading --------------------------------------------------------------------------------------------
 
-    def view(self, peer: Peer, version: int | None = None) -> schemas.PeerView:
-        """`version`: when the peer was read, if before now (docs/api.md, versions)."""
+    def view(self, peer: Peer) -> schemas.PeerView:
+        """The peer as its owner sees it; its changes must be flushed first (domain/versions.py)."""
         server = peer.server
         return schemas.PeerView(
             id=peer.id,
@@ -186,7 +187,7 @@ class PeerService:
             party=_room_ref(peer),
             address=peer.address,
             processing=peer.pending_operation_id is not None,
-            version=view_version() if version is None else version,
+            version=version_of_flushed(peer),
             disabled_reason=disabled_reason(peer),
             shared_config_warning=peer.shared_config_warned_at is not None,
             mirror_binding=peer.mirror_device_binding,
@@ -208,10 +209,8 @@ class PeerService:
             return cached
         async with transaction(self._read_sessionmaker) as db:
             generation = self._invalidation.generation(db, self._lists)
-            # Before the read: a change committed while it runs is pushed with a larger version.
-            version = view_version()
             peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
-            views = [self.view(p, version) for p in peers.scalars()]
+            views = [self.view(p) for p in peers.scalars()]
         body = msgspec.json.encode(views)
         self._lists.put(user_id, body, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
         return body
@@ -655,7 +654,7 @@ class PeerService:
             return
         if peer is None:
             if operation.status is OperationStatus.OK and operation.peer_id is not None:  # the peer is gone
-                gone = messages.ref(operation.peer_id)
+                gone = messages.ref(operation.peer_id, DELETED)
                 self._push_after_commit(db, user_id, messages.DeletedPeer(data=gone))
             return
         told = await self._outcome_text(db, operation, peer, pending_target)
