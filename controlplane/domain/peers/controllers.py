@@ -130,6 +130,7 @@ class PeerController(Controller):
         else:
             raise Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
         # The answer's message is the running operation's own text: the view, a poll and a reload say the same.
+        await db.flush()  # the view carries the version of what it shows (domain/versions.py)
         view = peers.view(peer)
         message = view.operation.message if view.operation is not None else ""
         return Response(schemas.PeerOperationAccepted(success=True, message=message, data=view), status_code=202)
