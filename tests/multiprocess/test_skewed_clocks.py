@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 
+import httpx
 import pytest
 import websockets
 
@@ -44,8 +45,8 @@ def ahead(cluster: Cluster) -> Iterator[ControlPlaneProcess]:
 
 async def test_a_list_read_on_a_host_whose_clock_runs_ahead_loses_to_a_later_change_pushed_by_another(
     cluster: Cluster,
-    admin,
-    ahead: ControlPlaneProcess,  # noqa: F811
+    admin: httpx.AsyncClient,  # noqa: F811  the fixture imported above
+    ahead: ControlPlaneProcess,
 ) -> None:
     server_id, credential = await new_server(admin)
     agent = await attached_agent(cluster.first, server_id, credential)
