@@ -667,6 +667,7 @@ class PeerService:
             await db.refresh(peer, ["plans_history"])
         if "membership" in inspect(peer).unloaded:
             await db.refresh(peer, ["membership"])
+        await db.flush()  # the view carries the version of what it shows (domain/versions.py)
         view = self.view(peer)
         if operation.status is OperationStatus.OK:
             if operation.kind is OperationKind.CREATE:
