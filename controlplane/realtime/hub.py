@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import defaultdict
 from typing import Protocol
 
@@ -30,12 +29,6 @@ log = logging.getLogger(__name__)
 UNAUTHORIZED_CLOSE = 4401
 SESSION_INVALID = "Sesión inválida o expirada."
 SESSION_EXPIRED = "La sesión expiró. Inicie sesión de nuevo."
-
-
-def view_version() -> int:
-    """Microseconds of the control plane's clock: every process of one deployment reads the same clock (or one
-    kept in step by NTP, far finer than the time between a read and a push)."""
-    return time.time_ns() // 1000
 
 
 class Socket(Protocol):
@@ -93,17 +86,11 @@ class PushHub:
 
     async def push(self, user_id: str, push: msgspec.Struct) -> None:
         """Reaches the user's browsers on every process (through the bus). `push`: a realtime/messages.py message;
-        a peer or room in it gets its `version` now, after the change committed (docs/api.md, versions), so an
-        answer read before has a smaller one and loses in the browser."""
-        message = msgspec.to_builtins(push)
-        data = message.get("data")
-        if isinstance(data, dict) and "version" in data:
-            data["version"] = view_version()
-        await self._bus.publish(USER_PUSH, UserPush(user_id, message))
+        a peer or room in it carries the `version` its row had when the view was built (docs/api.md, versions)."""
+        await self._bus.publish(USER_PUSH, UserPush(user_id, msgspec.to_builtins(push)))
 
     async def push_many(self, by_user: dict[str, msgspec.Struct]) -> None:
-        """A push for each of many users, in one bus event (topics.UserPushes). For pushes without a `version`
-        (a node's stats): versions are stamped by push()."""
+        """A push for each of many users, in one bus event (topics.UserPushes)."""
         encode = msgspec.json.encode
         await self._bus.publish(USER_PUSHES, UserPushes({u: msgspec.Raw(encode(p)) for u, p in by_user.items()}))
 

@@ -2,8 +2,8 @@
 the shape of `data` (docs/contract.md#push-messages, docs/api.md "Live push"). The OpenAPI document carries them
 as the `PushMessage` union, from which the web client's types are generated (`make types`).
 
-A pushed peer or room, and a reference to one, carries `version`: the hub stamps it when it sends the message, after
-the change committed, so the browser keeps whichever of two copies (an HTTP answer, a push) has the larger one."""
+A pushed peer or room, and a reference to one, carries `version`: its row's version (domain/versions.py), so the
+browser keeps whichever of two copies (an HTTP answer, a push) has the larger one."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ class EntityRef(msgspec.Struct):
     version: int
 
 
-def ref(entity_id: str) -> EntityRef:
-    return EntityRef(entity_id, version=0)  # the hub stamps the version when it sends the message
+def ref(entity_id: str, version: int) -> EntityRef:
+    """`version`: the row's (domain/versions.py), or versions.DELETED for a row that is gone."""
+    return EntityRef(entity_id, version=version)
 
 
 class Subject(msgspec.Struct, omit_defaults=True):

@@ -720,31 +720,63 @@ async def test_a_disabled_server_leaves_the_backbone_and_its_peers_leave_their_r
     assert (await join(client, beto, "LAN", room["password"], peers["beto2"])).status_code == 200
 
 
-async def test_versions_order_answers_before_the_pushes_of_their_change_and_reads_after_them(
+async def test_versions_grow_with_every_change_a_view_shows_and_never_with_a_read(
     services: Services, client: AsyncTestClient[Any], world: dict[str, Any]
 ) -> None:
-    """docs/api.md, versions: the browser keeps the view with the larger version, so an answer read before a
-    change must lose to the change's push, and a read after the push must win over it."""
-    ana, peers = world["ana"], world["peers"]
+    """docs/api.md, versions: the browser keeps the view with the larger version. A change's answer and its pushes
+    carry the version the change committed; every change to what a view shows (a member joining, the nodes
+    answering, a member's rename, a move settling) makes it larger; reading makes it no larger."""
+    ana, beto, peers = world["ana"], world["beto"], world["peers"]
+
+    async def listed_room() -> dict[str, Any]:
+        return (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]  # type: ignore[no-any-return]
+
+    async def listed_peer(who: Person, name: str) -> dict[str, Any]:
+        return next(p for p in (await client.get(PEERS, headers=who.headers)).json() if p["name"] == name)
+
     ana.inbox.clear()
     answered = await create(client, ana, "LAN", peers["ana1"])  # processing: the nodes have not answered
     await asyncio.sleep(0.05)
-    pushed = dict(ana.inbox.versions)
     assert answered["processing"] is True
-    assert answered["version"] < pushed["updated_owner_party"]
-    listed = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
-    assert listed["version"] > pushed["updated_owner_party"]
+    assert dict(ana.inbox.versions)["updated_owner_party"] == answered["version"]  # one change, one version
+    assert (await listed_room())["version"] == answered["version"] == (await listed_room())["version"]
 
     ana.inbox.versions.clear()
     await node_answers(services)
     await asyncio.sleep(0.05)
     done = dict(ana.inbox.versions)["stop_party_operation"]
-    assert done > listed["version"]
-    after = (await client.get(ROOMS, headers=ana.headers)).json()["owned_partys"][0]
-    assert after["processing"] is False and after["version"] > done
+    assert done > answered["version"]  # `processing` went false: a read from before says true, and loses
+    assert (await listed_room())["processing"] is False and (await listed_room())["version"] == done
 
-    peers_read = (await client.get("/api/client/accounts/peers", headers=ana.headers)).json()
-    assert all(isinstance(p["version"], int) and p["version"] > 0 for p in peers_read)
+    peer_before = await listed_peer(beto, "beto1")
+    joined = await join(client, beto, "LAN", answered["password"], peers["beto1"])
+    assert joined.status_code == 200
+    assert joined.json()["data"]["version"] > done  # a member joined
+    peer_in_room = await listed_peer(beto, "beto1")
+    assert peer_in_room["party"] is not None and peer_in_room["version"] > peer_before["version"]  # its room shows
+    await node_answers(services)
+    settled = await listed_room()
+
+    renamed = await client.patch(
+        f"{PEERS}/{peers['beto1'].id}", json={"operation": "rename", "name": "beto-pc"}, headers=beto.headers
+    )
+    assert renamed.status_code == 200 and renamed.json()["version"] > peer_in_room["version"]
+    assert (await listed_peer(beto, "beto-pc"))["version"] == renamed.json()["version"]
+    after_rename = await listed_room()
+    assert [p["name"] for p in after_rename["peers"]] == ["ana1", "beto-pc"]
+    assert after_rename["version"] > settled["version"]  # the room shows its members' names
+
+    moved = await client.patch(
+        f"{PEERS}/{peers['beto1'].id}",
+        json={"operation": "change_server", "server": world["s1"].id},
+        headers=beto.headers,
+    )
+    assert moved.status_code == 202 and moved.json()["data"]["version"] > renamed.json()["version"]
+    await node_answers(services)
+    landed = await listed_peer(beto, "beto-pc")
+    assert landed["server"]["id"] == world["s1"].id and landed["version"] > moved.json()["data"]["version"]
+    assert (await listed_room())["version"] > after_rename["version"]  # its member's server changed
+    assert (await listed_peer(beto, "beto-pc"))["version"] == landed["version"]  # read again: no change
 
 
 async def agent_stream(services: Services, server: Server, *, connected: bool) -> None:

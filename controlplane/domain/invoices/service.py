@@ -539,6 +539,7 @@ class InvoiceService:
             peer.expiration_date = utcnow()
         await self._peers.add_plan(db, peer, invoice.plan_id, invoice.plan_name, invoice.amount, invoice.validity_hours)
         message = f"Pago recibido. Plan {invoice.plan_name} añadido al peer {peer.name}."
+        await db.flush()  # the view carries the version of what it shows (domain/versions.py)
         return peer, [
             UpdatedPeer(data=self._peers.view(peer)),
             SuccessPush(message=message, data=Subject(peer_id=peer.id)),

@@ -106,6 +106,7 @@ class PeerController(Controller):
     ) -> Response[Any]:
         # One module per operation (domain/peers/operations/): it checks, starts and says what to answer.
         outcome = await peers.operate(db, limiter, customer.user_id, peer_id, data)
+        await db.flush()  # the view carries the version of what it shows (domain/versions.py)
         view = peers.view(outcome.peer)
         if isinstance(outcome, operations.Done):
             return Response(schemas.PeerUpdated(**msgspec.structs.asdict(view), message=outcome.message))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint, and_, select
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint, and_, select
 from sqlalchemy.orm import Mapped, joinedload, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -70,6 +70,10 @@ class Peer(Base):
     pending_public_key: Mapped[str | None] = mapped_column(String(44), unique=True, default=None)
     pending_private_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
     pending_preshared_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
+    # Of two views of this peer, the one with the larger version is the newer (docs/api.md, versions): it grows in
+    # the transaction of every change to what the view shows (domain/versions.py), so it orders views whichever
+    # process or host read them.
+    version: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1")
 
     server: Mapped[Server] = relationship(lazy="joined", foreign_keys=[server_id])
     # A pending move's target, named in the customer's view while the move runs.

@@ -26,13 +26,14 @@ from controlplane.domain.peers.operations.base import server_label
 from controlplane.domain.servers.addresses import allocate
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync, is_online, online_clause
+from controlplane.domain.versions import DELETED, version_of_flushed
 from controlplane.errors import Conflict, Invalid
 from controlplane.nodes.changes import NodeChange
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.nodes.operations import NodeOperations
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime import messages
-from controlplane.realtime.hub import PushHub, view_version
+from controlplane.realtime.hub import PushHub
 from controlplane.realtime.invalidation import CacheInvalidation
 from controlplane.wgkeys import generate_keypair, generate_preshared_key
 
@@ -169,8 +170,8 @@ class PeerService:
 
     # --- reading --------------------------------------------------------------------------------------------
 
-    def view(self, peer: Peer, version: int | None = None) -> schemas.PeerView:
-        """`version`: when the peer was read, if before now (docs/api.md, versions)."""
+    def view(self, peer: Peer) -> schemas.PeerView:
+        """The peer as its owner sees it; its changes must be flushed first (domain/versions.py)."""
         server = peer.server
         return schemas.PeerView(
             id=peer.id,
@@ -197,7 +198,7 @@ class PeerService:
             party=_room_ref(peer),
             address=peer.address,
             processing=peer.pending_operation_id is not None,
-            version=view_version() if version is None else version,
+            version=version_of_flushed(peer),
             disabled_reason=disabled_reason(peer),
             shared_config_warning=peer.shared_config_warned_at is not None,
             mirror_binding=peer.mirror_device_binding,
@@ -220,10 +221,8 @@ class PeerService:
             return cached
         async with transaction(self._read_sessionmaker) as db:
             generation = self._invalidation.generation(db, self._lists)
-            # Before the read: a change committed while it runs is pushed with a larger version.
-            version = view_version()
             peers = await db.execute(select(Peer).where(Peer.user_id == user_id).order_by(Peer.created, Peer.name))
-            views = [self.view(p, version) for p in peers.scalars()]
+            views = [self.view(p) for p in peers.scalars()]
         body = msgspec.json.encode(views)
         self._lists.put(user_id, body, [user_tag(user_id), *(peer_tag(v.id) for v in views)], generation)
         return body
@@ -571,7 +570,7 @@ class PeerService:
         user_id = operation.user_id
         if peer is None:
             if user_id is not None and operation.status is OperationStatus.OK and operation.peer_id is not None:
-                gone = messages.ref(operation.peer_id)  # the peer is gone
+                gone = messages.ref(operation.peer_id, DELETED)  # the peer is gone
                 self._push_after_commit(db, user_id, messages.DeletedPeer(data=gone))
             return
         module = operations.by_kind(operation.kind.value)
@@ -587,6 +586,7 @@ class PeerService:
             await db.refresh(peer, ["plans_history"])
         if "membership" in inspect(peer).unloaded:
             await db.refresh(peer, ["membership"])
+        await db.flush()  # the view carries the version of what it shows (domain/versions.py)
         view = self.view(peer)
         if operation.status is OperationStatus.OK:
             if operation.kind is OperationKind.CREATE:

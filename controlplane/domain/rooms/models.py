@@ -24,6 +24,9 @@ class Room(Base):
     # The owner reads it back, so it is encrypted (SecretBox), not hashed.
     password_enc: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # As Peer.version: grows with every change to what the room's view shows, its members included
+    # (domain/versions.py).
+    version: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1")
 
 
 class RoomMember(Base):

@@ -27,6 +27,7 @@ from controlplane.domain.rooms.notices import Deletion, Removal, deletion_notice
 from controlplane.domain.servers.models import Server
 from controlplane.domain.servers.status import is_in_sync
 from controlplane.domain.servers.status import is_online as server_is_online
+from controlplane.domain.versions import DELETED, bump, version_of_flushed
 from controlplane.errors import Conflict, Forbidden, Invalid, NotFound
 from controlplane.nodes.backbone import refresh_backbone
 from controlplane.nodes.changes import NodeChange
@@ -34,7 +35,7 @@ from controlplane.nodes.models import NodeOperation, OperationKind, OperationSta
 from controlplane.nodes.operations import NodeOperations, failure_reason
 from controlplane.ratelimit import RateLimiter
 from controlplane.realtime import messages
-from controlplane.realtime.hub import PushHub, view_version
+from controlplane.realtime.hub import PushHub
 from controlplane.settings import RateLimit
 
 MAX_OWNED = 5
@@ -115,7 +116,6 @@ class RoomService:
 
     async def lists_for(self, db: AsyncSession, user_id: str) -> schemas.RoomLists:
         """Rooms the user owns, and rooms where one of the user's peers is a guest."""
-        version = view_version()  # before the reads (docs/api.md, versions)
         owned = list((await db.execute(select(Room).where(Room.owner_id == user_id).order_by(Room.created))).scalars())
         guest = list(
             (
@@ -129,7 +129,7 @@ class RoomService:
                 )
             ).scalars()
         )
-        views = await self._views(db, [*owned, *guest], user_id, version)
+        views = await self._views(db, [*owned, *guest], user_id)
         return schemas.RoomLists(owned_partys=views[: len(owned)], guest_partys=views[len(owned) :])
 
     async def view(self, db: AsyncSession, room: Room, viewer_id: str) -> schemas.RoomView:
@@ -378,6 +378,7 @@ class RoomService:
             user: removal_notice(why, room.name, names) for user, names in names_by_user.items() if user != actor
         }
         await db.execute(delete(RoomMember).where(RoomMember.room_id == room.id, RoomMember.peer_id.in_(peer_ids)))
+        await bump(db, peers=peer_ids, rooms=[room.id])  # a bulk statement: no flush saw it (domain/versions.py)
         if not await db.scalar(select(func.count()).select_from(RoomMember).where(RoomMember.room_id == room.id)):
             # A room without peers is deleted: nobody could reach anybody in it, and it frees the owner's slot.
             await self._delete(
@@ -408,7 +409,10 @@ class RoomService:
         nodes = nodes_before if nodes_before is not None else await self._nodes_of(db, room.id)
         users = users_before if users_before is not None else await self._users_of(db, room.id, room.owner_id)
         room_id, owner_id, name = room.id, room.owner_id, room.name
-        await db.execute(delete(RoomMember).where(RoomMember.room_id == room_id))
+        members = await db.execute(
+            delete(RoomMember).where(RoomMember.room_id == room_id).returning(RoomMember.peer_id)
+        )
+        await bump(db, peers=members.scalars().all())  # their views lose the room (domain/versions.py)
         await db.delete(room)
         await db.flush()
         for server_id in sorted(nodes):
@@ -421,7 +425,7 @@ class RoomService:
                 told = deletion_notice(why, name, owner=owner)
                 if notices and user_id in notices:
                     told = f"{notices[user_id]} {told}"
-            self._push(db, user_id, gone(data=messages.ref(room_id), message=told))
+            self._push(db, user_id, gone(data=messages.ref(room_id, DELETED), message=told))
 
     async def _add_member(self, db: AsyncSession, room: Room, peer: Peer) -> None:
         try:
@@ -450,7 +454,8 @@ class RoomService:
         users_after = await self._users_of(db, room.id, room.owner_id)
         notices = notices or {}
         for user_id in users_before - users_after:
-            gone = messages.DeletedGuestRoom(data=messages.ref(room.id), message=notices.get(user_id))
+            # Not DELETED: the room lives on, and a view after a later join has a larger version than this.
+            gone = messages.DeletedGuestRoom(data=messages.ref(room.id, room.version), message=notices.get(user_id))
             self._push(db, user_id, gone)
         await self._tell(db, room, users_after, operation_started=bool(nodes_before | nodes_after), notices=notices)
 
@@ -466,7 +471,7 @@ class RoomService:
         for user_id in sorted(users):
             view = await self.view(db, room, user_id)
             if operation_started:
-                self._push(db, user_id, messages.NewRoomOperation(data=messages.ref(room.id)))
+                self._push(db, user_id, messages.NewRoomOperation(data=messages.ref(room.id, view.version)))
             updated = messages.UpdatedOwnerRoom if user_id == room.owner_id else messages.UpdatedGuestRoom
             self._push(db, user_id, updated(data=view, message=(notices or {}).get(user_id)))
 
@@ -493,8 +498,10 @@ class RoomService:
                 self._push(db, user_id, messages.InfoPush(message=notice, data=messages.Subject(party_id=room.id)))
         if await self._busy(db, [room.id]):
             return
+        # `processing` turns false: the operation's row changed, not the room's, so the room's version grows here.
+        await bump(db, rooms=[room.id])
         for user_id in sorted(users):
-            self._push(db, user_id, messages.StopRoomOperation(data=messages.ref(room.id)))
+            self._push(db, user_id, messages.StopRoomOperation(data=messages.ref(room.id, room.version)))
         await self._tell(db, room, users, operation_started=False)
 
     # --- helpers ------------------------------------------------------------------------------------------------
@@ -572,12 +579,9 @@ class RoomService:
         )
         return {pid for pid in rows.scalars() if pid}
 
-    async def _views(
-        self, db: AsyncSession, rooms: list[Room], viewer_id: str, version: int | None = None
-    ) -> list[schemas.RoomView]:
+    async def _views(self, db: AsyncSession, rooms: list[Room], viewer_id: str) -> list[schemas.RoomView]:
         if not rooms:
             return []
-        version = view_version() if version is None else version
         ids = [p.id for p in rooms]
         rows = await db.execute(
             select(
@@ -622,7 +626,7 @@ class RoomService:
                 password=self.password_of(p) if p.owner_id == viewer_id else None,
                 peers=peers.get(p.id, []),
                 processing=p.id in busy,
-                version=version,
+                version=version_of_flushed(p),  # the reads above flushed the transaction's changes
             )
             for p in rooms
         ]

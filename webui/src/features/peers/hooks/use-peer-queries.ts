@@ -26,10 +26,11 @@ export function usePeerQueries({ peers, setPeers, peersRef, ledger, pending, fin
     const controller = new AbortController();
     setLoad({ status: 'loading' });
     ready.current = false;
+    const sent = ledger.mark();
     peersApi
       .fetchPeers(controller.signal)
       .then((list) => {
-        setPeers((shown) => reconcileList(shown, list, ledger));
+        setPeers((shown) => reconcileList(shown, list, ledger, sent));
         setLoad({ status: 'ready' });
         ready.current = true;
       })
@@ -49,12 +50,13 @@ export function usePeerQueries({ peers, setPeers, peersRef, ledger, pending, fin
   const refetch = useCallback(async () => {
     if (!ready.current) return;
     let list: Peer[];
+    const sent = ledger.mark();
     try {
       list = await peersApi.fetchPeers();
     } catch {
       return;
     }
-    const merged = reconcileList(peersRef.current, list, ledger);
+    const merged = reconcileList(peersRef.current, list, ledger, sent);
     peersRef.current = merged;
     setPeers(merged);
     for (const [id, operation] of [...pending]) {

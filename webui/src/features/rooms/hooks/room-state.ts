@@ -18,11 +18,12 @@ export function useRoomState() {
 
   // The newest version seen of each room: refetches older than a push lose (docs/api.md, versions).
   const [ledger] = useState(() => new VersionLedger());
+  /** `sent`: ledger.mark() when the fetch was sent. */
   const reconcile = useCallback(
-    (rooms: RoomLists) =>
+    (rooms: RoomLists, sent: number) =>
       update((current) => ({
-        owned_partys: reconcileList(current.owned_partys, rooms.owned_partys ?? [], ledger),
-        guest_partys: reconcileList(current.guest_partys, rooms.guest_partys ?? [], ledger),
+        owned_partys: reconcileList(current.owned_partys, rooms.owned_partys ?? [], ledger, sent),
+        guest_partys: reconcileList(current.guest_partys, rooms.guest_partys ?? [], ledger, sent),
       })),
     [ledger, update],
   );

@@ -20,7 +20,7 @@ const ROOM_PUSH_TYPES = [
   'info',
 ] as const;
 
-export function useRoomQueries({ lists, reconcile, setOwnPeers }: RoomState) {
+export function useRoomQueries({ lists, reconcile, setOwnPeers, ledger }: RoomState) {
   const [load, setLoad] = useState<LoadState>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
   const ready = useRef(false);
@@ -29,9 +29,10 @@ export function useRoomQueries({ lists, reconcile, setOwnPeers }: RoomState) {
     const controller = new AbortController();
     setLoad({ status: 'loading' });
     ready.current = false;
+    const sent = ledger.mark();
     Promise.all([roomsApi.fetchRooms(controller.signal), roomsApi.fetchOwnPeers(controller.signal)])
       .then(([rooms, peers]) => {
-        reconcile(rooms);
+        reconcile(rooms, sent);
         setOwnPeers(peers);
         setLoad({ status: 'ready' });
         ready.current = true;
@@ -41,7 +42,7 @@ export function useRoomQueries({ lists, reconcile, setOwnPeers }: RoomState) {
         setLoad({ status: 'error', message: errorMessage(error, 'Hubo un error al cargar los datos de la sección') });
       });
     return () => controller.abort();
-  }, [attempt, reconcile, setOwnPeers]);
+  }, [attempt, ledger, reconcile, setOwnPeers]);
 
   /** A quiet reload of the customer's peers after a change: a failure keeps what is shown. */
   const refreshPeers = useCallback(() => {
@@ -54,13 +55,14 @@ export function useRoomQueries({ lists, reconcile, setOwnPeers }: RoomState) {
    */
   const refetch = useCallback(async () => {
     if (!ready.current) return;
+    const sent = ledger.mark();
     try {
-      reconcile(await roomsApi.fetchRooms());
+      reconcile(await roomsApi.fetchRooms(), sent);
     } catch {
       return;
     }
     refreshPeers();
-  }, [reconcile, refreshPeers]);
+  }, [ledger, reconcile, refreshPeers]);
   useSocketOpened(() => void refetch());
   const anyProcessing = [...lists.owned_partys, ...lists.guest_partys].some((room) => room.processing);
   useBusyPolling(anyProcessing, ROOM_PUSH_TYPES, refetch);
