@@ -112,7 +112,7 @@ def build_services(settings: Settings) -> Services:
     operations = NodeOperations(
         bus, settings.operation_timeout_seconds, metrics.record_operation_outcome, SendAhead(box, agents)
     )
-    rooms = RoomService(box, operations, hub, limiter)
+    rooms = RoomService(box, operations, hub, limiter, max_members=settings.room_max_members)
     peers = PeerService(box, operations, hub, settings.client_url, invalidation, rooms, read_sessionmaker)
     servers = ServerService(box)
     devices = SharedConfigWatch(hub, peers.view)

@@ -169,6 +169,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     remesita_sandbox: bool = False
     payments_timeout_seconds: float = 15.0
     invoice_ttl_hours: int = 24
+    # Peers one room may hold (docs/settings.md): the relay makes one copy per other member of every discovery
+    # packet, so a room's size bounds its fan-out.
+    room_max_members: int = 32
 
     @property
     def captcha_enabled(self) -> bool:
@@ -236,4 +239,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             payments_timeout_seconds=float(get("PAYMENTS_TIMEOUT", "15")),
             invoice_ttl_hours=int(get("INVOICE_TTL_HOURS", "24")),
+            room_max_members=int(get("ROOM_MAX_MEMBERS", "32")),
         )
