@@ -11,7 +11,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from controlplane.services import Services
-from tests.api.test_rooms import ROOMS, create, join, node_answers, world  # noqa: F401 - world is a fixture
+from tests.api.factories import make_peer, make_server
+from tests.api.test_rooms import ROOMS, create, join, node_answers, person
 
 FULL = "La sala está llena: admite como máximo 3 peers. Pida al administrador que quite alguno."
 
@@ -19,6 +20,23 @@ FULL = "La sala está llena: admite como máximo 3 peers. Pida al administrador 
 @pytest.fixture
 def settings_overrides() -> dict[str, Any]:
     return {"room_max_members": 3}
+
+
+@pytest.fixture
+async def world(services: Services, client: AsyncTestClient[Any]) -> dict[str, Any]:
+    """Ana owns the room; Beto and Caro have peers to bring; two servers, as rooms span servers."""
+    s1 = await make_server(services, "Miami 1", "10.8.0.0/24")
+    s2 = await make_server(services, "Madrid 1", "10.9.0.0/24")
+    ana, beto, caro = [await person(services, client, name) for name in ("ana", "beto", "caro")]
+    peers = {
+        "ana1": await make_peer(services, ana.user, "ana1", s1),
+        "ana2": await make_peer(services, ana.user, "ana2", s1),
+        "beto1": await make_peer(services, beto.user, "beto1", s2),
+        "beto2": await make_peer(services, beto.user, "beto2", s2),
+        "caro1": await make_peer(services, caro.user, "caro1", s1),
+    }
+    await node_answers(services)
+    return {"ana": ana, "beto": beto, "caro": caro, "peers": peers}
 
 
 async def test_a_room_at_its_limit_refuses_a_guest_and_the_owner_alike(

@@ -75,7 +75,9 @@ class RoomFull(Conflict):
     code = "party_full"
 
     def __init__(self, most: int) -> None:
-        super().__init__(f"La sala está llena: admite como máximo {most} peers. Pida al administrador que quite alguno.")
+        super().__init__(
+            f"La sala está llena: admite como máximo {most} peers. Pida al administrador que quite alguno."
+        )
 
 
 class RoomsDisabled(Conflict):
