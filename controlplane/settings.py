@@ -101,6 +101,12 @@ class RateLimits(msgspec.Struct, frozen=True):
     # Unsigned payment notifications (QvaPay's webhook as its SDK describes it) from one address: each one costs a
     # question to the gateway. Roomy, since QvaPay's own servers send every customer's from a few addresses.
     payment_hints_per_address: RateLimit = RateLimit(60, 60)
+    # Payment links (docs/payments.md, "Payment links"): reads of a link's page from one address (also what
+    # bounds guessing tokens), and payments started from one address and through one link (each opens an invoice
+    # at a gateway).
+    payment_link_reads_per_address: RateLimit = RateLimit(60, 600)
+    payment_link_payments_per_address: RateLimit = RateLimit(10, 3600)
+    payment_link_payments_per_link: RateLimit = RateLimit(10, 3600)
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):

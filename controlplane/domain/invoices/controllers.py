@@ -30,6 +30,7 @@ from controlplane.domain.invoices import staff as staff_invoices
 from controlplane.domain.invoices.models import InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX, REASON_REQUIRED, STAFF_CREDITABLE, Outcome
 from controlplane.domain.manager import schemas as staff_schemas
+from controlplane.domain.paylinks.controllers import PaymentLinks
 from controlplane.errors import Conflict, Invalid
 from controlplane.payments.base import GatewayError, GatewayUnavailable, PaymentRecord, PaymentStatus
 from controlplane.query_params import LOOSE_QUERY
@@ -139,11 +140,18 @@ class PaymentGatewayController(Controller):
     # The gateway sends the customer back with query parameters of its own beside `status`.
     @get("/return/{remote_id:str}", operation_id="paymentReturn", opt=LOOSE_QUERY)
     async def back_from_gateway(
-        self, invoices: Invoices, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
+        self,
+        invoices: Invoices,
+        payment_links: PaymentLinks,
+        db: DB,
+        remote_id: FromPath[str],
+        status: FromQuery[str] = "",
     ) -> Redirect:
         if status == "canceled":
             await invoices.came_back_canceled(remote_id)
-        return Redirect(await invoices.return_target(db, remote_id, status), status_code=302)
+        # A payer who came through a payment link goes back to its page, not to the owner's dashboard.
+        target = await payment_links.return_target(db, remote_id, status)
+        return Redirect(target or await invoices.return_target(db, remote_id, status), status_code=302)
 
 
 class AdminInvoiceController(Controller):
