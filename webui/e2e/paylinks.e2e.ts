@@ -3,7 +3,8 @@
  * logged in) opens it, pays at the local fake QvaPay, comes back to the link's page told that the payment arrived,
  * and ana's peer is extended. Then ana revokes the link and the stranger's page says so.
  */
-import { describe, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { violations } from './axe';
 import { harness } from './harness';
 import { logIn, newPage, screenshot, useBrowser, useSwitches, visible } from './browser';
 
@@ -38,6 +39,10 @@ describe('payment links', () => {
     await visible(linkCard.getByText('Para el peer: movil'));
     await visible(linkCard.getByText('$5.00 USD'));
     await screenshot(payer.page, 'payment-link-payer');
+    expect(await violations(payer.page)).toEqual([]);
+    await payer.page.setViewportSize({ width: 360, height: 740 });
+    await screenshot(payer.page, 'payment-link-payer-360');
+    expect(await violations(payer.page)).toEqual([]);
     await linkCard.getByRole('button', { name: 'Pagar con QvaPay' }).click();
     await visible(payer.page.getByRole('heading', { name: 'QvaPay (simulado)' }));
     await payer.page.getByRole('button', { name: 'Pagar' }).click();
