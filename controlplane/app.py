@@ -35,6 +35,7 @@ from controlplane.domain.invoices.controllers import (
     PaymentGatewayController,
 )
 from controlplane.domain.manager.controllers import AdminOverviewController
+from controlplane.domain.paylinks.controllers import PaymentLinkController, PublicPaymentLinkController
 from controlplane.domain.peers.controllers import AdminPeerController, MirrorController, PeerController
 from controlplane.domain.plans.controllers import AdminPlanController, PlanController
 from controlplane.domain.rooms.controllers import RoomController
@@ -74,6 +75,8 @@ ROUTE_HANDLERS: list[Any] = [
     PlanController,
     InvoiceController,
     PaymentGatewayController,
+    PaymentLinkController,
+    PublicPaymentLinkController,
     HomeController,
     # Manager pages: each domain's admin endpoints, roles on their routes (domain/accounts/guards.py).
     AdminInvoiceController,

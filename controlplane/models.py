@@ -5,6 +5,7 @@ from controlplane.domain.accounts.models import LoginSession, OneTimeLink, Refre
 from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.models import AuditEntry
 from controlplane.domain.invoices.models import Invoice
+from controlplane.domain.paylinks.models import PaymentLink, PaymentLinkInvoice
 from controlplane.domain.peers.models import ExpiryReminder, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.rooms.models import Room, RoomMember
@@ -25,6 +26,8 @@ __all__ = [
     "LoginSession",
     "NodeOperation",
     "OneTimeLink",
+    "PaymentLink",
+    "PaymentLinkInvoice",
     "Peer",
     "PeerUsageDay",
     "PeerUsageHour",

@@ -41,6 +41,7 @@ DESCRIPTIONS = {
     403: "No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores)",
     404: "No existe o no es suyo",
     409: "Choca con el estado actual (peer inactivo, ocupado, nombre tomado...)",
+    410: "Ya no sirve (un enlace de pago anulado o vencido)",
     413: "Cuerpo demasiado grande",
     422: "Datos inválidos; `fields` dice qué campo",
     429: "Demasiados intentos; ver `Retry-After`",

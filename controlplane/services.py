@@ -17,6 +17,7 @@ from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.accounts.staff import StaffUsers
 from controlplane.domain.audit.service import AuditLog
 from controlplane.domain.invoices.service import InvoiceService
+from controlplane.domain.paylinks.service import PaymentLinkService
 from controlplane.domain.peers.devices import SharedConfigWatch
 from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.reminders import ExpiryReminders
@@ -75,6 +76,7 @@ class Services:
     metrics: ControlPlaneMetrics
     invoices: InvoiceService
     rooms: RoomService
+    payment_links: PaymentLinkService
     audit: AuditLog
     staff_users: StaffUsers
     deletion: AccountDeletion
@@ -112,7 +114,7 @@ def build_services(settings: Settings) -> Services:
     operations = NodeOperations(
         bus, settings.operation_timeout_seconds, metrics.record_operation_outcome, SendAhead(box, agents)
     )
-    rooms = RoomService(box, operations, hub, limiter)
+    rooms = RoomService(box, operations, hub, limiter, max_members=settings.room_max_members)
     peers = PeerService(box, operations, hub, settings.client_url, invalidation, rooms, read_sessionmaker)
     servers = ServerService(box)
     devices = SharedConfigWatch(hub, peers.view)
@@ -125,6 +127,7 @@ def build_services(settings: Settings) -> Services:
     invoices = InvoiceService(
         sessionmaker, build_gateways(settings, http, box), peers, hub, settings, metrics.record_payment
     )
+    payment_links = PaymentLinkService(box, invoices, settings.client_url)
     accounts = AccountService(settings, box, passwords, sessions, limiter, captcha, sessionmaker, read_sessionmaker)
     mailer = Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox")
     switches = SwitchService(read_sessionmaker)
@@ -168,6 +171,7 @@ def build_services(settings: Settings) -> Services:
         metrics=metrics,
         invoices=invoices,
         rooms=rooms,
+        payment_links=payment_links,
         audit=AuditLog(hub),
         staff_users=StaffUsers(accounts, sessions, deletion),
         deletion=deletion,

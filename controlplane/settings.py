@@ -101,6 +101,12 @@ class RateLimits(msgspec.Struct, frozen=True):
     # Unsigned payment notifications (QvaPay's webhook as its SDK describes it) from one address: each one costs a
     # question to the gateway. Roomy, since QvaPay's own servers send every customer's from a few addresses.
     payment_hints_per_address: RateLimit = RateLimit(60, 60)
+    # Payment links (docs/payments.md, "Payment links"): reads of a link's page from one address (also what
+    # bounds guessing tokens), and payments started from one address and through one link (each opens an invoice
+    # at a gateway).
+    payment_link_reads_per_address: RateLimit = RateLimit(60, 600)
+    payment_link_payments_per_address: RateLimit = RateLimit(10, 3600)
+    payment_link_payments_per_link: RateLimit = RateLimit(10, 3600)
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -169,6 +175,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     remesita_sandbox: bool = False
     payments_timeout_seconds: float = 15.0
     invoice_ttl_hours: int = 24
+    # Peers one room may hold (docs/settings.md): the relay makes one copy per other member of every discovery
+    # packet, so a room's size bounds its fan-out.
+    room_max_members: int = 32
 
     @property
     def captcha_enabled(self) -> bool:
@@ -236,4 +245,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             payments_timeout_seconds=float(get("PAYMENTS_TIMEOUT", "15")),
             invoice_ttl_hours=int(get("INVOICE_TTL_HOURS", "24")),
+            room_max_members=int(get("ROOM_MAX_MEMBERS", "32")),
         )

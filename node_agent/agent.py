@@ -91,7 +91,12 @@ class NodeAgent:
 
     @property
     def relay_limits(self) -> RelayLimits:
-        return RelayLimits(int(self.config.relay_packets_per_second), int(self.config.relay_bytes_per_second))
+        return RelayLimits(
+            int(self.config.relay_packets_per_second),
+            int(self.config.relay_bytes_per_second),
+            int(self.config.relay_budget_packets_per_second),
+            int(self.config.relay_budget_bytes_per_second),
+        )
 
     @property
     def peer_count(self) -> int:

@@ -43,6 +43,9 @@ class AgentConfig:
     # Discovery relay limits per room member (node_agent/relay.py): far above a LAN game, far below a flood.
     relay_packets_per_second: float = 50
     relay_bytes_per_second: float = 65536
+    # The node-wide budget for every copy the relay sends, of all rooms together: one room cannot take the uplink.
+    relay_budget_packets_per_second: float = 10_000
+    relay_budget_bytes_per_second: float = 4_000_000
 
     def __repr__(self) -> str:
         # The credential is a secret: never let it reach a log line through repr().
@@ -75,6 +78,8 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "metrics_bind": ("VPN_NODE_METRICS_BIND", str),
     "relay_packets_per_second": ("VPN_NODE_RELAY_PACKETS_PER_SECOND", float),
     "relay_bytes_per_second": ("VPN_NODE_RELAY_BYTES_PER_SECOND", float),
+    "relay_budget_packets_per_second": ("VPN_NODE_RELAY_BUDGET_PACKETS_PER_SECOND", float),
+    "relay_budget_bytes_per_second": ("VPN_NODE_RELAY_BUDGET_BYTES_PER_SECOND", float),
 }
 _REQUIRED = ("control_url", "node_id", "credential")
 
@@ -153,6 +158,8 @@ def load_config(environ: Mapping[str, str] | None = None, config_path: Path | No
     for name, most in (
         ("relay_packets_per_second", MAX_PACKETS_PER_SECOND),
         ("relay_bytes_per_second", MAX_BYTES_PER_SECOND),
+        ("relay_budget_packets_per_second", MAX_PACKETS_PER_SECOND),
+        ("relay_budget_bytes_per_second", MAX_BYTES_PER_SECOND),
     ):
         if name in values and not 1 <= values[name] <= most:
             raise ConfigError(f"{name} must be between 1 and {most}, got {values[name]!r}")

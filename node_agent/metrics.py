@@ -67,6 +67,16 @@ class AgentMetrics:
             "Discovery bytes a room member may have relayed per second; more are dropped.",
             registry=self.registry,
         ).set(limits.bytes_per_second)
+        Gauge(
+            "vpn_agent_relay_budget_packets_per_second",
+            "Copies the discovery relay may send per second, all rooms together; packets past it are dropped.",
+            registry=self.registry,
+        ).set(limits.budget_packets_per_second)
+        Gauge(
+            "vpn_agent_relay_budget_bytes_per_second",
+            "Bytes of copies the discovery relay may send per second, all rooms together; more are dropped.",
+            registry=self.registry,
+        ).set(limits.budget_bytes_per_second)
         self.registry.register(_RelayCollector(read_counters))
 
     def record_apply(self, kind: str, seconds: float, ok: bool) -> None:
@@ -91,11 +101,14 @@ class AgentMetrics:
 
 class _RelayCollector(Collector):
     """vpn_agent_relay_packets / _bytes by result: "relayed" (copied to the sender's room mates, counted once per
-    packet sent, not per copy) or "limited" (dropped by the sender's limits)."""
+    packet sent, not per copy), "limited" (dropped by the sender's limits) or "budget" (dropped whole by the
+    node-wide budget). A budget drop is also logged, once per scrape that sees new ones: an operator reading logs
+    learns that rooms asked more than the node allows."""
 
     def __init__(self, read_counters: Callable[[], dict[str, tuple[int, int]]]) -> None:
         self._read = read_counters
         self._totals = RelayTotals()
+        self._over_budget = 0
 
     def collect(self) -> Iterable[CounterMetricFamily]:
         try:
@@ -104,6 +117,13 @@ class _RelayCollector(Collector):
             log.exception("cannot read the relay counters")
             current = None
         totals = self._totals.update(current) if current is not None else None
+        if totals is not None and totals["budget"][0] > self._over_budget:
+            log.warning(
+                "discovery relay over the node's budget: %d packets dropped since the last read (%d in all)",
+                totals["budget"][0] - self._over_budget,
+                totals["budget"][0],
+            )
+            self._over_budget = totals["budget"][0]
         packets = CounterMetricFamily(
             "vpn_agent_relay_packets", "Discovery packets from room members, by result.", labels=("result",)
         )

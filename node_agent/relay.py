@@ -23,6 +23,10 @@ COPY_TTL = 64
 MDNS = "224.0.0.251"
 RELAYED_MULTICAST = "224.0.1.0-239.255.255.255"
 LIMITED_BROADCAST = "255.255.255.255"
+# The node-wide budget's named limits and the counter of packets it dropped (whole, before any copy left).
+BUDGET_PACKETS = "budget_packets"
+BUDGET_BYTES = "budget_bytes"
+OVER_BUDGET = "budget_dropped"
 
 
 # nft keeps a limit's burst (2x the rate) in 32 bits: higher rates are refused by the kernel.
@@ -32,16 +36,27 @@ MAX_BYTES_PER_SECOND = 1_000_000_000
 
 @dataclass(frozen=True, slots=True)
 class RelayLimits:
-    """Per sender (before the fan-out). A LAN game announces a few packets per second; a flood is thousands."""
+    """Per sender (before the fan-out). A LAN game announces a few packets per second; a flood is thousands.
+
+    The budget is the node's, after the fan-out: every copy leaving the relay, of every room, draws from one token
+    bucket. The per-sender limits alone let a room of 50 ask 50 x 49 x 64 KiB/s (about 160 MB/s) of the uplink;
+    the budget caps what all rooms together may take, whatever their size.
+    """
 
     packets_per_second: int = 50
     bytes_per_second: int = 65536
+    budget_packets_per_second: int = 10_000
+    budget_bytes_per_second: int = 4_000_000  # 32 Mbit/s: far above a LAN night's discovery, far below an uplink
 
     def __post_init__(self) -> None:
-        if not 1 <= self.packets_per_second <= MAX_PACKETS_PER_SECOND:
-            raise ValueError(f"relay packets per second must be 1..{MAX_PACKETS_PER_SECOND}")
-        if not 1 <= self.bytes_per_second <= MAX_BYTES_PER_SECOND:
-            raise ValueError(f"relay bytes per second must be 1..{MAX_BYTES_PER_SECOND}")
+        for name, value, most in (
+            ("packets per second", self.packets_per_second, MAX_PACKETS_PER_SECOND),
+            ("bytes per second", self.bytes_per_second, MAX_BYTES_PER_SECOND),
+            ("budget packets per second", self.budget_packets_per_second, MAX_PACKETS_PER_SECOND),
+            ("budget bytes per second", self.budget_bytes_per_second, MAX_BYTES_PER_SECOND),
+        ):
+            if not 1 <= value <= most:
+                raise ValueError(f"relay {name} must be 1..{most}")
 
 
 DEFAULT_LIMITS = RelayLimits()
@@ -126,9 +141,14 @@ def render_relay(
     """nft lines replacing table `netdev vpn_relay`: emptied when no member has anybody to relay to.
 
     Ingress of the client interface: an unfragmented UDP packet to a discovery destination from a member jumps
-    to its chain, which drops it past the member's limits, else rewrites the destination to each other member
-    and duplicates it out of the right interface (source kept: the sender's tunnel address, which WireGuard has
-    already authenticated), then drops the original.
+    to its chain, which drops it past the member's limits, then draws one copy's worth from the node's budget per
+    copy it is about to make (named limits shared by every chain of the table) and is dropped whole if the budget
+    runs out, else rewrites the destination to each other member and duplicates it out of the right interface
+    (source kept: the sender's tunnel address, which WireGuard has already authenticated), then drops the original.
+
+    All or nothing per packet: an announcement reaches every room mate or none, so no member is starved because
+    its address sorts last. A packet refused half way has spent the copies it drew: under overload the budget
+    is spent a little below its rate, never above.
     """
     local_networks = list(local_networks)
     targets = relay_targets(rooms, local_networks, client_networks, client_interface, backbone_interface)
@@ -138,6 +158,16 @@ def render_relay(
     destinations = ", ".join(discovery_destinations(local_networks))
     dispatch = ", ".join(f"{sender} : jump from_{_label(sender)}" for sender in targets)
     lines += [f"table netdev {TABLE} {{"]
+    budget_pps, budget_bps = limits.budget_packets_per_second, limits.budget_bytes_per_second
+    lines += [
+        f"\tlimit {BUDGET_PACKETS} {{ rate over {budget_pps}/second burst {2 * budget_pps} packets }}",
+        f"\tlimit {BUDGET_BYTES} {{ rate over {budget_bps} bytes/second burst {2 * budget_bps} bytes }}",
+        f"\tcounter {OVER_BUDGET} {{}}",
+    ]
+    draw = [
+        f'\t\tlimit name "{BUDGET_PACKETS}" counter name "{OVER_BUDGET}" drop',
+        f'\t\tlimit name "{BUDGET_BYTES}" counter name "{OVER_BUDGET}" drop',
+    ]
     for sender in targets:
         lines += [f"\tcounter relayed_{_label(sender)} {{}}", f"\tcounter limited_{_label(sender)} {{}}"]
     lines += [
@@ -153,6 +183,7 @@ def render_relay(
             f"\tchain from_{label} {{",
             f'\t\tlimit rate over {pps}/second burst {2 * pps} packets counter name "limited_{label}" drop',
             f'\t\tlimit rate over {bps} bytes/second burst {2 * bps} bytes counter name "limited_{label}" drop',
+            *(draw * len(copies)),
             f'\t\tcounter name "relayed_{label}"',
             f"\t\tip ttl set {COPY_TTL}",
             *(f"\t\tip daddr set {c.address} dup to {quote(c.interface)}" for c in copies),
@@ -187,7 +218,8 @@ class RelayTotals:
         self._lock = threading.Lock()  # scrapes run on the exporter's thread
 
     def update(self, current: Mapping[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
-        """Feed a fresh read; returns {"relayed"|"limited": (packets, bytes)} since the agent started."""
+        """Feed a fresh read; returns {"relayed"|"limited"|"budget": (packets, bytes)} since the agent started
+        ("budget": dropped whole by the node-wide budget)."""
         with self._lock:
             for name, value in current.items():
                 last = self._last.get(name, (0, 0))
@@ -199,7 +231,7 @@ class RelayTotals:
                 kept = self._kept.get(name, (0, 0))
                 last = self._last.pop(name)
                 self._kept[name] = (kept[0] + last[0], kept[1] + last[1])
-            totals = {"relayed": (0, 0), "limited": (0, 0)}
+            totals = {"relayed": (0, 0), "limited": (0, 0), "budget": (0, 0)}
             for name in set(self._kept) | set(self._last):
                 kind = name.split("_", 1)[0]
                 if kind not in totals:

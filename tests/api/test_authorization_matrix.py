@@ -73,6 +73,7 @@ PATH_PARAMS: dict[str, Callable[[World], str]] = {
     "plan_id": lambda w: "plan-desconocido",
     "announcement_id": lambda w: "anuncio-desconocido",
     "release_id": lambda w: "version-desconocida",
+    "link_id": lambda w: "enlace-desconocido",
 }
 
 Body = Callable[[World, str], Any] | None
@@ -140,6 +141,15 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("GET", "/api/client/invoices"): customer_only(200),
     ("GET", "/api/client/invoices/{remote_id}"): customer_only(200, object_of_owner=True),
     ("GET", "/api/payments/return/{remote_id}"): everyone(302),
+    # Payment links: made and revoked by a customer for their own peer (another's peer or link answers 404); the
+    # payer's page and payment need no session, and a token that names no link is 404 whoever asks.
+    ("POST", "/api/client/payment-links"): Rule(
+        401, 404, 404, 403, 403, lambda w, r: {"peer": w.peer_id, "plan": "plan-desconocido"}
+    ),
+    ("GET", "/api/client/payment-links"): customer_only(200),
+    ("DELETE", "/api/client/payment-links/{link_id}"): Rule(401, 404, 404, 403, 403),
+    ("GET", "/api/public/payment-links/{token}"): everyone(404),
+    ("POST", "/api/public/payment-links/{token}/pay"): everyone(404, lambda w, r: {}),
     ("POST", "/api/payments/qvapay/webhook"): everyone(401, lambda w, r: {"transaction_uuid": "x", "remote_id": "y"}),
     ("POST", "/api/payments/remesita/{remote_id}"): everyone(401, lambda w, r: {"reference": "x"}),
     # Operations: liveness and readiness for load balancers; metrics only from loopback or with the metrics token

@@ -147,6 +147,8 @@ async def relay_world(kind: str, workdir: Path, limits: RelayLimits) -> AsyncIte
             state_dir=workdir,
             relay_packets_per_second=limits.packets_per_second,
             relay_bytes_per_second=limits.bytes_per_second,
+            relay_budget_packets_per_second=limits.budget_packets_per_second,
+            relay_budget_bytes_per_second=limits.budget_bytes_per_second,
         )
         agent = NodeAgent(
             config,

@@ -30,6 +30,7 @@ from controlplane.domain.invoices import staff as staff_invoices
 from controlplane.domain.invoices.dependencies import CUSTOMER_INVOICES, INVOICES, Invoices
 from controlplane.domain.invoices.models import InvoiceStatus
 from controlplane.domain.invoices.service import MANUAL_PREFIX, REASON_REQUIRED, STAFF_CREDITABLE, Outcome
+from controlplane.domain.paylinks.dependencies import PAYMENT_LINKS, PaymentLinks
 from controlplane.domain.staff_forms import Page, PageSize, Search
 from controlplane.errors import Conflict, Invalid
 from controlplane.payments.base import GatewayError, GatewayUnavailable, PaymentRecord, PaymentStatus
@@ -95,7 +96,7 @@ class PaymentGatewayController(Controller):
 
     path = "/api/payments"
     tags = ["payments"]
-    dependencies = INVOICES
+    dependencies = {**INVOICES, **PAYMENT_LINKS}
 
     @post(
         "/qvapay/webhook",
@@ -141,11 +142,18 @@ class PaymentGatewayController(Controller):
     # The gateway sends the customer back with query parameters of its own beside `status`.
     @get("/return/{remote_id:str}", operation_id="paymentReturn", opt=LOOSE_QUERY)
     async def back_from_gateway(
-        self, invoices: Invoices, db: DB, remote_id: FromPath[str], status: FromQuery[str] = ""
+        self,
+        invoices: Invoices,
+        payment_links: PaymentLinks,
+        db: DB,
+        remote_id: FromPath[str],
+        status: FromQuery[str] = "",
     ) -> Redirect:
         if status == "canceled":
             await invoices.came_back_canceled(remote_id)
-        return Redirect(await invoices.return_target(db, remote_id, status), status_code=302)
+        # A payer who came through a payment link goes back to its page, not to the owner's dashboard.
+        target = await payment_links.return_target(db, remote_id, status)
+        return Redirect(target or await invoices.return_target(db, remote_id, status), status_code=302)
 
 
 class AdminInvoiceController(Controller):

@@ -72,6 +72,15 @@ class OwnerOnly(Forbidden):
     message = "Solo el administrador de la sala puede hacer esto."
 
 
+class RoomFull(Conflict):
+    code = "party_full"
+
+    def __init__(self, most: int) -> None:
+        super().__init__(
+            f"La sala está llena: admite como máximo {most} peers. Pida al administrador que quite alguno."
+        )
+
+
 class RoomsDisabled(Conflict):
     code = "partys_disabled"
     message = "Las salas no están habilitadas."
@@ -106,7 +115,10 @@ def _blank(value: str | None) -> bool:
 
 
 class RoomService:
-    def __init__(self, box: SecretBox, nodes: NodeOperations, hub: PushHub, limiter: RateLimiter) -> None:
+    def __init__(
+        self, box: SecretBox, nodes: NodeOperations, hub: PushHub, limiter: RateLimiter, *, max_members: int = 32
+    ) -> None:
+        self._max_members = max_members
         self._box = box
         self._nodes = nodes
         self._hub = hub
@@ -428,6 +440,12 @@ class RoomService:
             self._push(db, user_id, gone(data=messages.ref(room_id, DELETED), message=told))
 
     async def _add_member(self, db: AsyncSession, room: Room, peer: Peer) -> None:
+        # Bounded fan-out: every member's discovery is copied to every other member (docs/agent-protocol.md).
+        # The room's row is locked by the caller (join locks it; a new room is not visible yet), so two joins
+        # cannot both see the last free place.
+        members = await db.scalar(select(func.count()).select_from(RoomMember).where(RoomMember.room_id == room.id))
+        if (members or 0) >= self._max_members:
+            raise RoomFull(self._max_members)
         try:
             async with db.begin_nested():
                 db.add(RoomMember(room_id=room.id, peer_id=peer.id))

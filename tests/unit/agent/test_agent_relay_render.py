@@ -84,6 +84,12 @@ def test_the_relay_table_follows_the_rooms_in_the_same_transaction() -> None:
     assert lines == [
         'limit rate over 50/second burst 100 packets counter name "limited_10_8_0_2" drop',
         'limit rate over 65536 bytes/second burst 131072 bytes counter name "limited_10_8_0_2" drop',
+        # Two copies: two draws from each of the node's budgets before any copy leaves.
+        *[
+            'limit name "budget_packets" counter name "budget_dropped" drop',
+            'limit name "budget_bytes" counter name "budget_dropped" drop',
+        ]
+        * 2,
         'counter name "relayed_10_8_0_2"',
         "ip ttl set 64",
         'ip daddr set 10.8.0.3 dup to "wg0"',
@@ -111,6 +117,43 @@ def test_limits_come_from_the_configuration() -> None:
         load_config({**BASE_ENV, "VPN_NODE_RELAY_BYTES_PER_SECOND": "3000000000"})
 
 
+def test_the_node_budget_is_one_bucket_shared_by_every_room_and_configured() -> None:
+    two_rooms = {
+        "r1": Room("r1", frozenset({"10.8.0.2", "10.8.0.3"})),
+        "r2": Room("r2", frozenset({"10.8.0.4", "10.8.0.5"})),
+    }
+    text = relay_part(plan(two_rooms, RelayLimits(10, 2000, 300, 90000)))
+    # Declared once in the table, drawn from by every sender's chain of both rooms.
+    assert text.count("limit budget_packets { rate over 300/second burst 600 packets }") == 1
+    assert text.count("limit budget_bytes { rate over 90000 bytes/second burst 180000 bytes }") == 1
+    for sender in ("10_8_0_2", "10_8_0_3", "10_8_0_4", "10_8_0_5"):
+        chain = text.split(f"chain from_{sender} {{")[1].split("}")[0]
+        assert 'limit name "budget_bytes" counter name "budget_dropped" drop' in chain
+    config = load_config(
+        {
+            **BASE_ENV,
+            "VPN_NODE_RELAY_BUDGET_PACKETS_PER_SECOND": "300",
+            "VPN_NODE_RELAY_BUDGET_BYTES_PER_SECOND": "90000",
+        }
+    )
+    assert (config.relay_budget_packets_per_second, config.relay_budget_bytes_per_second) == (300, 90000)
+    with pytest.raises(ConfigError, match="relay_budget_bytes_per_second must be between 1 and 1000000000"):
+        load_config({**BASE_ENV, "VPN_NODE_RELAY_BUDGET_BYTES_PER_SECOND": "0.5"})
+
+
+def test_budget_drops_are_a_metric_and_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    reads = [{"relayed_10_8_0_2": (4, 400), "budget_dropped": (0, 0)}]
+    metrics = AgentMetrics()
+    metrics.track_relay(lambda: reads[-1], RelayLimits(50, 65536, 300, 90000))
+    registry = metrics.registry
+    assert registry.get_sample_value("vpn_agent_relay_budget_bytes_per_second") == 90000
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "budget"}) == 0
+    assert "over the node's budget" not in caplog.text
+    reads.append({"relayed_10_8_0_2": (9, 900), "budget_dropped": (7, 700)})
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "budget"}) == 7
+    assert "over the node's budget: 7 packets dropped" in caplog.text
+
+
 def nft_json(**counters: tuple[int, int]) -> str:
     items = [{"metainfo": {"version": "1.0.6"}}]
     items += [{"counter": {"name": n, "packets": p, "bytes": b}} for n, (p, b) in counters.items()]
@@ -120,14 +163,15 @@ def nft_json(**counters: tuple[int, int]) -> str:
 def test_totals_survive_rules_rewrites_and_members_leaving() -> None:
     totals = RelayTotals()
     first = parse_counters(nft_json(relayed_10_8_0_2=(10, 1000), limited_10_8_0_2=(0, 0)))
-    assert totals.update(first) == {"relayed": (10, 1000), "limited": (0, 0)}
+    assert totals.update(first) == {"relayed": (10, 1000), "limited": (0, 0), "budget": (0, 0)}
     # A room change rewrote the table: counters restarted from zero and count again.
     assert totals.update({"relayed_10_8_0_2": (3, 300), "limited_10_8_0_2": (5, 500)}) == {
         "relayed": (13, 1300),
         "limited": (5, 500),
+        "budget": (0, 0),
     }
     # The member left every room: its counters are gone from nft, not from the totals.
-    assert totals.update({}) == {"relayed": (13, 1300), "limited": (5, 500)}
+    assert totals.update({}) == {"relayed": (13, 1300), "limited": (5, 500), "budget": (0, 0)}
 
 
 def test_relay_metrics_show_limits_and_counters_read_at_scrape_time() -> None:

@@ -556,6 +556,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/client/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListLinks */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /** Create */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/client/payment-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke */
+        delete: operations["revokePaymentLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/payment-links/{token}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pay */
+        post: operations["payPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/payment-links/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read */
+        get: operations["readPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/client/advertisements": {
         parameters: {
             query?: never;
@@ -1181,6 +1250,30 @@ export interface components {
             token: string;
             password: string;
         };
+        /** PaymentLinkCreated */
+        PaymentLinkCreated: {
+            message: string;
+            data: components["schemas"]["PaymentLinkView"];
+        };
+        /** PaymentLinkRequest */
+        PaymentLinkRequest: {
+            peer: string;
+            plan: string;
+        };
+        /** PaymentLinkView */
+        PaymentLinkView: {
+            id: string;
+            url: string;
+            peer_id: string;
+            peer_name: string;
+            plan_id: string;
+            plan_name: string;
+            amount: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
         /** PeerChangeServer */
         PeerChangeServer: {
             server?: string | null;
@@ -1405,6 +1498,41 @@ export interface components {
             client_url: string;
             captcha: components["schemas"]["Captcha"] | null;
         };
+        /** PublicGateway */
+        PublicGateway: {
+            name: string;
+            label: string;
+        };
+        /** PublicPayAnswer */
+        PublicPayAnswer: {
+            payment_url: string;
+            message: string;
+            remote_id: string;
+            gateway: string;
+        };
+        /** PublicPayRequest */
+        PublicPayRequest: {
+            gateway?: string | null;
+        };
+        /** PublicPayment */
+        PublicPayment: {
+            remote_id: string;
+            status: string;
+            status_text: string;
+        };
+        /** PublicPaymentLink */
+        PublicPaymentLink: {
+            plan_name: string;
+            plan_description: string;
+            validity_hours: number;
+            amount: string;
+            peer_name: string;
+            owner: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            gateways: components["schemas"]["PublicGateway"][];
+            payment?: components["schemas"]["PublicPayment"] | null;
+        };
         /** RecoveryRequest */
         RecoveryRequest: {
             username: string;
@@ -1438,6 +1566,10 @@ export interface components {
             gateway_label: string;
             invoices: number;
             amount: string;
+        };
+        /** RevokeAnswer */
+        RevokeAnswer: {
+            message: string;
         };
         /** RoomAnswer */
         RoomAnswer: {
@@ -4981,6 +5113,392 @@ export interface operations {
             };
             /** @description La pasarela de pago no responde; se reintentará */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkView"][];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkCreated"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Cuerpo demasiado grande */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeAnswer"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    payPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicPayRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicPayAnswer"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Ya no sirve (un enlace de pago anulado o vencido) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Cuerpo demasiado grande */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Demasiados intentos; ver `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description La pasarela de pago no responde; se reintentará */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    readPaymentLink: {
+        parameters: {
+            query?: {
+                payment?: string | null;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicPaymentLink"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Ya no sirve (un enlace de pago anulado o vencido) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Demasiados intentos; ver `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -110,3 +110,9 @@ export type ManualPayment = Schema['ManualPayment'];
 export type ServerPush = Schema['PushMessage'];
 export type NoticeData = Schema['Subject'];
 export type PeerStats = Schema['PeerStatsLine'];
+
+// Payment links ("alguien paga por mí"): the owner's links and what an anonymous payer sees.
+export type PaymentLinkView = Schema['PaymentLinkView'];
+export type PaymentLinkCreated = Schema['PaymentLinkCreated'];
+export type PublicPaymentLink = Schema['PublicPaymentLink'];
+export type PublicPayAnswer = Schema['PublicPayAnswer'];

@@ -24,6 +24,7 @@ export const routes: RouteObject[] = [
     children: [
       { path: '/', element: <LandingPage /> },
       { path: '/plans', ...page(() => import('../features/plans/components/PublicPlansPage'), 'PublicPlansPage') },
+      { path: '/pagar/:token', ...page(() => import('../features/plans/components/PayForOtherPage'), 'PayForOtherPage') },
       { path: '/login', ...page(() => import('../features/auth/components/LoginPage'), 'LoginPage') },
       { path: '/register', ...page(() => import('../features/auth/components/RegisterPage'), 'RegisterPage') },
       {

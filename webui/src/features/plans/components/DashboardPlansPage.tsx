@@ -16,6 +16,7 @@ import { PlanCard } from './PlanCard';
 import { PlanGrid } from './PlanGrid';
 import { PaymentWaiting, type StartedPayment } from './PaymentWaiting';
 import { PurchaseDialog } from './PurchaseDialog';
+import { ShareLinkDialog } from './ShareLinkDialog';
 
 
 /** The plan a renewal offers first: the one the peer last bought, if still sold, or the only plan. */
@@ -58,6 +59,7 @@ export function DashboardPlansPage() {
   const renewal = useRenewal(params.get('renew'));
   const [purchase, setPurchase] = useState<{ plan: Plan; peers: PurchasablePeer[]; renewPeerId?: string } | null>(null);
   const [opening, setOpening] = useState<Plan['id'] | null>(null);
+  const [sharing, setSharing] = useState<{ plan: Plan; peers: PurchasablePeer[] } | null>(null);
   const [started, setStarted] = useState<StartedPayment | null>(null);
   const renewing = renewal?.status === 'ready' ? renewal.peer : null;
   const plans = state.status === 'success' ? state.data : null;
@@ -86,6 +88,13 @@ export function DashboardPlansPage() {
       setPurchase({ plan, peers: [] });
     } finally {
       setOpening(null);
+    }
+  };
+  const share = async (plan: Plan) => {
+    try {
+      setSharing({ plan, peers: await fetchEligiblePeers() });
+    } catch (error) {
+      toast.error(errorMessage(error, 'Hubo un error al cargar los datos de los peers'));
     }
   };
   const stopRenewing = () => {
@@ -161,9 +170,14 @@ export function DashboardPlansPage() {
               plan={plan}
               action={
                 canPay ? (
-                  <Button fullWidth loading={opening === plan.id} onClick={() => void choose(plan)}>
-                    Seleccionar Plan
-                  </Button>
+                  <Stack gap="xs">
+                    <Button fullWidth loading={opening === plan.id} onClick={() => void choose(plan)}>
+                      Seleccionar Plan
+                    </Button>
+                    <Button fullWidth variant="subtle" onClick={() => void share(plan)}>
+                      Compartir enlace de pago
+                    </Button>
+                  </Stack>
                 ) : (
                   config.support_url && (
                     <Button fullWidth variant="light" onClick={openSupport}>
@@ -176,6 +190,7 @@ export function DashboardPlansPage() {
           ))}
         </PlanGrid>
       )}
+      {sharing && <ShareLinkDialog plan={sharing.plan} peers={sharing.peers} onClose={() => setSharing(null)} />}
       {purchase && (
         <PurchaseDialog
           plan={purchase.plan}

@@ -244,6 +244,20 @@ describe('join a room', () => {
     expect(await screen.findByText('Error al unirse a la sala')).toBeInTheDocument();
   });
 
+  it('shows the server\'s sentence when the room is full, and keeps the dialog to try another room', async () => {
+    const full = 'La sala está llena: admite como máximo 32 peers. Pida al administrador que quite alguno.';
+    api.joinRoom.mockRejectedValue(new ApiError(409, full, 'party_full'));
+    const { actor } = await renderRooms();
+    await actor.click(await screen.findByRole('button', { name: 'Unirse a una sala' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Unirse a una sala' });
+    await actor.type(within(dialog).getByLabelText('Nombre de la sala'), 'Amigos');
+    await actor.type(within(dialog).getByLabelText('Contraseña de la sala'), 'clave');
+    await choosePeer(actor, 'Peer', 'movil');
+    await actor.click(within(dialog).getByRole('button', { name: 'Unirse' }));
+    expect(await screen.findByText(full)).toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: 'Unirse a una sala' })).toBeInTheDocument();
+  });
+
   it('keeps the own room under Administrador when the owner joins it through the join dialog', async () => {
     const joined = testRoom({ peers: [roomPeer(), roomPeer({ id: 'p2', name: 'portatil' })] });
     api.joinRoom.mockResolvedValue({ success: true, message: 'Peer añadido a la sala LAN Party.', data: joined });
