@@ -17,6 +17,8 @@ from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
 from node_agent.backends.base import PeerStat
 from node_agent.config import AgentConfig
+from node_agent.discovery.capture import DiscoveryCapture
+from node_agent.discovery.tracker import DiscoveryTracker
 from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
 from node_agent.made_ahead import Ahead
@@ -88,6 +90,9 @@ class NodeAgent:
         self._converted: _Converted | None = None
         self._lock = asyncio.Lock()
         self._stats = StatsReporter(config.stats_full_interval)
+        self.discovery = DiscoveryTracker()  # what room members announce (node_agent/discovery/)
+        self._capture: DiscoveryCapture | None = None
+        self._discovery_members: frozenset[str] = frozenset()
 
     @property
     def relay_limits(self) -> RelayLimits:
@@ -334,6 +339,7 @@ class NodeAgent:
         # transaction, acknowledged by this operation's result (docs/agent-protocol.md, "Discovery relay").
         await self.firewall.apply(self._firewall_plan(rooms), check_devices=check_devices)
         self._rooms = rooms
+        self._watch_discovery(rooms)
 
     def _backbone_name(self, backbone: Backbone) -> str:
         return self.config.backbone_interface or backbone.interface.name
@@ -376,7 +382,32 @@ class NodeAgent:
         await self.backbone_backend.apply(changes)
         await self.backbone_backend.set_routes(frozenset(n for p in peers.values() for n in p.allowed_ips))
 
+    def _watch_discovery(self, rooms: dict[str, Room]) -> None:
+        """The lobby hears room members on this node; the capture starts with the first room (docs/agent-protocol.md,
+        "Discovery report"). An agent driving an interface in another namespace (tests) does not capture."""
+        local = [ipaddress.ip_interface(a).network for a in self._interface_addresses]
+        members = {m for room in rooms.values() for m in room.members if ":" not in m}
+        self._discovery_members = frozenset(m for m in members if any(ipaddress.ip_address(m) in n for n in local))
+        self.discovery.forget_except(self._discovery_members)
+        own_namespace = getattr(self.backend, "netns", None) is None
+        if self._capture is None and rooms and self.config.discovery_interval > 0 and own_namespace:
+            self._capture = DiscoveryCapture(
+                self.config.interface, self.discovery, lambda: self._discovery_members, self._subnet_broadcasts
+            )
+            self._capture.start()
+
+    def _subnet_broadcasts(self) -> frozenset[str]:
+        networks = [ipaddress.ip_interface(a).network for a in self._interface_addresses]
+        return frozenset(str(n.broadcast_address) for n in networks if n.version == 4 and n.prefixlen < 31)
+
+    def discovery_report(self) -> agent_pb2.AgentMessage | None:
+        report = self.discovery.report()
+        return agent_pb2.AgentMessage(discovery=report) if report is not None else None
+
     async def close(self) -> None:
+        if self._capture is not None:
+            await asyncio.to_thread(self._capture.stop)
+            self._capture = None
         await self.backend.close()
         if self.backbone_backend is not None:
             await self.backbone_backend.close()

@@ -43,6 +43,8 @@ class AgentConfig:
     # Discovery relay limits per room member (node_agent/relay.py): far above a LAN game, far below a flood.
     relay_packets_per_second: float = 50
     relay_bytes_per_second: float = 65536
+    # Seconds between discovery reports (the rooms' lobby, node_agent/discovery/); 0 = no recognition at all.
+    discovery_interval: float = 2.0
 
     def __repr__(self) -> str:
         # The credential is a secret: never let it reach a log line through repr().
@@ -75,6 +77,7 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "metrics_bind": ("VPN_NODE_METRICS_BIND", str),
     "relay_packets_per_second": ("VPN_NODE_RELAY_PACKETS_PER_SECOND", float),
     "relay_bytes_per_second": ("VPN_NODE_RELAY_BYTES_PER_SECOND", float),
+    "discovery_interval": ("VPN_NODE_DISCOVERY_INTERVAL", float),
 }
 _REQUIRED = ("control_url", "node_id", "credential")
 
