@@ -43,6 +43,8 @@ EndpointHook = Callable[[AsyncSession, str, dict[str, str], bool], Awaitable[Non
 # (db, server id): the node went online (its agent connected) or offline (its stream ended); called in a read
 # transaction of its own once that is committed, so that it can never undo or hold back the mark itself.
 StatusHook = Callable[[AsyncSession, str], Awaitable[None]]
+# (db, server id, the agent's DiscoveryReport): the rooms' lobby (domain/rooms/lobby.py), in a transaction of its own.
+LobbyHook = Callable[[AsyncSession, str, agent_pb2.DiscoveryReport], Awaitable[None]]
 
 
 class AgentSessions:
@@ -58,6 +60,7 @@ class AgentSessions:
         endpoints: EndpointHook | None = None,
         usage: UsageMeter | None = None,
         status: StatusHook | None = None,
+        lobby: LobbyHook | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker
         self._read_sessionmaker = read_sessionmaker  # the deltas' read: no write lock (db.create_read_sessionmaker)
@@ -69,6 +72,7 @@ class AgentSessions:
         self._endpoints = endpoints  # shared configurations (SharedConfigWatch.record)
         self._usage = usage  # usage history (docs/usage.md)
         self._status = status  # rooms showing whether a member's server is up (RoomService.server_status_changed)
+        self._lobby = lobby  # what members announce in their rooms (Lobby.record)
 
     async def admit(self, hello: agent_pb2.Hello) -> tuple[str, int | None] | None:
         """(server id, its serial when the agent already applied it, else None), or None for a refused node.
@@ -107,6 +111,13 @@ class AgentSessions:
         if came_back:
             await self._status_changed(server_id)
         return server_id, in_sync
+
+    async def discovery(self, server_id: str, report: agent_pb2.DiscoveryReport) -> None:
+        """A node's discovery report (docs/agent-protocol.md, "Discovery report"): the lobbies of its members' rooms."""
+        if self._lobby is None:
+            return
+        async with transaction(self._sessionmaker) as db:
+            await self._lobby(db, server_id, report)
 
     async def connected(self, server_id: str) -> None:
         await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=True)))

@@ -23,6 +23,27 @@ class RoomPeer(msgspec.Struct):
     # status"): its agent is connected; it applied every change queued for it.
     server_online: bool
     server_in_sync: bool
+    # Who can hear whom (docs/api.md, rooms): discovery packets its server saw from it since it joined the room,
+    # and seconds since the last one; null = none since it joined ("ninguno desde que entró").
+    heard_packets: int = 0
+    heard_seconds_ago: int | None = None
+
+
+class LobbyGame(msgspec.Struct):
+    """A game or service a member hosts, as its server heard it announced (docs/api.md, "Partidas en la sala")."""
+
+    id: str
+    game: str  # "minecraft", "quake3", "source", "warcraft3", "mdns", "ssdp", "other"
+    name: str  # "" when the announcement names nothing ("other")
+    detail: str  # the map, or the service type
+    peer: str  # the hosting member's peer id
+    peer_name: str
+    user: str  # alias of the peer's owner
+    address: str  # join at address:port
+    port: int
+    players: int | None  # null = the game does not say
+    max_players: int | None
+    seen_seconds_ago: int  # since its last announcement; the entry leaves at 30
 
 
 class RoomView(msgspec.Struct):
@@ -33,6 +54,8 @@ class RoomView(msgspec.Struct):
     password: str | None  # the owner's view only; null for guests
     peers: list[RoomPeer]
     processing: bool
+    # "Partidas en la sala": the games and services its members announce, newest first (docs/api.md, rooms).
+    lobby: list[LobbyGame]
     # When this state was read (docs/api.md, versions): the larger of two views of one room is the newer.
     version: int
 
