@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, cast, get_args
 
 from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,7 +29,7 @@ EXPIRY_SECONDS = 30
 ROOM_MAX = 32  # entries per room: a member announcing a hundred services cannot make the page endless
 # A report names at most this many games and senders (an agent sends far fewer; more is ignored).
 REPORT_MAX = 256
-GAMES = frozenset({"minecraft", "quake3", "source", "warcraft3", "mdns", "ssdp", "other"})
+GAMES: frozenset[str] = frozenset(get_args(schemas.GameKind))
 
 
 class _Game(Protocol):
@@ -227,7 +227,7 @@ async def lobbies(db: AsyncSession, room_ids: Iterable[str], now: float) -> dict
         entries.append(
             schemas.LobbyGame(
                 id=game.id,
-                game=game.game,
+                game=cast(schemas.GameKind, game.game),
                 name=game.name,
                 detail=game.detail,
                 peer=game.peer_id,

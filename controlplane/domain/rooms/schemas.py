@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
 # Loose limits on the wire: the service checks the real rules and answers with the contract's Spanish messages
 # (docs/contract.md#validation).
 Text = Annotated[str, msgspec.Meta(max_length=128)]
+
+
+# What announced it: a game's LAN announcement, a service (mDNS / SSDP), or any other broadcast on a port.
+GameKind = Literal["minecraft", "quake3", "source", "warcraft3", "mdns", "ssdp", "other"]
 
 
 class RoomPeer(msgspec.Struct):
@@ -25,15 +29,15 @@ class RoomPeer(msgspec.Struct):
     server_in_sync: bool
     # Who can hear whom (docs/api.md, rooms): discovery packets its server saw from it since it joined the room,
     # and seconds since the last one; null = none since it joined ("ninguno desde que entró").
-    heard_packets: int = 0
-    heard_seconds_ago: int | None = None
+    heard_packets: int
+    heard_seconds_ago: int | None
 
 
 class LobbyGame(msgspec.Struct):
     """A game or service a member hosts, as its server heard it announced (docs/api.md, "Partidas en la sala")."""
 
     id: str
-    game: str  # "minecraft", "quake3", "source", "warcraft3", "mdns", "ssdp", "other"
+    game: GameKind
     name: str  # "" when the announcement names nothing ("other")
     detail: str  # the map, or the service type
     peer: str  # the hosting member's peer id
