@@ -224,6 +224,8 @@ class ControlClient:
             await asyncio.sleep(self.config.discovery_interval)
             message = self.agent.discovery_report()
             if message is not None:
+                report = message.discovery
+                log.debug("discovery report: %d game(s), %d sender(s)", len(report.games), len(report.senders))
                 outbox.put_nowait(message)
 
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:

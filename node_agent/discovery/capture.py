@@ -1,83 +1,27 @@
-"""Reading the discovery traffic of the node's client interface: a packet socket with a classic BPF filter, so
-that only the few packets the lobby reads ever reach this process.
-
-Why a packet socket: the relay itself runs in nftables (node_agent/relay.py) and never passes through the agent.
-Packet taps see an interface's incoming packets before its netdev ingress hook, so they see what a member sent
-even when the relay's limits drop it; packets the host sends (the relay's own copies) are filtered out.
-
-What the filter lets through (IPv4, UDP, unfragmented, received from a member's tunnel):
-- to a multicast or broadcast address (what the relay copies);
-- from a Quake III (27960-27963) or Source (27015-27020) port: their servers answer LAN queries unicast.
-At most SNAP bytes of each; the socket's small receive buffer makes the kernel drop a flood rather than queue it,
-and each sender's packets are parsed at most PARSED_PER_SECOND times a second (all are counted).
+"""Reading room members' discovery packets into the tracker: NFLOG copies made by our own nft chain
+(node_agent/discovery/nflog.py explains why not a packet socket), parsed on a thread of their own so the agent's
+event loop never waits for them. The kernel hands over at most nflog.LOG_PER_SECOND packets a second; each sender's
+are parsed at most PARSED_PER_SECOND times a second (all are counted).
 """
 
 from __future__ import annotations
 
-import ctypes
 import ipaddress
 import logging
 import socket
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
+from node_agent.discovery import nflog
 from node_agent.discovery.recognize import recognize
 from node_agent.discovery.tracker import DiscoveryTracker
 
 log = logging.getLogger(__name__)
 
-ETH_P_IP = 0x0800
-SO_ATTACH_FILTER = 26
-PACKET_OUTGOING = 4
-SNAP = 2048
-RECEIVE_BUFFER = 256 * 1024
 PARSED_PER_SECOND = 20
-
-# Classic BPF opcodes (linux/filter.h).
-_LD_W_ABS, _LD_H_ABS, _LD_B_ABS, _LD_H_IND, _LDX_B_MSH = 0x20, 0x28, 0x30, 0x48, 0xB1
-_AND_K, _JEQ_K, _JGT_K, _JGE_K, _JSET_K, _RET_K = 0x54, 0x15, 0x25, 0x35, 0x45, 0x06
-_PKTTYPE = 0xFFFFF000 + 4  # SKF_AD_OFF + SKF_AD_PKTTYPE
-_PORT_RANGES = ((27960, 27963), (27015, 27020))
-
-
-def filter_program(broadcasts: Iterable[str]) -> list[tuple[int, int, int, int]]:
-    """The BPF program, as (code, jt, jf, k), for a layer-3 interface (offset 0 is the IPv4 header)."""
-    accept, drop = "accept", "drop"
-    program: list[tuple[int, object, object, int]] = [
-        (_LD_W_ABS, 0, 0, _PKTTYPE),
-        (_JEQ_K, drop, 0, PACKET_OUTGOING),
-        (_LD_B_ABS, 0, 0, 0),
-        (_AND_K, 0, 0, 0xF0),
-        (_JEQ_K, 0, drop, 0x40),
-        (_LD_B_ABS, 0, 0, 9),
-        (_JEQ_K, 0, drop, socket.IPPROTO_UDP),
-        (_LD_H_ABS, 0, 0, 6),
-        (_JSET_K, drop, 0, 0x3FFF),  # a fragment: the relay does not copy those either
-        (_LD_W_ABS, 0, 0, 16),  # destination address
-        (_JGE_K, accept, 0, 0xE0000000),  # multicast, and 255.255.255.255
-    ]
-    for address in broadcasts:
-        program.append((_JEQ_K, accept, 0, int(ipaddress.IPv4Address(address))))
-    program += [(_LDX_B_MSH, 0, 0, 0), (_LD_H_IND, 0, 0, 0)]  # source port
-    for low, high in _PORT_RANGES:
-        program += [(_JGE_K, 0, 1, low), (_JGT_K, 0, accept, high)]
-    program += [(_RET_K, 0, 0, 0)]
-    labels = {drop: len(program), accept: len(program) + 1}
-    program += [(_RET_K, 0, 0, 0), (_RET_K, 0, 0, SNAP)]
-
-    def jump(target: object, at: int) -> int:
-        return labels[target] - at - 1 if isinstance(target, str) else int(target)  # type: ignore[call-overload]
-
-    return [(code, jump(jt, i), jump(jf, i), k) for i, (code, jt, jf, k) in enumerate(program)]
-
-
-def _attach(sock: socket.socket, program: list[tuple[int, int, int, int]]) -> None:
-    raw = b"".join(struct.pack("HBBI", *insn) for insn in program)
-    buffer = ctypes.create_string_buffer(raw)
-    fprog = struct.pack("HL", len(program), ctypes.addressof(buffer))
-    sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+_REPLY_PORTS = ((27960, 27963), (27015, 27020))
 
 
 def parse_ipv4_udp(packet: bytes) -> tuple[str, str, int, int, bytes] | None:
@@ -121,48 +65,32 @@ class DiscoveryCapture:
             self._thread.join(timeout=3)
             self._thread = None
 
-    def _open(self) -> tuple[socket.socket, frozenset[str]]:
-        broadcasts = self._broadcasts()
-        sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_IP))
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
-            _attach(sock, filter_program(sorted(broadcasts)))
-            sock.bind((self.interface, ETH_P_IP))
-            sock.settimeout(1.0)
-        except OSError:
-            sock.close()
-            raise
-        return sock, broadcasts
-
     def _run(self) -> None:
         sock: socket.socket | None = None
-        broadcasts: frozenset[str] = frozenset()
         warned = False
         while not self._stop.is_set():
-            if sock is None or broadcasts != self._broadcasts():
-                if sock is not None:
-                    sock.close()
-                    sock = None
+            if sock is None:
                 try:
-                    sock, broadcasts = self._open()
+                    sock = nflog.open_socket()
+                    sock.settimeout(1.0)
                     warned = False
-                except OSError as exc:  # the interface is not there yet, or this host refuses packet sockets
+                    log.info("discovery capture listening (NFLOG group %d) for %s", nflog.NFLOG_GROUP, self.interface)
+                except OSError as exc:  # this host refuses netlink sockets
                     if not warned:
                         log.info("discovery capture on %s not running yet: %s", self.interface, exc)
                         warned = True
                     self._stop.wait(2.0)
                     continue
             try:
-                data, address = sock.recvfrom(SNAP)
+                data = sock.recv(1 << 16)
             except TimeoutError:
                 continue
-            except OSError:  # the interface went away: open again once it is back
-                sock.close()
-                sock = None
+            except OSError as exc:  # ENOBUFS: a burst overflowed the buffer; those packets are lost, not the socket
+                log.debug("discovery capture: %s", exc)
                 continue
-            if address[2] == PACKET_OUTGOING:
-                continue
-            self.handle(data, broadcasts)
+            broadcasts = self._broadcasts()
+            for packet in nflog.payloads(data):
+                self.handle(packet, broadcasts)
         if sock is not None:
             sock.close()
 
@@ -174,7 +102,7 @@ class DiscoveryCapture:
         if source not in self._members():
             return
         to_group = dest in broadcasts or ipaddress.IPv4Address(dest) >= ipaddress.IPv4Address("224.0.0.0")
-        if not to_group and not any(low <= source_port <= high for low, high in _PORT_RANGES):
+        if not to_group and not any(low <= source_port <= high for low, high in _REPLY_PORTS):
             return
         second = int(time.monotonic())
         at, parsed_count = self._budget.get(source, (second, 0))

@@ -1,6 +1,6 @@
 """What the node keeps and reports of room members' announcements (node_agent/discovery/tracker.py, capture.py):
 entries per member bounded, expired 30 s after their last announcement, reports only when something was heard,
-hostile packets changing nothing, and the capture's BPF program accepted by the kernel."""
+hostile packets changing nothing, and the nft rules and NFLOG messages that bring the packets."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import struct
 
 import pytest
 
+from node_agent.discovery import nflog
 from node_agent.discovery.announcement import Announcement
-from node_agent.discovery.capture import DiscoveryCapture, _attach, filter_program
+from node_agent.discovery.capture import DiscoveryCapture
 from node_agent.discovery.tracker import ENTRIES_PER_SENDER, DiscoveryTracker
 from tests.unit.agent import discovery_samples as sample
 
@@ -90,15 +91,31 @@ def test_the_capture_reads_members_only_and_garbage_changes_nothing() -> None:
     assert report is not None and sorted(g.game for g in report.games) == ["minecraft", "quake3"]
 
 
-def test_the_filter_program_jumps_stay_inside_it() -> None:
-    program = filter_program(["10.8.0.255", "10.9.0.255"])
-    for at, (code, jt, jf, _k) in enumerate(program):
-        if code & 0x07 == 0x05:  # a jump
-            assert at + 1 + max(jt, jf) < len(program)
-    assert program[-1] == (0x06, 0, 0, 2048) and program[-2] == (0x06, 0, 0, 0)
+def test_the_nft_rules_log_members_discovery_only() -> None:
+    rules = nflog.render_rules("wg0", {"10.8.0.3", "10.8.0.2"}, ["255.255.255.255", "10.8.0.255"])
+    assert 'hook ingress device "wg0" priority -150' in rules
+    assert "ip saddr { 10.8.0.2, 10.8.0.3 } ip daddr { 255.255.255.255, 10.8.0.255 }" in rules
+    assert f"log group {nflog.NFLOG_GROUP}" in rules and "udp sport { 27015-27020, 27960-27963 }" in rules
+    # No member left: the table goes.
+    assert nflog.render_rules("wg0", set(), []).strip().endswith("delete table netdev vpn_discovery")
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="packet sockets need root")
-def test_the_kernel_accepts_the_filter_program() -> None:
-    with socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800)) as sock:
-        _attach(sock, filter_program(["10.8.0.255"]))
+def test_nflog_messages_yield_their_packets_and_malformed_ones_nothing() -> None:
+    packet = _ip_udp("10.8.0.2", "224.0.2.60", 5000, 4445, sample.minecraft())
+
+    def message(*attrs: bytes) -> bytes:
+        body = struct.pack("BBH", 0, 0, 0) + b"".join(attrs)
+        return struct.pack("IHHII", 16 + len(body), 4 << 8, 0, 0, 0) + body
+
+    def attr(kind: int, data: bytes) -> bytes:
+        return struct.pack("HH", 4 + len(data), kind) + data + b"\0" * ((4 - len(data) % 4) % 4)
+
+    two = message(attr(1, b"\x08\x00\x01\x00"), attr(9, packet)) + message(attr(9, b"xyz"))
+    assert list(nflog.payloads(two)) == [packet, b"xyz"]
+    assert list(nflog.payloads(two[:-3])) == [packet]  # a cut message is dropped
+    assert list(nflog.payloads(b"\xff" * 40)) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="NFLOG sockets need root")
+def test_the_kernel_accepts_the_nflog_binding() -> None:
+    nflog.open_socket(nflog.NFLOG_GROUP + 1).close()
