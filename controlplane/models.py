@@ -8,7 +8,7 @@ from controlplane.domain.invoices.models import Invoice
 from controlplane.domain.paylinks.models import PaymentLink, PaymentLinkInvoice
 from controlplane.domain.peers.models import ExpiryReminder, Peer, PlanHistory
 from controlplane.domain.plans.models import Plan
-from controlplane.domain.rooms.models import Room, RoomMember
+from controlplane.domain.rooms.models import Room, RoomGame, RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.domain.switches.models import Switch
 from controlplane.domain.usage.models import PeerUsageDay, PeerUsageHour, ServerUsageDay, ServerUsageHour, UsageCounter
@@ -35,6 +35,7 @@ __all__ = [
     "PlanHistory",
     "RefreshToken",
     "Room",
+    "RoomGame",
     "RoomMember",
     "Server",
     "ServerUsageDay",

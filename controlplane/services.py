@@ -22,6 +22,7 @@ from controlplane.domain.peers.devices import SharedConfigWatch
 from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.reminders import ExpiryReminders
 from controlplane.domain.peers.service import PeerService
+from controlplane.domain.rooms.lobby import Lobby
 from controlplane.domain.rooms.service import RoomService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
@@ -164,6 +165,7 @@ def build_services(settings: Settings) -> Services:
             endpoints=devices.record,
             usage=UsageMeter(),
             status=rooms.server_status_changed,
+            lobby=Lobby(hub, rooms.view).record,
         ),
         servers=servers,
         peers=peers,

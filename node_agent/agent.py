@@ -17,11 +17,14 @@ from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
 from node_agent.backends.base import PeerStat
 from node_agent.config import AgentConfig
+from node_agent.discovery import nflog
+from node_agent.discovery.capture import DiscoveryCapture
+from node_agent.discovery.tracker import DiscoveryTracker
 from node_agent.firewall import Firewall, FirewallError, FirewallPlan
 from node_agent.keys import load_or_create_private_key, public_key_of
 from node_agent.made_ahead import Ahead
 from node_agent.reconcile import Changes, diff_peers, pruned, reconcile, reconcile_settings
-from node_agent.relay import RelayLimits
+from node_agent.relay import RelayLimits, discovery_destinations
 from node_agent.state import (
     NO_BACKBONE,
     Backbone,
@@ -88,6 +91,10 @@ class NodeAgent:
         self._converted: _Converted | None = None
         self._lock = asyncio.Lock()
         self._stats = StatsReporter(config.stats_full_interval)
+        self.discovery = DiscoveryTracker()  # what room members announce (node_agent/discovery/)
+        self._capture: DiscoveryCapture | None = None
+        self._discovery_members: frozenset[str] = frozenset()
+        self._discovery_rules: tuple[str, int] | None = None  # what nft was last given, for which interface index
 
     @property
     def relay_limits(self) -> RelayLimits:
@@ -339,6 +346,7 @@ class NodeAgent:
         # transaction, acknowledged by this operation's result (docs/agent-protocol.md, "Discovery relay").
         await self.firewall.apply(self._firewall_plan(rooms), check_devices=check_devices)
         self._rooms = rooms
+        await self._watch_discovery(rooms)
 
     def _backbone_name(self, backbone: Backbone) -> str:
         return self.config.backbone_interface or backbone.interface.name
@@ -381,7 +389,47 @@ class NodeAgent:
         await self.backbone_backend.apply(changes)
         await self.backbone_backend.set_routes(frozenset(n for p in peers.values() for n in p.allowed_ips))
 
+    async def _watch_discovery(self, rooms: dict[str, Room]) -> None:
+        """The lobby hears room members on this node (docs/agent-protocol.md, "Discovery report"): their discovery
+        packets are logged to NFLOG by a chain of our own, rewritten when the members or the interface change, and
+        read by the capture thread, started with the first room. Best effort: a failure here never fails the
+        room change (the relay is applied already). An agent driving another namespace (tests) does not capture."""
+        local = [ipaddress.ip_interface(a).network for a in self._interface_addresses]
+        members = {m for room in rooms.values() for m in room.members if ":" not in m}
+        self._discovery_members = frozenset(m for m in members if any(ipaddress.ip_address(m) in n for n in local))
+        self.discovery.forget_except(self._discovery_members)
+        if self.config.discovery_interval <= 0 or getattr(self.backend, "netns", None) is not None:
+            return
+        try:
+            index = socket.if_nametoindex(self.config.interface)
+        except OSError:
+            index = 0
+        destinations = discovery_destinations(str(n) for n in local)
+        rules = nflog.render_rules(self.config.interface, self._discovery_members, destinations)
+        if (rules, index) != self._discovery_rules:
+            try:
+                await nflog.apply_rules(rules)
+                self._discovery_rules = (rules, index)
+            except OSError as exc:
+                log.warning("the rooms' lobby cannot hear this node's members: %s", exc)
+        if self._capture is None and self._discovery_members:
+            self._capture = DiscoveryCapture(
+                self.config.interface, self.discovery, lambda: self._discovery_members, self._subnet_broadcasts
+            )
+            self._capture.start()
+
+    def _subnet_broadcasts(self) -> frozenset[str]:
+        networks = [ipaddress.ip_interface(a).network for a in self._interface_addresses]
+        return frozenset(str(n.broadcast_address) for n in networks if n.version == 4 and n.prefixlen < 31)
+
+    def discovery_report(self) -> agent_pb2.AgentMessage | None:
+        report = self.discovery.report()
+        return agent_pb2.AgentMessage(discovery=report) if report is not None else None
+
     async def close(self) -> None:
+        if self._capture is not None:
+            await asyncio.to_thread(self._capture.stop)
+            self._capture = None
         await self.backend.close()
         if self.backbone_backend is not None:
             await self.backbone_backend.close()

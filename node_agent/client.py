@@ -140,6 +140,7 @@ class ControlClient:
             background = [
                 asyncio.create_task(self._stats_loop(outbox)),
                 asyncio.create_task(self._keepalive_loop(outbox)),
+                asyncio.create_task(self._discovery_loop(outbox)),
             ]
             stop_wait = asyncio.create_task(self._stopping.wait())
             try:
@@ -214,6 +215,18 @@ class ControlClient:
                 self.metrics.record_handshakes(s.latest_handshake for s in stats)
                 for message in self.agent.stats_report(stats):  # a large report goes in parts, in a row
                     outbox.put_nowait(message)
+
+    async def _discovery_loop(self, outbox: asyncio.Queue[object]) -> None:
+        """The rooms' lobby: what was heard since the last report, at most once per interval (rate limited here)."""
+        if self.config.discovery_interval <= 0:
+            return
+        while True:
+            await asyncio.sleep(self.config.discovery_interval)
+            message = self.agent.discovery_report()
+            if message is not None:
+                report = message.discovery
+                log.debug("discovery report: %d game(s), %d sender(s)", len(report.games), len(report.senders))
+                outbox.put_nowait(message)
 
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:
         while True:

@@ -46,6 +46,8 @@ class AgentConfig:
     # The node-wide budget for every copy the relay sends, of all rooms together: one room cannot take the uplink.
     relay_budget_packets_per_second: float = 10_000
     relay_budget_bytes_per_second: float = 4_000_000
+    # Seconds between discovery reports (the rooms' lobby, node_agent/discovery/); 0 = no recognition at all.
+    discovery_interval: float = 2.0
 
     def __repr__(self) -> str:
         # The credential is a secret: never let it reach a log line through repr().
@@ -80,6 +82,7 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "relay_bytes_per_second": ("VPN_NODE_RELAY_BYTES_PER_SECOND", float),
     "relay_budget_packets_per_second": ("VPN_NODE_RELAY_BUDGET_PACKETS_PER_SECOND", float),
     "relay_budget_bytes_per_second": ("VPN_NODE_RELAY_BUDGET_BYTES_PER_SECOND", float),
+    "discovery_interval": ("VPN_NODE_DISCOVERY_INTERVAL", float),
 }
 _REQUIRED = ("control_url", "node_id", "credential")
 

@@ -7,16 +7,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AgentMessage(_message.Message):
-    __slots__ = ("hello", "result", "stats", "keepalive")
+    __slots__ = ("hello", "result", "stats", "keepalive", "discovery")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     STATS_FIELD_NUMBER: _ClassVar[int]
     KEEPALIVE_FIELD_NUMBER: _ClassVar[int]
+    DISCOVERY_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     result: OperationResult
     stats: StatsReport
     keepalive: Keepalive
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., result: _Optional[_Union[OperationResult, _Mapping]] = ..., stats: _Optional[_Union[StatsReport, _Mapping]] = ..., keepalive: _Optional[_Union[Keepalive, _Mapping]] = ...) -> None: ...
+    discovery: DiscoveryReport
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., result: _Optional[_Union[OperationResult, _Mapping]] = ..., stats: _Optional[_Union[StatsReport, _Mapping]] = ..., keepalive: _Optional[_Union[Keepalive, _Mapping]] = ..., discovery: _Optional[_Union[DiscoveryReport, _Mapping]] = ...) -> None: ...
 
 class ControlMessage(_message.Message):
     __slots__ = ("full_state", "delta", "keepalive", "refused", "in_sync")
@@ -195,6 +197,46 @@ class StatsTotals(_message.Message):
     rx_bytes: int
     tx_bytes: int
     def __init__(self, peers: _Optional[int] = ..., peers_connected: _Optional[int] = ..., rx_bytes: _Optional[int] = ..., tx_bytes: _Optional[int] = ...) -> None: ...
+
+class DiscoveryReport(_message.Message):
+    __slots__ = ("games", "senders")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    SENDERS_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[DiscoveredGame]
+    senders: _containers.RepeatedCompositeFieldContainer[DiscoverySender]
+    def __init__(self, games: _Optional[_Iterable[_Union[DiscoveredGame, _Mapping]]] = ..., senders: _Optional[_Iterable[_Union[DiscoverySender, _Mapping]]] = ...) -> None: ...
+
+class DiscoveredGame(_message.Message):
+    __slots__ = ("sender", "key", "game", "name", "port", "players", "max_players", "detail", "seconds_ago")
+    SENDER_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PORT_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_AGO_FIELD_NUMBER: _ClassVar[int]
+    sender: str
+    key: str
+    game: str
+    name: str
+    port: int
+    players: int
+    max_players: int
+    detail: str
+    seconds_ago: int
+    def __init__(self, sender: _Optional[str] = ..., key: _Optional[str] = ..., game: _Optional[str] = ..., name: _Optional[str] = ..., port: _Optional[int] = ..., players: _Optional[int] = ..., max_players: _Optional[int] = ..., detail: _Optional[str] = ..., seconds_ago: _Optional[int] = ...) -> None: ...
+
+class DiscoverySender(_message.Message):
+    __slots__ = ("address", "packets", "seconds_ago")
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    PACKETS_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_AGO_FIELD_NUMBER: _ClassVar[int]
+    address: str
+    packets: int
+    seconds_ago: int
+    def __init__(self, address: _Optional[str] = ..., packets: _Optional[int] = ..., seconds_ago: _Optional[int] = ...) -> None: ...
 
 class Keepalive(_message.Message):
     __slots__ = ("sent_at_ms",)

@@ -19,7 +19,15 @@ from controlplane.nodes import desired_state
 from controlplane.nodes.backbone import refresh_backbone
 from controlplane.nodes.liveness import is_online
 from controlplane.nodes.operations import NodeOperations
-from controlplane.nodes.ports import EndpointHook, NodeCredentials, PresenceHook, Reading, StatusHook, UsageRecorder
+from controlplane.nodes.ports import (
+    EndpointHook,
+    LobbyHook,
+    NodeCredentials,
+    PresenceHook,
+    Reading,
+    StatusHook,
+    UsageRecorder,
+)
 from controlplane.realtime import messages
 from controlplane.realtime.hub import PushHub
 from protos import agent_pb2
@@ -45,6 +53,7 @@ class AgentSessions:
         endpoints: EndpointHook | None = None,
         usage: UsageRecorder | None = None,
         status: StatusHook | None = None,
+        lobby: LobbyHook | None = None,
     ) -> None:
         self._sessionmaker = sessionmaker
         self._read_sessionmaker = read_sessionmaker  # the deltas' read: no write lock (db.create_read_sessionmaker)
@@ -56,6 +65,7 @@ class AgentSessions:
         self._endpoints = endpoints  # shared configurations (SharedConfigWatch.record)
         self._usage = usage  # usage history (docs/usage.md)
         self._status = status  # rooms showing whether a member's server is up (RoomService.server_status_changed)
+        self._lobby = lobby  # what members announce in their rooms (Lobby.record)
 
     async def admit(self, hello: agent_pb2.Hello) -> tuple[str, int | None] | None:
         """(server id, its serial when the agent already applied it, else None), or None for a refused node.
@@ -94,6 +104,13 @@ class AgentSessions:
         if came_back:
             await self._status_changed(server_id)
         return server_id, in_sync
+
+    async def discovery(self, server_id: str, report: agent_pb2.DiscoveryReport) -> None:
+        """A node's discovery report (docs/agent-protocol.md, "Discovery report"): the lobbies of its members' rooms."""
+        if self._lobby is None:
+            return
+        async with transaction(self._sessionmaker) as db:
+            await self._lobby(db, server_id, report)
 
     async def connected(self, server_id: str) -> None:
         await self._hub.push_staff(messages.NodeStatus(data=messages.NodeStatusData(server_id, online=True)))

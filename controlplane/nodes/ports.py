@@ -14,6 +14,7 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from controlplane.domain.servers.models import Server
+from protos import agent_pb2
 
 
 @dataclass(slots=True)
@@ -53,3 +54,6 @@ EndpointHook = Callable[[AsyncSession, str, dict[str, str], bool], Awaitable[Non
 # transaction of its own once that is committed, so that it can never undo or hold back the mark itself
 # (RoomService.server_status_changed).
 StatusHook = Callable[[AsyncSession, str], Awaitable[None]]
+# (db, server id, the agent's DiscoveryReport): the rooms' lobby (domain/rooms/lobby.py, Lobby.record), in a
+# transaction of its own.
+LobbyHook = Callable[[AsyncSession, str, agent_pb2.DiscoveryReport], Awaitable[None]]

@@ -190,6 +190,8 @@ class NodeControlServicer(agent_pb2_grpc.NodeControlServicer):
                         await self._sessions.stats(link.server_id, report)
                 elif kind == "keepalive":
                     await self._sessions.seen(link.server_id)
+                elif kind == "discovery":
+                    await self._sessions.discovery(link.server_id, message.discovery)
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         except Exception:

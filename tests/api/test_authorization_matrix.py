@@ -237,6 +237,7 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("PATCH", "/api/client/network/partys/{room_id}"): customer_only(
         200, lambda w, r: {"operation": "regenerate_password"}, object_of_owner=True
     ),
+    ("GET", "/api/client/network/partys/{room_id}"): customer_only(200, object_of_owner=True),  # with its lobby
     ("DELETE", "/api/client/network/partys/{room_id}"): customer_only(200, object_of_owner=True),
 }
 

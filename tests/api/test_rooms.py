@@ -163,6 +163,8 @@ async def test_create_answers_the_room_with_its_password_and_lists_it_for_the_ow
             "server": "Miami 1",
             "server_online": True,
             "server_in_sync": False,  # server 1 has not applied the room yet
+            "heard_packets": 0,  # no discovery packet from it since it joined
+            "heard_seconds_ago": None,
         }
     ]
     assert room["processing"] is True  # server 1 has not applied it yet

@@ -33,6 +33,15 @@ class RoomController(Controller):
         _require_rooms(switches)
         return await rooms.lists_for(db, customer.user_id)
 
+    # One room with its lobby; a room the caller neither owns nor has a peer in answers 404 like a missing one.
+    @get("/{room_id:str}", operation_id="getRoom")
+    async def get_room(
+        self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
+    ) -> schemas.RoomView:
+        _require_rooms(switches)
+        room = await rooms.visible(db, customer.user_id, room_id)
+        return await rooms.view(db, room, customer.user_id)
+
     @post("/", status_code=201, operation_id="createRoom")
     async def create(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, String, Text, false
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -42,5 +42,30 @@ class RoomMember(Base):
     # seconds, 0 = none seen while in the room) and whether it was recent at the last report.
     handshake_at: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     online: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Who can hear whom (lobby.py): discovery packets its server saw from it since it joined, and when the last
+    # one was (unix seconds, 0 = none since it joined).
+    heard_packets: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    heard_at: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
 
     room: Mapped[Room] = relationship(lazy="joined")
+
+
+class RoomGame(Base):
+    """A game or service a member announces in its room (the lobby, controlplane/domain/rooms/lobby.py): what its
+    server's agent recognized in the member's discovery traffic. Shown while `room_id` is the member's room and
+    its last announcement is under 30 s old; rows past that are deleted when the next report arrives."""
+
+    __tablename__ = "room_games"
+    __table_args__ = (UniqueConstraint("peer_id", "key"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), index=True)
+    peer_id: Mapped[str] = mapped_column(ForeignKey("peers.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(200))
+    game: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[str] = mapped_column(String(64))
+    port: Mapped[int] = mapped_column(Integer)
+    players: Mapped[int] = mapped_column(Integer)  # -1 = the game did not say
+    max_players: Mapped[int] = mapped_column(Integer)
+    seen_at: Mapped[float] = mapped_column(Float)  # unix seconds of its last announcement, by our clock

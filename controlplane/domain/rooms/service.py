@@ -21,7 +21,7 @@ from controlplane.db import after_commit, one_of
 from controlplane.domain.accounts.models import User
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, owned_peer
-from controlplane.domain.rooms import schemas
+from controlplane.domain.rooms import lobby, schemas
 from controlplane.domain.rooms.models import Room, RoomMember
 from controlplane.domain.rooms.notices import Deletion, Removal, deletion_notice, removal_notice
 from controlplane.domain.servers.models import Server
@@ -610,6 +610,8 @@ class RoomService:
                 User.alias,
                 RoomMember.handshake_at,
                 Server,
+                RoomMember.heard_packets,
+                RoomMember.heard_at,
             )
             .join(Peer, Peer.id == RoomMember.peer_id)
             .join(User, User.id == Peer.user_id)
@@ -619,7 +621,8 @@ class RoomService:
         )
         peers: dict[str, list[schemas.RoomPeer]] = {}
         now = time.time()
-        for room_id, peer_id, name, address, alias, handshake_at, server in rows:
+        for room_id, peer_id, name, address, alias, handshake_at, server, heard_packets, heard_at in rows:
+            packets, heard_ago = lobby.heard(heard_packets, heard_at, now)
             peers.setdefault(room_id, []).append(
                 schemas.RoomPeer(
                     id=peer_id,
@@ -630,8 +633,11 @@ class RoomService:
                     server=server.name,
                     server_online=server_is_online(server),
                     server_in_sync=is_in_sync(server),
+                    heard_packets=packets,
+                    heard_seconds_ago=heard_ago,
                 )
             )
+        games = await lobby.lobbies(db, ids, now)
         owner_rows = await db.execute(select(User.id, User.alias).where(User.id.in_({p.owner_id for p in rooms})))
         owners = {user_id: alias for user_id, alias in owner_rows}
         busy = await self._busy(db, ids)
@@ -644,6 +650,7 @@ class RoomService:
                 password=self.password_of(p) if p.owner_id == viewer_id else None,
                 peers=peers.get(p.id, []),
                 processing=p.id in busy,
+                lobby=games.get(p.id, []),
                 version=version_of_flushed(p),  # the reads above flushed the transaction's changes
             )
             for p in rooms

@@ -425,7 +425,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** GetRoom */
+        get: operations["getRoom"];
         put?: never;
         post?: never;
         /** DeleteRoom */
@@ -1179,6 +1180,22 @@ export interface components {
             peer?: string | number | null;
             gateway?: string | null;
         };
+        /** LobbyGame */
+        LobbyGame: {
+            id: string;
+            /** @enum {string} */
+            game: "minecraft" | "quake3" | "source" | "warcraft3" | "mdns" | "ssdp" | "other";
+            name: string;
+            detail: string;
+            peer: string;
+            peer_name: string;
+            user: string;
+            address: string;
+            port: number;
+            players: number | null;
+            max_players: number | null;
+            seen_seconds_ago: number;
+        };
         /** LoginRequest */
         LoginRequest: {
             username: string;
@@ -1611,6 +1628,8 @@ export interface components {
             server: string;
             server_online: boolean;
             server_in_sync: boolean;
+            heard_packets: number;
+            heard_seconds_ago: number | null;
         };
         /** RoomRef */
         RoomRef: {
@@ -1627,6 +1646,7 @@ export interface components {
             password: string | null;
             peers: components["schemas"]["RoomPeer"][];
             processing: boolean;
+            lobby: components["schemas"]["LobbyGame"][];
             version: number;
         };
         /** RunningOperation */
@@ -4428,6 +4448,73 @@ export interface operations {
             };
             /** @description Demasiados intentos; ver `Retry-After` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRoom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomView"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

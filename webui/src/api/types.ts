@@ -62,6 +62,7 @@ export type MonthUsage = Schema['PeerMonthUsage'];
 // Rooms.
 export type Room = Schema['RoomView'];
 export type RoomPeer = Schema['RoomPeer'];
+export type LobbyGame = Schema['LobbyGame'];
 export type RoomLists = Schema['RoomLists'];
 export type RoomAnswer = Schema['RoomAnswer'];
 export type RoomCreate = Schema['RoomCreate'];

@@ -1,6 +1,7 @@
 /** /dashboard/help ('Centro de Ayuda'): VPN setup, room usage (when rooms are allowed) and FAQs. */
 import { Accordion, Anchor, List, Stack, Text, Title } from '@mantine/core';
-import '@mantine/core/styles/Accordion.css'; // Help alone uses it (app/mantine-styles.ts)
+import '@mantine/core/styles/Accordion.css'; // Help and the room page use it (app/mantine-styles.ts)
+import { DiscoveryHelp } from '../../../components/DiscoveryHelp';
 import { useCurrentUser } from '../../../lib/current-user';
 
 const WIREGUARD_INSTALL_URL = 'https://www.wireguard.com/install/';
@@ -119,6 +120,13 @@ export function HelpPage() {
           <RoomUsage />
           <Title order={4}>Juegos en LAN</Title>
           <LanGames />
+          <Title order={4}>Si su partida no aparece en la sala</Title>
+          <Text size="sm">
+            En el detalle de la sala, «Partidas en la sala» muestra las partidas que anuncian sus miembros, y junto a
+            cada peer se ve cuántos anuncios llegaron de él. Si junto al suyo dice «ninguno desde que entró» con la
+            partida abierta, sus anuncios no salen por el túnel:
+          </Text>
+          <DiscoveryHelp />
         </Stack>
       )}
       <Stack gap="sm">

@@ -2,7 +2,7 @@
 import type { Peer, PeerServer, Room, RoomAnswer, RoomCreate, RoomJoin, RoomLists, RoomOperation } from '../../../api/types';
 import { api } from '../../../lib/api';
 
-export type { Room, RoomAnswer, RoomLists, RoomPeer } from '../../../api/types';
+export type { LobbyGame, Room, RoomAnswer, RoomLists, RoomPeer } from '../../../api/types';
 
 /** The fields of a peer this screen needs: which room it is in, if any, and whether it may join one; `name` and
  * `online` of its server (its agent is connected) let the selectors say when a peer's server is offline. */

@@ -1,15 +1,19 @@
 /** One room: owner, creation date, the owner's password controls, and its peers (400 px list) with their server
  * (marked when it is offline), whether they are online now, and their actions. */
-import { Badge, Button, Card, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Accordion, Badge, Button, Card, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import '@mantine/core/styles/Accordion.css'; // the room's help panel (also Help's: app/mantine-styles.ts)
+import { useMemo, type ReactNode } from 'react';
 import { IconArrowLeft, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useNarrowScreen } from '../../../lib/screen';
 import type { Room, RoomPeer } from '../api/rooms';
+import { hearingText } from '../lobby-format';
 import { formatDateTime, roleText } from '../room-format';
 import type { RoomRole } from '../room-lists';
 import { peerActionFor } from '../room-rules';
 import { ProcessingBadge } from './ProcessingBadge';
 import { RoomPassword } from './RoomPassword';
+import { DiscoveryHelp } from '../../../components/DiscoveryHelp';
+import { RoomLobby, useElapsed } from './RoomLobby';
 
 /** docs/contract.md#constants: the room's peer list is 400 px high. */
 export const ROOM_PEERS_HEIGHT = 400;
@@ -60,9 +64,18 @@ function PresenceBadge({ online }: { online: boolean }) {
   );
 }
 
+/** Who can hear whom: discovery packets its server received from the member since it joined (docs/webui.md). */
+function MemberHearing({ peer, elapsed }: { peer: RoomPeer; elapsed: number }) {
+  return (
+    <Text size="xs" c="dimmed" data-testid="room-peer-hearing">
+      {hearingText(peer, elapsed)}
+    </Text>
+  );
+}
+
 /** Below 1024 px a member is a card: name and presence, then owner and address, then server, then the action, so
  * Estado and Acciones stay on a 360 px phone (as the peers page's cards do). */
-function MemberCard({ peer, action }: { peer: RoomPeer; action: ReactNode }) {
+function MemberCard({ peer, action, elapsed }: { peer: RoomPeer; action: ReactNode; elapsed: number }) {
   return (
     <Card withBorder padding="sm" data-testid="room-peer-row">
       <Group justify="space-between" gap="xs" wrap="nowrap">
@@ -74,6 +87,7 @@ function MemberCard({ peer, action }: { peer: RoomPeer; action: ReactNode }) {
       <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
         De {peer.user} · {peer.private_ip}
       </Text>
+      <MemberHearing peer={peer} elapsed={elapsed} />
       <Group gap={6} justify="space-between" align="center" mt={4} wrap="wrap">
         <Text size="sm" component="div">
           <MemberServer peer={peer} />
@@ -89,6 +103,9 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
   const busy = Boolean(room.processing);
   // As the peers page: below 1024 px the members are cards.
   const narrow = useNarrowScreen();
+  // Every read or push is a new room object: the lobby's and the members' ages count from its arrival.
+  const receivedAt = useMemo(() => (room ? Date.now() : 0), [room]);
+  const elapsed = useElapsed(receivedAt);
   const memberAction = (peer: RoomPeer): ReactNode => {
     const action = peerActionFor(role, peer, alias);
     if (action === 'leave') {
@@ -139,6 +156,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
           onChoose={onChoosePassword}
         />
       )}
+      <RoomLobby lobby={room.lobby ?? []} narrow={Boolean(narrow)} receivedAt={receivedAt} />
       <Group justify="space-between">
         <Text fw={600}>Peers de la sala</Text>
         <Group gap="xs">
@@ -165,7 +183,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
         {narrow ? (
           <Stack gap="xs">
             {room.peers.map((peer) => (
-              <MemberCard key={peer.id} peer={peer} action={memberAction(peer)} />
+              <MemberCard key={peer.id} peer={peer} action={memberAction(peer)} elapsed={elapsed} />
             ))}
           </Stack>
         ) : (
@@ -190,6 +208,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
                     <Text size="xs" c="dimmed">
                       IP privada: {peer.private_ip}
                     </Text>
+                    <MemberHearing peer={peer} elapsed={elapsed} />
                   </Table.Td>
                   <Table.Td>{peer.user}</Table.Td>
                   <Table.Td>
@@ -205,6 +224,18 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
           </Table>
         )}
       </ScrollArea>
+      <Accordion variant="contained" data-testid="discovery-help-panel">
+        <Accordion.Item value="ayuda">
+          <Accordion.Control>¿Su partida no llega a los demás?</Accordion.Control>
+          <Accordion.Panel>
+            <Text size="sm" mb="xs">
+              Si junto a su peer dice «ninguno desde que entró» mientras su partida está abierta, sus anuncios no salen
+              por el túnel:
+            </Text>
+            <DiscoveryHelp />
+          </Accordion.Panel>
+        </Accordion.Item>
+      </Accordion>
     </Stack>
   );
 }
