@@ -67,12 +67,21 @@ def _changes(session: Session) -> tuple[set[str], set[str]]:
     return peers - deleted, rooms - deleted
 
 
+# The rows this transaction has already bumped (session.info): a row is bumped once per transaction, since the
+# first UPDATE holds its lock until the commit and no other transaction can see or version it in between. Forgotten
+# whenever a transaction or savepoint ends (a savepoint rolled back takes its bump with it).
+BUMPED = "versions_bumped"
+
+
 def _bump(session: Session, model: type[Peer] | type[Room], ids: Iterable[str]) -> None:
     """One statement per table; the new versions are written into the session's copies of the rows, so a view built
     from them afterwards carries the version of what it shows."""
-    wanted = sorted(set(ids))  # one order for every transaction: two of them lock the same rows without a deadlock
+    bumped: set[tuple[str, str]] = session.info.setdefault(BUMPED, set())
+    # One order for every transaction: two of them lock the same rows without a deadlock.
+    wanted = sorted({row_id for row_id in ids if (model.__name__, row_id) not in bumped})
     if not wanted:
         return
+    bumped.update((model.__name__, row_id) for row_id in wanted)
     table: Table = model.__table__  # type: ignore[assignment]
     statement = (
         update(table)
@@ -114,6 +123,11 @@ def version_of_flushed(obj: Peer | Room) -> int:
     return obj.version
 
 
+def _transaction_ended(session: Session, _transaction: object) -> None:
+    session.info.pop(BUMPED, None)
+
+
 # Every session class, the app's and the scripts' alike: a change made without a bump would let an older view win.
 if not event.contains(Session, "before_flush", _before_flush):
     event.listen(Session, "before_flush", _before_flush)
+    event.listen(Session, "after_transaction_end", _transaction_ended)
