@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Table, event, inspect, update
+from sqlalchemy import Table, event, inspect, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstanceState, Session, UOWTransaction
 from sqlalchemy.orm.attributes import set_committed_value
@@ -71,11 +71,14 @@ def _changes(session: Session) -> tuple[set[str], set[str]]:
 # first UPDATE holds its lock until the commit and no other transaction can see or version it in between. Forgotten
 # whenever a transaction or savepoint ends (a savepoint rolled back takes its bump with it).
 BUMPED = "versions_bumped"
+# The rows whose version this flush's own UPDATEs grow: read back after it (_read_back).
+READ_BACK = "versions_read_back"
 
 
 def _bump(session: Session, model: type[Peer] | type[Room], ids: Iterable[str]) -> None:
-    """One statement per table; the new versions are written into the session's copies of the rows, so a view built
-    from them afterwards carries the version of what it shows."""
+    """Grows the versions of rows this flush does not otherwise update, one statement per table; the new versions
+    are written into the session's copies of the rows, so a view built from them afterwards carries the version of
+    what it shows."""
     bumped: set[tuple[str, str]] = session.info.setdefault(BUMPED, set())
     # One order for every transaction: two of them lock the same rows without a deadlock.
     wanted = sorted({row_id for row_id in ids if (model.__name__, row_id) not in bumped})
@@ -96,10 +99,45 @@ def _bump(session: Session, model: type[Peer] | type[Room], ids: Iterable[str]) 
             set_committed_value(obj, "version", version)
 
 
+def _bump_in_update(session: Session, objs: Iterable[Peer | Room]) -> None:
+    """Rows this flush updates anyway grow their version in that same UPDATE (`version = version + 1`), read back
+    after the flush (_read_back). A second UPDATE of a row in one transaction would make PostgreSQL check the row's
+    foreign keys again (it does for a row its own transaction wrote), locking the owner's `users` row behind a
+    transaction that holds it and waits for us: a deadlock, seen with peers created concurrently in two processes."""
+    bumped: set[tuple[str, str]] = session.info.setdefault(BUMPED, set())
+    pending: list[Peer | Room] = session.info.setdefault(READ_BACK, [])
+    for obj in objs:
+        key = (type(obj).__name__, obj.id)
+        if key in bumped:
+            continue
+        bumped.add(key)
+        obj.version = type(obj).version + 1  # type: ignore[assignment]
+        pending.append(obj)
+
+
+def _read_back(session: Session, _flush: UOWTransaction) -> None:
+    """The versions the flush's UPDATEs wrote, into the session's copies (a read of rows this transaction holds)."""
+    pending: list[Peer | Room] = session.info.pop(READ_BACK, [])
+    for model in (Peer, Room):
+        objs = {obj.id: obj for obj in pending if isinstance(obj, model)}
+        if not objs:
+            continue
+        table: Table = model.__table__  # type: ignore[assignment]
+        rows = session.connection().execute(select(table.c.id, table.c.version).where(table.c.id.in_(sorted(objs))))
+        for row_id, version in rows:
+            set_committed_value(objs[row_id], "version", version)
+
+
 def _before_flush(session: Session, _flush: UOWTransaction, _instances: object) -> None:
     peers, rooms = _changes(session)
-    _bump(session, Peer, peers)
-    _bump(session, Room, rooms)
+    updated = [
+        obj
+        for obj in session.dirty
+        if isinstance(obj, Peer | Room) and obj.id in (peers if isinstance(obj, Peer) else rooms)
+    ]
+    _bump_in_update(session, updated)
+    _bump(session, Peer, peers - {obj.id for obj in updated if isinstance(obj, Peer)})
+    _bump(session, Room, rooms - {obj.id for obj in updated if isinstance(obj, Room)})
 
 
 async def bump(db: AsyncSession, *, peers: Iterable[str] = (), rooms: Iterable[str] = ()) -> None:
@@ -125,9 +163,11 @@ def version_of_flushed(obj: Peer | Room) -> int:
 
 def _transaction_ended(session: Session, _transaction: object) -> None:
     session.info.pop(BUMPED, None)
+    session.info.pop(READ_BACK, None)
 
 
 # Every session class, the app's and the scripts' alike: a change made without a bump would let an older view win.
 if not event.contains(Session, "before_flush", _before_flush):
     event.listen(Session, "before_flush", _before_flush)
+    event.listen(Session, "after_flush_postexec", _read_back)
     event.listen(Session, "after_transaction_end", _transaction_ended)
