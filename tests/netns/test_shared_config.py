@@ -9,70 +9,24 @@ control plane runs on the host, the real agent and wireguard-go in the server na
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_process import AgentProcess
 from control_plane import ADMIN, Api, ControlPlane
-from netns import Namespace, unique_name, veth, wait_for, wg_quick_down, wg_quick_up
+from netns import Namespace, unique_name, wait_for, wg_quick_down, wg_quick_up
+from one_node import TUNNEL_GATEWAY, Site, client_address, one_node, public_key_of, start_node
 from test_end_to_end import Browser
 
 ENDPOINT = "10.250.9.1"  # the server's address, as customers' files name it
-TUNNEL_GATEWAY = "10.8.0.1"  # the node's own tunnel address: what the clients ping through the tunnel
 CUSTOMER = ("ana", "ana-clave-segura-1")
-
-
-@dataclass
-class Site:
-    server: Namespace
-    clients: list[Namespace]
-    wg_interface: str
-    workdir: Path
-
-    def endpoint(self, public_key: str) -> str:
-        """Where the server's WireGuard answers this peer now ("ip:port", or "(none)")."""
-        lines = self.server.run(["wg", "show", self.wg_interface, "endpoints"], check=False).stdout.splitlines()
-        return next((line.split("\t")[1] for line in lines if line.startswith(public_key + "\t")), "")
-
-
-def public_key_of(config: str) -> str:
-    private = next(line.split("=", 1)[1].strip() for line in config.splitlines() if line.startswith("PrivateKey"))
-    return subprocess.run(["wg", "pubkey"], input=private, capture_output=True, text=True, check=True).stdout.strip()
-
-
-def client_address(n: int, host: int = 2) -> str:
-    return f"10.23{n}.0.{host}"
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
-    made: list[Namespace] = []
-    try:
-        server = Namespace("srvd")
-        made.append(server)
-        server.run(["ip", "addr", "add", f"{ENDPOINT}/32", "dev", "lo"])
-        server.run(["ip", "link", "set", "lo", "up"])
-        # The agent's NAT names an egress interface; nothing here leaves through it (a veth pair kept inside).
-        server.run(["ip", "link", "add", "egr0", "type", "veth", "peer", "name", "egr1"])
-        for link in ("egr0", "egr1"):
-            server.run(["ip", "link", "set", link, "up"])
-        clients = []
-        for n in (1, 2):
-            client = Namespace(f"cli{n}")
-            made.append(client)
-            veth(server, f"c{n}", f"{client_address(n, 1)}/24", client, "up0", f"{client_address(n)}/24")
-            client.run(["ip", "route", "add", ENDPOINT, "via", client_address(n, 1)])
-            clients.append(client)
-        site = Site(server, clients, unique_name("wgd"), tmp_path)
-        server.wireguard_interfaces.add(site.wg_interface)
-        yield site
-    finally:
-        for ns in reversed(made):
-            ns.delete()
+    with one_node(tmp_path, "d", ENDPOINT, clients=2) as made:
+        yield made
 
 
 @pytest.fixture
@@ -94,28 +48,7 @@ def test_two_devices_with_one_config_are_warned_and_one_that_moves_is_not(site: 
     admin = Api(cp.url, *ADMIN, admin=True)
     assert admin.http.put("/api/client/register", json={"username": CUSTOMER[0], "password": CUSTOMER[1]}).is_success
     customer = Api(cp.url, *CUSTOMER)
-    created = admin.post(
-        "/api/admin/servers",
-        json={"name": "Servidor D", "address": ENDPOINT, "tunnel_subnet": "10.8.0.0/24", "ubication": "Pruebas"},
-    )
-    assert created.status_code == 201, created.text
-    server_id = created.json()["server"]["id"]
-    agent = AgentProcess(
-        site.server,
-        site.workdir / "agent",
-        control_url=cp.grpc_target,
-        node_id=server_id,
-        credential=created.json()["credential"],
-        interface=site.wg_interface,
-        egress_interface="egr0",
-    )
-    agent.start()
-    wait_for(
-        lambda: all(s["online"] and s["public_key"] for s in admin.get("/api/admin/servers").json()),
-        30,
-        0.3,
-        "agent online",
-    )
+    server_id, agent = start_node(site, cp, admin, "Servidor D")
     browser = Browser(cp, customer.access)
     try:
         browser.wait("auth")
