@@ -101,6 +101,9 @@ class RateLimits(msgspec.Struct, frozen=True):
     # Unsigned payment notifications (QvaPay's webhook as its SDK describes it) from one address: each one costs a
     # question to the gateway. Roomy, since QvaPay's own servers send every customer's from a few addresses.
     payment_hints_per_address: RateLimit = RateLimit(60, 60)
+    # A customer coming back "canceled" from a gateway makes us read the payment back (docs/payments.md, "Coming
+    # back"); the return URL can be replayed by anyone who saw it, so those read-backs are counted per invoice.
+    payment_returns_per_invoice: RateLimit = RateLimit(5, 600)
     # Payment links (docs/payments.md, "Payment links"): reads of a link's page from one address (also what
     # bounds guessing tokens), and payments started from one address and through one link (each opens an invoice
     # at a gateway).

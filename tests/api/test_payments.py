@@ -960,3 +960,24 @@ async def test_a_gateway_down_when_the_customer_returns_leaves_the_invoice_to_th
         fake.down = False
     await shop.services.invoices.reconcile()
     assert (await shop.invoice(remote_id)).status is InvoiceStatus.CANCELED
+
+
+async def test_a_replayed_canceled_return_asks_the_gateway_a_bounded_number_of_times(shop: Shop) -> None:
+    """Whoever saw the return URL can replay it: the customer is still redirected every time, but the gateway is
+    asked only up to the per-invoice limit, and the reconciliation job still settles the invoice after."""
+    await shop.setup()
+    remote_id = remote_id_of(await shop.buy("new_peer", "movil"))
+    fake: FakeQvaPay = shop.fakes["qvapay"]
+    limit = shop.services.settings.rate_limits.payment_returns_per_invoice
+
+    def reads() -> int:
+        return sum(1 for _method, path in fake.calls if path.startswith("/v2/transactions/"))
+
+    before = reads()
+    for _ in range(limit.attempts + 5):
+        assert (await come_back(shop, remote_id, "canceled"))["status"] == "pending"
+    assert reads() - before == limit.attempts
+    fake.cancel(fake.by_remote_id(remote_id)["uuid"])
+    assert (await come_back(shop, remote_id, "canceled"))["status"] == "pending"  # over the limit: not asked
+    await shop.services.invoices.reconcile()
+    assert (await shop.invoice(remote_id)).status is InvoiceStatus.CANCELED

@@ -145,12 +145,14 @@ class PaymentGatewayController(Controller):
         self,
         invoices: Invoices,
         payment_links: PaymentLinks,
+        limiter: Limiter,
+        settings: SettingsDep,
         db: DB,
         remote_id: FromPath[str],
         status: FromQuery[str] = "",
     ) -> Redirect:
         if status == "canceled":
-            await invoices.came_back_canceled(remote_id)
+            await invoices.came_back_canceled(remote_id, limiter, settings.rate_limits.payment_returns_per_invoice)
         # A payer who came through a payment link goes back to its page, not to the owner's dashboard.
         target = await payment_links.return_target(db, remote_id, status)
         return Redirect(target or await invoices.return_target(db, remote_id, status), status_code=302)

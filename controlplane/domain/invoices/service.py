@@ -38,9 +38,10 @@ from controlplane.payments.base import (
     PaymentStatus,
     RejectedNotification,
 )
+from controlplane.ratelimit import RateLimiter
 from controlplane.realtime.hub import PushHub
 from controlplane.realtime.messages import ErrorPush, PushMessage, Subject, SuccessPush, UpdatedPeer
-from controlplane.settings import Settings
+from controlplane.settings import RateLimit, Settings
 
 log = logging.getLogger(__name__)
 
@@ -248,13 +249,20 @@ class InvoiceService:
         params["remote_id"] = remote_id
         return f"{self._settings.client_url}/dashboard/payment?{urlencode(params)}"
 
-    async def came_back_canceled(self, remote_id: str) -> None:
+    async def came_back_canceled(self, remote_id: str, limiter: RateLimiter, limit: RateLimit) -> None:
         """The customer's browser came back from the gateway saying "canceled". The browser's word marks nothing:
         the payment is read back from the gateway, and the invoice is marked canceled only if the gateway says so
         (`settle`). A gateway that cannot be asked now leaves it pending; its notification or the reconciliation
-        job settles it later."""
+        job settles it later.
+
+        Anyone can replay the return URL, and each read-back is a question to the gateway: they are counted per
+        invoice, not per address (behind a carrier's NAT a whole town is one address). Past the limit the browser is
+        still sent back, only without asking; the job settles the invoice anyway."""
         gateway = await self._pending_gateway(remote_id)
         if gateway is None:
+            return
+        if await limiter.count(f"payment-returns:{remote_id}", limit.window_seconds) > limit.attempts:
+            log.info("invoice %.64s: return read-backs over the limit, not asking the gateway", remote_id)
             return
         try:
             await self.check(gateway, remote_id)
