@@ -372,7 +372,8 @@ class NodeReports:
         (docs/agent-protocol.md, "Discovery report"): body {customer, peer, games: [{key, game, name, port, players,
         max_players, detail, seconds_ago}], packets, seconds_ago}. The games' sender is the peer's tunnel address;
         `packets` (default: one per game; 0 = the peer is not named as a sender) and `seconds_ago` say when the node
-        last heard it. A game's `seconds_ago` stands for time passed: 25 makes an entry 5 s from leaving."""
+        last heard it. A game's `seconds_ago` stands for time passed: 20 makes an entry 10 s from leaving
+        (never more than the host has been in its room: the lobby hides what was heard before it joined)."""
         row = await self._peer(body)
         if row is None:
             return False
