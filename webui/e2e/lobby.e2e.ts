@@ -288,6 +288,16 @@ describe('Partidas en la sala', () => {
           },
           LOBBY_WIDTHS,
         );
+        // Fitting is not enough for an address: cut over two lines, '10.61.0.15:255' over '65' reads as another
+        // port. From 1024 px (the table, where the names squeeze it) each one is on a single line.
+        for (const width of [1024, 1440]) {
+          await page.setViewportSize({ width, height: 900 });
+          await visible(page.getByRole('table').first());
+          const lines = await page.getByTestId('lobby-address').evaluateAll((els) =>
+            els.map((el) => Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight))),
+          );
+          expect(lines, `lines of each address at ${width} px`).toEqual([1, 1, 1]);
+        }
         await context.close();
       }
     });
