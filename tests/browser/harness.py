@@ -85,6 +85,18 @@ CUSTOMERS = {
         "peers": ["viaje", "casa"],
         "servers": {"casa": "Santiago 1"},
     },
+    # kiko, lola, memo: the room lobby (lobby.e2e.ts). kiko owns a room and hosts games in it; his alias and his
+    # peer's name are as long as the rules allow, with no spaces to break at (the lobby's cards on a 360 px phone).
+    # lola is in kiko's room and announces nothing ("ninguno desde que entró"); memo owns another room.
+    "kiko": {
+        "password": "kiko-clave-segura-1",
+        "alias": "Maximiliano_Fernandez_Castellano",
+        "peers": ["pc-del-cuarto-de-maximiliano-001"],
+    },
+    "lola": {"password": "lola-clave-segura-1", "alias": "Lola", "peers": ["laptop-de-lola"]},
+    "memo": {"password": "memo-clave-segura-1", "alias": "Memo", "peers": ["pc-de-memo"]},
+    # nico: pause and resume (pause.e2e.ts), so nobody else's peer goes off its node.
+    "nico": {"password": "nico-clave-segura-1", "alias": None, "peers": ["router-de-casa", "movil-de-nico"]},
 }
 # Invoices seeded for the 'Facturas' page (seed_invoices): (customer, peer, plan, gateway, status, days ago). Pending
 # ones are made now: the expiry job turns a pending invoice older than VPN_INVOICE_TTL_HOURS into an expired one.
@@ -295,10 +307,11 @@ async def seed_invoices(settings: Settings) -> None:
 
 
 class NodeReports:
-    """Stats reports the browser tests script, sent by the peer's server's scripted agent over its real gRPC stream
+    """Reports the browser tests script, sent by the peer's server's scripted agent over its real gRPC stream
     (tests/browser/scripted_agent.py), as a node reports what WireGuard sees: POST /stats on `control_url` with
     {customer, peer, endpoint, latest_handshake} and optionally rx_bytes, tx_bytes (the peer by its owner and name;
     404 if unknown). Runs in a thread; the report is queued on the harness's loop, in the order of the requests.
+    POST /discovery sends what the node's relay heard the peer announce (`discovery`).
 
     The same address drives the agents themselves, by server name ({"server": "Santiago 1"}): POST /stop ends the
     agent's stream for real (the control plane sees the node go offline), /start runs it again, /hold keeps it
@@ -314,6 +327,8 @@ class NodeReports:
         def on_post(path: str, body: dict[str, Any]) -> bool:
             if path == "/stats":
                 return bool(asyncio.run_coroutine_threadsafe(self.send(body), loop).result(20))
+            if path == "/discovery":
+                return bool(asyncio.run_coroutine_threadsafe(self.discovery(body), loop).result(20))
             if path in ("/stop", "/start", "/hold", "/release"):
                 call = agents.command(path.strip("/"), str(body.get("server", "")))
                 return bool(asyncio.run_coroutine_threadsafe(call, loop).result(20))
@@ -322,20 +337,25 @@ class NodeReports:
         self._control = ControlServer(on_post)
         self.control_url = self._control.url
 
-    async def send(self, body: dict[str, Any]) -> bool:
+    async def _peer(self, body: dict[str, Any]) -> Any:
+        """The peer named by {customer, peer}: its server, key and tunnel address (None if unknown)."""
         services = build_services(self._settings)
         try:
             async with services.sessionmaker() as db:
                 row = (
                     await db.execute(
-                        select(Peer.server_id, Peer.public_key)
+                        select(Peer.server_id, Peer.public_key, Peer.address)
                         .join(User, User.id == Peer.user_id)
                         .where(User.username == body.get("customer"), Peer.name == body.get("peer"))
                     )
                 ).one_or_none()
         finally:
             await services.close()
-        if row is None or row.server_id not in self._queues:
+        return None if row is None or row.server_id not in self._queues else row
+
+    async def send(self, body: dict[str, Any]) -> bool:
+        row = await self._peer(body)
+        if row is None:
             return False
         stats = agent_pb2.PeerStats(
             public_key=row.public_key,
@@ -345,6 +365,38 @@ class NodeReports:
             tx_bytes=int(body.get("tx_bytes", 0)),
         )
         self._queues[row.server_id].put_nowait([stats])
+        return True
+
+    async def discovery(self, body: dict[str, Any]) -> bool:
+        """A discovery report from the peer's node, as its relay's recognition sums up what the peer announced
+        (docs/agent-protocol.md, "Discovery report"): body {customer, peer, games: [{key, game, name, port, players,
+        max_players, detail, seconds_ago}], packets, seconds_ago}. The games' sender is the peer's tunnel address;
+        `packets` (default: one per game; 0 = the peer is not named as a sender) and `seconds_ago` say when the node
+        last heard it. A game's `seconds_ago` stands for time passed: 20 makes an entry 10 s from leaving
+        (never more than the host has been in its room: the lobby hides what was heard before it joined)."""
+        row = await self._peer(body)
+        if row is None:
+            return False
+        games = [
+            agent_pb2.DiscoveredGame(
+                sender=row.address,
+                key=str(game.get("key") or f"{game.get('game', 'other')}:{game.get('port', 0)}"),
+                game=str(game.get("game", "other")),
+                name=str(game.get("name", "")),
+                port=int(game.get("port", 0)),
+                players=int(game.get("players", -1)),
+                max_players=int(game.get("max_players", -1)),
+                detail=str(game.get("detail", "")),
+                seconds_ago=int(game.get("seconds_ago", 0)),
+            )
+            for game in body.get("games", [])
+        ]
+        packets = int(body.get("packets", len(games)))
+        senders = [
+            agent_pb2.DiscoverySender(address=row.address, packets=packets, seconds_ago=int(body.get("seconds_ago", 0)))
+        ]
+        report = agent_pb2.DiscoveryReport(games=games, senders=senders if packets else [])
+        self._queues[row.server_id].put_nowait(report)
         return True
 
     def close(self) -> None:
@@ -423,7 +475,8 @@ def describe(
         # Payment pages the browser may open (everything else off the loopback address is refused).
         "gateways": gateways,
         "usage": USAGE,
-        # POST /stats {customer, peer, endpoint, latest_handshake}: the peer's node reports it (NodeReports).
+        # POST /stats {customer, peer, endpoint, latest_handshake}: the peer's node reports it (NodeReports); POST
+        # /discovery {customer, peer, games, packets, seconds_ago}: the games it hosts, heard by its node.
         "node_reports": {"control": node_reports},
     }
 

@@ -3,9 +3,10 @@
 The browser layer checks what a customer sees (the push arriving, the toast, the list updating); the real agent's
 WireGuard work is covered by tests/netns.
 
-Given a `reports` queue, the agent also sends the stats reports a test scripts (lists of PeerStats: one peer's
-endpoint alternating as two devices make it, device-insight.e2e.ts) at once over its real gRPC stream, between its
-usual empty reports every few seconds.
+Given a `reports` queue, the agent also sends the reports a test scripts at once over its real gRPC stream, between
+its usual empty stats reports every few seconds: stats (lists of PeerStats: one peer's endpoint alternating as two
+devices make it, device-insight.e2e.ts) and discovery reports (a DiscoveryReport: the games a room member hosts, as
+the real agent's recognition summarizes them, lobby.e2e.ts).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from controlplane.demo.node import STATS_SECONDS, _SimulatedNode, run_simulated_
 from protos import agent_pb2
 
 VERSION = "browser-tests"
-Reports = asyncio.Queue[list[agent_pb2.PeerStats]]
+Reports = asyncio.Queue[list[agent_pb2.PeerStats] | agent_pb2.DiscoveryReport]
 
 
 async def run_scripted_agent(
@@ -62,7 +63,10 @@ class ReportingNode(_SimulatedNode):
     async def _report(self, outbox: asyncio.Queue[agent_pb2.AgentMessage | None]) -> None:
         while True:
             try:
-                peers = await asyncio.wait_for(self.reports.get(), timeout=STATS_SECONDS)
+                report = await asyncio.wait_for(self.reports.get(), timeout=STATS_SECONDS)
             except TimeoutError:
-                peers = []  # the usual report: the node is alive
-            outbox.put_nowait(agent_pb2.AgentMessage(stats=agent_pb2.StatsReport(peers=peers)))
+                report = []  # the usual report: the node is alive
+            if isinstance(report, agent_pb2.DiscoveryReport):
+                outbox.put_nowait(agent_pb2.AgentMessage(discovery=report))
+            else:
+                outbox.put_nowait(agent_pb2.AgentMessage(stats=agent_pb2.StatsReport(peers=report)))

@@ -14,7 +14,10 @@ export interface Customer extends Account {
 export interface Harness {
   url: string;
   admin: Account;
-  customers: Record<'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran' | 'hugo' | 'ines' | 'julia', Customer>;
+  customers: Record<
+    'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran' | 'hugo' | 'ines' | 'julia' | 'kiko' | 'lola' | 'memo' | 'nico',
+    Customer
+  >;
   servers: { id: string; name: string; address: string }[];
   plans: { name: string; price: string }[];
   /** Folder the control plane writes mail to (one .eml file per message). */
@@ -29,6 +32,9 @@ export interface Harness {
   socket_proxy: { url: string; control: string };
   /** Usage seeded in the current UTC hour for one customer's peer (bytes). */
   usage: { customer: 'ana'; peer: string; download: number; upload: number };
+  /** The scripted agents' control address: POST /stats, /discovery (a peer's node reports it), /stop, /start, /hold,
+   * /release (tests/browser/harness.py, NodeReports). */
+  node_reports: { control: string };
 }
 
 declare module 'vitest' {

@@ -125,14 +125,20 @@ export async function settle(page: Page): Promise<void> {
 }
 
 /**
- * Opens a screen with `open` once, then measures it at every width; one failure lists every width's problems, so
- * a run shows the whole picture. Screenshots in e2e/artifacts/layout-<name>-<width>.png.
+ * Opens a screen with `open` once, then measures it at every width (or at `widths`: a screen whose content lives
+ * only seconds is measured at fewer); one failure lists every width's problems, so a run shows the whole picture.
+ * Screenshots in e2e/artifacts/layout-<name>-<width>.png.
  */
-export async function fitsEveryWidth(page: Page, name: string, open: () => Promise<void>): Promise<void> {
-  await page.setViewportSize({ width: Math.max(...WIDTHS), height: HEIGHT });
+export async function fitsEveryWidth(
+  page: Page,
+  name: string,
+  open: () => Promise<void>,
+  widths: readonly number[] = WIDTHS,
+): Promise<void> {
+  await page.setViewportSize({ width: Math.max(...widths), height: HEIGHT });
   await open();
   const failures: string[] = [];
-  for (const width of WIDTHS) {
+  for (const width of widths) {
     await page.setViewportSize({ width, height: HEIGHT });
     await settle(page);
     await screenshot(page, `layout-${name}-${width}`);

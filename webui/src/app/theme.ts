@@ -75,6 +75,9 @@ export const theme = createTheme({
     TableScrollContainer: {
       defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } satisfies Partial<TableScrollContainerProps>,
     },
+    // A toast's close button is an icon alone: without a name a screen reader announces a bare "button" (axe,
+    // button-name, found with the lobby's "Dirección … copiada" toast on screen). By name, as above.
+    Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Cerrar notificación' } } },
   },
 });
 

@@ -21,8 +21,8 @@ export function DiscoveryHelp() {
         Wi-Fi pública).
       </List.Item>
       <List.Item>
-        Si aun así no aparece, únase por dirección: copie la IP privada del anfitrión (columna «IP privada» de los
-        peers de la sala) en la opción «Conectar» o «Unirse por IP» del juego.
+        Si aun así no aparece, únase por dirección: copie la IP privada del anfitrión (la sala la muestra junto a su
+        peer) en la opción «Conectar» o «Unirse por IP» del juego.
       </List.Item>
     </List>
   );

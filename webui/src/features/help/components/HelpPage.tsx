@@ -70,7 +70,7 @@ function LanGames() {
       </List>
       <Text size="sm">
         Si su juego no encuentra la partida (no tiene búsqueda en red local, o solo admite «conectar por IP»), únase por
-        dirección: quien crea la partida copia su IP privada del detalle de la sala (columna «IP privada») y los demás la
+        dirección: quien crea la partida copia su IP privada del detalle de la sala (junto a su peer) y los demás la
         escriben en la opción «Conectar», «Unirse por IP» o similar del juego, con el puerto si el juego lo pide (por
         ejemplo 10.8.0.2:25565 en Minecraft).
       </Text>

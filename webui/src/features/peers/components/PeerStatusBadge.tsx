@@ -17,7 +17,7 @@ export function PeerStatusBadge({
 }) {
   const why = active ? null : disabledReasonText(reason);
   const badge = (
-    <Badge color={active && !paused ? 'green' : 'gray'} variant="light" miw="max-content">
+    <Badge color={active && !paused ? 'green' : 'gray'} variant="light" miw="max-content" data-testid="peer-status">
       {active && paused ? 'En pausa' : peerStatusText(active)}
     </Badge>
   );

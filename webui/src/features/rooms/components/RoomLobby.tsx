@@ -21,7 +21,9 @@ export function useElapsed(since: number): number {
   return Math.max(0, Math.floor((now - since) / 1000));
 }
 
-function CopyAddress({ address }: { address: string }) {
+/** `table`: one line, never broken (the table's columns share the room the names leave; an address cut as
+ * '10.61.0.15:255' over '65' reads as another port). A card's may wrap: a phone has no room to spare. */
+function CopyAddress({ address, table = false }: { address: string; table?: boolean }) {
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -41,7 +43,12 @@ function CopyAddress({ address }: { address: string }) {
   };
   return (
     <Group gap={4} wrap="nowrap">
-      <Text size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }} data-testid="lobby-address">
+      <Text
+        size="sm"
+        ff="monospace"
+        style={table ? { whiteSpace: 'nowrap' } : { overflowWrap: 'anywhere' }}
+        data-testid="lobby-address"
+      >
         {address}
       </Text>
       <Tooltip label={copied ? 'Copiada' : 'Copiar dirección'} withArrow>
@@ -117,10 +124,11 @@ function EntryRow({ entry, elapsed }: { entry: LobbyGame; elapsed: number }) {
         </Text>
       </Table.Td>
       <Table.Td>
-        <CopyAddress address={joinAddress(entry)} />
+        <CopyAddress address={joinAddress(entry)} table />
       </Table.Td>
-      <Table.Td>{playersText(entry) ?? '—'}</Table.Td>
-      <Table.Td>{agoText(entry.seen_seconds_ago + elapsed)}</Table.Td>
+      {/* A few words each ('3/8 jugadores', 'ahora mismo'): on one line, so the names take what is left. */}
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>{playersText(entry) ?? '—'}</Table.Td>
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>{agoText(entry.seen_seconds_ago + elapsed)}</Table.Td>
     </Table.Tr>
   );
 }
