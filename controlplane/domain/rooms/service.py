@@ -341,7 +341,7 @@ class RoomService:
 
     async def operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
         """A node answered (or timed out): the room's ending for that kind of node operation runs (operations/)."""
-        ended = operations.ending(operation.kind)
+        ended = operations.ENDINGS.get(operation.kind)  # a lookup: every ended node operation passes here
         if ended is not None:
             await ended(self, db, operation)
 
