@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from controlplane.domain.rooms.service import JOIN_ATTEMPTS
+from controlplane.domain.rooms.operations.join import JOIN_ATTEMPTS
 from controlplane.services import Services
 from controlplane.settings import RateLimits
 from tests.api.factories import PASSWORD, logged_in

@@ -41,9 +41,10 @@ from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.schemas import PeerView
+from controlplane.domain.rooms.errors import RoomNotFound
 from controlplane.domain.rooms.models import Room as StoredRoom
 from controlplane.domain.rooms.models import RoomMember
-from controlplane.domain.rooms.service import MAX_OWNED, NAME_MAX, RoomNotFound
+from controlplane.domain.rooms.operations.create import MAX_OWNED, NAME_MAX
 from controlplane.domain.servers.models import Server
 from controlplane.nodes.models import NodeOperation, OperationStatus
 from controlplane.services import Services

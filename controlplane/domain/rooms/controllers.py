@@ -1,4 +1,5 @@
-"""Customer room endpoints (docs/contract.md#room-calls): `/api/client/network/partys`."""
+"""Customer room endpoints (docs/contract.md#room-calls): `/api/client/network/partys`. Each call is run by its
+operation module (domain/rooms/operations/); the handlers only check that rooms are on and answer what it returns."""
 
 from __future__ import annotations
 
@@ -6,20 +7,18 @@ from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
 
 from controlplane.dependencies import CUSTOMER, DB, Customer, SwitchesDep, customer_area
-from controlplane.domain.rooms import schemas
+from controlplane.domain.rooms import operations, schemas
 from controlplane.domain.rooms.dependencies import CUSTOMER_ROOMS, Rooms
-from controlplane.domain.rooms.service import RoomNotFound, RoomsDisabled
+from controlplane.domain.rooms.errors import RoomsDisabled
+from controlplane.domain.rooms.operations.create import RoomCreate
+from controlplane.domain.rooms.operations.delete import RoomDelete
+from controlplane.domain.rooms.operations.join import RoomJoin
 from controlplane.domain.switches.service import Switches
-from controlplane.errors import Invalid
 
 
 def _require_rooms(switches: Switches) -> None:
     if not switches.allow_partys:
         raise RoomsDisabled()
-
-
-def _unknown_operation() -> Invalid:
-    return Invalid("Operación desconocida.", code="unknown_operation", fields={"operation": "Desconocida."})
 
 
 class RoomController(Controller):
@@ -44,34 +43,18 @@ class RoomController(Controller):
 
     @post("/", status_code=201, operation_id="createRoom")
     async def create(
-        self,
-        rooms: Rooms,
-        db: DB,
-        customer: Customer,
-        switches: SwitchesDep,
-        data: JSONBody[schemas.RoomCreate],
+        self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, data: JSONBody[RoomCreate]
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        room = await rooms.create(db, customer.user_id, data.name, data.peer)
-        view = await rooms.view(db, room, customer.user_id)
-        return schemas.RoomAnswer(success=True, message="Sala creada correctamente", data=view)
+        return await rooms.operate(db, customer.user_id, None, data)
 
     # 429: join attempts are limited per account, so room passwords cannot be guessed (docs/api.md, rooms).
     @patch("/", operation_id="joinRoom", opt={"errors": (429,)})
     async def join(
-        self,
-        rooms: Rooms,
-        db: DB,
-        customer: Customer,
-        switches: SwitchesDep,
-        data: JSONBody[schemas.RoomJoin],
+        self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, data: JSONBody[RoomJoin]
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        if data.operation != "join":
-            raise _unknown_operation()
-        room = await rooms.join(db, customer.user_id, data.name, data.password, data.peer)
-        view = await rooms.view(db, room, customer.user_id)
-        return schemas.RoomAnswer(success=True, message=f"Peer añadido a la sala {room.name}.", data=view)
+        return await rooms.operate(db, customer.user_id, None, data)
 
     @patch("/{room_id:str}", operation_id="operateRoom")
     async def operate(
@@ -81,46 +64,14 @@ class RoomController(Controller):
         customer: Customer,
         switches: SwitchesDep,
         room_id: FromPath[str],
-        data: JSONBody[schemas.RoomOperation],
+        data: JSONBody[operations.RoomOperationRequest],
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        user_id = customer.user_id
-        if data.operation == "regenerate_password":
-            room, password = await rooms.regenerate_password(db, user_id, room_id)
-            view = await rooms.view(db, room, user_id)
-            return schemas.RoomAnswer(
-                success=True, message="Contraseña regenerada con éxito", data=view, password=password
-            )
-        if data.operation == "set_password":
-            room = await rooms.set_password(db, user_id, room_id, data.password)
-            view = await rooms.view(db, room, user_id)
-            return schemas.RoomAnswer(
-                success=True, message="Contraseña de la sala cambiada.", data=view, password=view.password
-            )
-        if data.operation not in ("leave", "remove_peer"):
-            raise _unknown_operation()
-        # The answer names the room, which may be gone once the peer is out.
-        name = (await rooms.visible(db, user_id, room_id)).name
-        if data.operation == "leave":
-            left = await rooms.leave(db, user_id, room_id, data.peer)
-            message = f"Su peer salió de la sala «{name}»."
-        else:
-            left = await rooms.remove_peer(db, user_id, room_id, data.peer)
-            message = f"Peer sacado de la sala «{name}»."
-        if left is None:
-            return schemas.RoomAnswer(success=True, message=message + " La sala se quedó sin peers y se eliminó.")
-        # A guest that took out its last peer no longer sees the room: the answer then carries none.
-        try:
-            still = await rooms.visible(db, user_id, left.id)
-        except RoomNotFound:  # the caller is out of the room now
-            return schemas.RoomAnswer(success=True, message=message)
-        return schemas.RoomAnswer(success=True, message=message, data=await rooms.view(db, still, user_id))
+        return await rooms.operate(db, customer.user_id, room_id, data)
 
     @delete("/{room_id:str}", status_code=200, operation_id="deleteRoom")
     async def delete_room(
         self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
     ) -> schemas.RoomAnswer:
         _require_rooms(switches)
-        name = (await rooms.visible(db, customer.user_id, room_id)).name
-        await rooms.delete(db, customer.user_id, room_id)
-        return schemas.RoomAnswer(success=True, message=f"Sala «{name}» eliminada.")
+        return await rooms.operate(db, customer.user_id, room_id, RoomDelete())

@@ -69,22 +69,7 @@ class RoomLists(msgspec.Struct):
     guest_partys: list[RoomView]
 
 
-class RoomCreate(msgspec.Struct):
-    name: Text | None = None
-    peer: Text | None = None
-
-
-class RoomJoin(msgspec.Struct):
-    operation: Text | None = None
-    name: Text | None = None
-    password: Text | None = None
-    peer: Text | None = None
-
-
-class RoomOperation(msgspec.Struct):
-    operation: Text | None = None
-    peer: Text | None = None
-    password: Text | None = None  # `set_password` only
+# The request bodies are declared by the operation modules (domain/rooms/operations/).
 
 
 class RoomAnswer(msgspec.Struct, omit_defaults=True):

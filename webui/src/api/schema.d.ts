@@ -1607,16 +1607,16 @@ export interface components {
             password?: string | null;
             peer?: string | null;
         };
+        /** RoomLeave */
+        RoomLeave: {
+            peer?: string | null;
+            /** @constant */
+            operation: "leave";
+        };
         /** RoomLists */
         RoomLists: {
             owned_partys: components["schemas"]["RoomView"][];
             guest_partys: components["schemas"]["RoomView"][];
-        };
-        /** RoomOperation */
-        RoomOperation: {
-            operation?: string | null;
-            peer?: string | null;
-            password?: string | null;
         };
         /** RoomPeer */
         RoomPeer: {
@@ -1635,6 +1635,23 @@ export interface components {
         RoomRef: {
             id: string;
             name: string;
+        };
+        /** RoomRegeneratePassword */
+        RoomRegeneratePassword: {
+            /** @constant */
+            operation: "regenerate_password";
+        };
+        /** RoomRemovePeer */
+        RoomRemovePeer: {
+            peer?: string | null;
+            /** @constant */
+            operation: "remove_peer";
+        };
+        /** RoomSetPassword */
+        RoomSetPassword: {
+            password?: string | null;
+            /** @constant */
+            operation: "set_password";
         };
         /** RoomView */
         RoomView: {
@@ -4620,7 +4637,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RoomOperation"];
+                "application/json": components["schemas"]["RoomLeave"] | components["schemas"]["RoomRemovePeer"] | components["schemas"]["RoomRegeneratePassword"] | components["schemas"]["RoomSetPassword"];
             };
         };
         responses: {

@@ -67,7 +67,12 @@ export type RoomLists = Schema['RoomLists'];
 export type RoomAnswer = Schema['RoomAnswer'];
 export type RoomCreate = Schema['RoomCreate'];
 export type RoomJoin = Schema['RoomJoin'];
-export type RoomOperation = Schema['RoomOperation'];
+/** The body of `PATCH /partys/{id}`: one variant per operation, tagged on `operation`. */
+export type RoomOperation =
+  | Schema['RoomLeave']
+  | Schema['RoomRemovePeer']
+  | Schema['RoomRegeneratePassword']
+  | Schema['RoomSetPassword'];
 
 // Manager.
 export type Done = Schema['Done'];
