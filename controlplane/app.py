@@ -14,6 +14,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from controlplane.allow_header import allow_header_hook
+from controlplane.api_compression import customer_api_compression
 from controlplane.dependencies import COMMON_DEPENDENCIES
 from controlplane.domain.accounts.controllers import (
     AdminAuthController,
@@ -151,6 +152,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         lifespan=[lifespan],
         request_max_body_size=settings.max_body_bytes,
         before_send=[security_headers_hook(settings), allow_header_hook()],
+        compression_config=customer_api_compression(),
         openapi_config=OpenAPIConfig(
             title=f"{settings.product_name} API",
             version="1",
