@@ -14,6 +14,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from controlplane.allow_header import allow_header_hook
+from controlplane.api_compression import customer_api_compression
 from controlplane.dependencies import COMMON_DEPENDENCIES
 from controlplane.domain.accounts.controllers import (
     AdminAuthController,
@@ -56,7 +57,7 @@ from controlplane.requests import StrictJSONRequest
 from controlplane.security_headers import security_headers_hook
 from controlplane.services import Services, build_services
 from controlplane.settings import Settings
-from controlplane.webui import webui_router
+from controlplane.webui import immutable_assets_hook, webui_router
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +151,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         before_request=strict_query,
         lifespan=[lifespan],
         request_max_body_size=settings.max_body_bytes,
-        before_send=[security_headers_hook(settings), allow_header_hook()],
+        before_send=[security_headers_hook(settings), allow_header_hook(), immutable_assets_hook()],
+        compression_config=customer_api_compression(),
         openapi_config=OpenAPIConfig(
             title=f"{settings.product_name} API",
             version="1",

@@ -50,6 +50,20 @@ async def test_a_browser_taking_brotli_gets_the_brotli_twin(client: AsyncTestCli
     assert int(answer.headers["content-length"]) == len(BROTLI)
 
 
+async def test_immutable_assets_carry_no_revalidation_headers_and_the_page_keeps_them(
+    client: AsyncTestClient[Any],
+) -> None:
+    """A hashed asset is never revalidated nor downloaded as a file: no etag, last-modified, content-disposition
+    (about 140 bytes on each script of a first visit on metered data); index.html, revalidated, keeps its etag."""
+    asset, _ = await _raw(client, "/assets/index-Ab12.js", "gzip, deflate, br, zstd")
+    assert asset.headers["cache-control"] == "public, max-age=31536000, immutable"
+    for name in ("etag", "last-modified", "content-disposition"):
+        assert name not in asset.headers, name
+    page, _ = await _raw(client, "/", "gzip")
+    assert page.headers["cache-control"] == "no-cache"
+    assert page.headers["etag"]
+
+
 async def test_gzip_only_and_refused_brotli_get_gzip(client: AsyncTestClient[Any]) -> None:
     for accept in ("gzip", "br;q=0, gzip;q=0.8"):
         answer, body = await _raw(client, "/assets/index-Ab12.js", accept)

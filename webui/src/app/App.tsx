@@ -2,22 +2,22 @@
 import './mantine-styles';
 import { MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
-import { useEffect, useState } from 'react';
-import { RouterProvider } from 'react-router';
-import { setMaintenanceHandler, setSessionExpiredNavigator } from '../lib/api';
+import { useEffect } from 'react';
+import { BrowserRouter } from 'react-router';
+import { setMaintenanceHandler } from '../lib/api';
 import { PublicConfigProvider, usePublicConfigState } from '../lib/public-config';
 import { TOAST_LIMIT } from '../lib/toasts';
-import { createAppRouter } from './router';
+import { AppRoutes } from './router';
 import { cssVariablesResolver, theme } from './theme';
 
 function AppRouter() {
-  const [router] = useState(createAppRouter);
   const { markMaintenance } = usePublicConfigState();
-  useEffect(() => {
-    setSessionExpiredNavigator((path, state) => void router.navigate(path, { replace: true, state }));
-    setMaintenanceHandler(markMaintenance);
-  }, [router, markMaintenance]);
-  return <RouterProvider router={router} />;
+  useEffect(() => setMaintenanceHandler(markMaintenance), [markMaintenance]);
+  return (
+    <BrowserRouter>
+      <AppRoutes />
+    </BrowserRouter>
+  );
 }
 
 export function App() {

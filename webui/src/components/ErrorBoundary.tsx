@@ -7,6 +7,8 @@ interface Props {
   startPath: string;
   /** Changing this (e.g. the route) clears a shown error. */
   resetKey?: string;
+  /** What 'Reintentar' does (default: render the part again). */
+  onRetry?: () => void;
 }
 
 interface State {
@@ -32,7 +34,8 @@ export class ErrorBoundary extends Component<Props, State> {
 
   render() {
     if (this.state.error) {
-      return <ErrorFallback startPath={this.props.startPath} onRetry={() => this.setState({ error: null })} />;
+      const retry = this.props.onRetry ?? (() => this.setState({ error: null }));
+      return <ErrorFallback startPath={this.props.startPath} onRetry={retry} />;
     }
     return this.props.children;
   }

@@ -13,7 +13,8 @@ export const FALLBACK_PRODUCT_NAME = 'VPN Service';
 /** What the app knows about the config: still loading, loaded, the server in maintenance (503), or unreachable. */
 export type PublicConfigState =
   | { status: 'loading' }
-  | { status: 'ready'; config: PublicConfig }
+  /** `readAt`: when the config was read from the server (Date.now()); absent when a test passed it in. */
+  | { status: 'ready'; config: PublicConfig; readAt?: number }
   | { status: 'maintenance' }
   | { status: 'error'; message: string };
 
@@ -43,7 +44,11 @@ export function PublicConfigProvider({
   const reload = useCallback(async () => {
     try {
       const config = await fetchPublicConfig();
-      setState({ status: 'ready', config: { ...config, product_name: config.product_name || FALLBACK_PRODUCT_NAME } });
+      setState({
+        status: 'ready',
+        config: { ...config, product_name: config.product_name || FALLBACK_PRODUCT_NAME },
+        readAt: Date.now(),
+      });
     } catch (error) {
       if (error instanceof ApiError && error.status === 503) setState({ status: 'maintenance' });
       else setState({ status: 'error', message: error instanceof ApiError ? error.message : '' });
@@ -52,7 +57,7 @@ export function PublicConfigProvider({
 
   const markMaintenance = useCallback(() => {
     setState((current) =>
-      current.status === 'ready' ? { status: 'ready', config: { ...current.config, maintenance: true } } : { status: 'maintenance' },
+      current.status === 'ready' ? { ...current, config: { ...current.config, maintenance: true } } : { status: 'maintenance' },
     );
   }, []);
 

@@ -40,6 +40,8 @@ interface Options {
   config?: PublicConfig;
   user?: CurrentUser;
   setUser?: (user: CurrentUser) => void;
+  /** When the config was read from the server (default: never, as if the app had it from elsewhere). */
+  configReadAt?: number;
   /** Initial URL of the memory router. */
   route?: string;
   /** Path pattern the element is mounted at (default: the route's pathname). */
@@ -66,7 +68,7 @@ export function renderWithProviders(ui: ReactElement, options: Options = {}): Re
   const result = render(
     <MantineProvider theme={theme} env="test">
       <Notifications position="top-right" limit={20} />
-      <PublicConfigProvider initialState={{ status: 'ready', config: options.config ?? testConfig() }}>
+      <PublicConfigProvider initialState={{ status: 'ready', config: options.config ?? testConfig(), readAt: options.configReadAt }}>
         <RouterProvider router={router} />
       </PublicConfigProvider>
     </MantineProvider>,

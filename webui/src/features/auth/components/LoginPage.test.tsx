@@ -5,7 +5,7 @@ import { RootLayout } from '../../../app/RootLayout';
 import { ApiError } from '../../../lib/api';
 import { renderWithProviders, testConfig } from '../../../testing/render';
 import * as session from '../api/session';
-import { LOGIN_REQUIRED_MESSAGE, LoginPage } from './LoginPage';
+import { FRESH_CONFIG_MS, LOGIN_REQUIRED_MESSAGE, LoginPage } from './LoginPage';
 import { LOGIN_CAPTCHA_MESSAGE } from './login-captcha';
 
 vi.mock('../api/session', () => ({
@@ -149,6 +149,17 @@ describe('login page', () => {
     });
     expect(await screen.findByText('en mantenimiento')).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/maintenance');
+  });
+
+  it('skips the status check when the public configuration was read a moment ago', async () => {
+    renderWithProviders(<LoginPage />, { route: '/login', configReadAt: Date.now() - 2_000 });
+    expect(await screen.findByRole('button', { name: 'Iniciar sesión' })).toBeInTheDocument();
+    expect(fetchStatus).not.toHaveBeenCalled();
+  });
+
+  it('runs the status check when the public configuration is older than a minute', async () => {
+    renderWithProviders(<LoginPage />, { route: '/login', configReadAt: Date.now() - FRESH_CONFIG_MS - 1_000 });
+    await waitFor(() => expect(fetchStatus).toHaveBeenCalledTimes(1));
   });
 
   it('sends the visitor to /maintenance when the status check answers 503', async () => {

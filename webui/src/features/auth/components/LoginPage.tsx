@@ -20,10 +20,22 @@ function loginFailureText(error: unknown): string {
   return 'Error al iniciar sesión. Por favor, intente de nuevo.';
 }
 
-/** On /login load the status check runs; maintenance (or a 503) sends the user to /maintenance. */
+/**
+ * A public configuration read this recently already said whether the service is in maintenance (its `maintenance`
+ * field): the status check would ask again what the page learnt a moment ago.
+ */
+export const FRESH_CONFIG_MS = 60_000;
+
+/**
+ * On /login load the status check runs; maintenance (or a 503) sends the user to /maintenance. Not when the public
+ * configuration was read in the last minute, as on a login page opened by address: one request less on a metered
+ * link (docs/contract.md, rule 8 of the gate; docs/benchmarks.md, "Session 17: data costs").
+ */
 function useMaintenanceCheck() {
-  const { markMaintenance } = usePublicConfigState();
+  const { state, markMaintenance } = usePublicConfigState();
+  const readAt = state.status === 'ready' ? state.readAt : undefined;
   useEffect(() => {
+    if (readAt !== undefined && Date.now() - readAt < FRESH_CONFIG_MS) return;
     const controller = new AbortController();
     fetchStatus(controller.signal)
       .then((status) => {
@@ -33,7 +45,7 @@ function useMaintenanceCheck() {
         if (error instanceof ApiError && error.status === 503) markMaintenance();
       });
     return () => controller.abort();
-  }, [markMaintenance]);
+  }, [readAt, markMaintenance]);
 }
 
 export function LoginPage() {
