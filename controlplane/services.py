@@ -23,6 +23,7 @@ from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.reminders import ExpiryReminders
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.rooms.lobby import Lobby
+from controlplane.domain.rooms.move_all import RoomMoves
 from controlplane.domain.rooms.service import RoomService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
@@ -124,6 +125,8 @@ def build_services(settings: Settings) -> Services:
     bus.subscribe(NODE_CHANGED, agents.on_node_changed)
     operations.on_outcome(peers.operation_ended)
     operations.on_outcome(rooms.operation_ended)
+    # After both: a room move's one result counts its peers' moves as settled (domain/rooms/move_all.py).
+    operations.on_outcome(RoomMoves(rooms, peers, hub).operation_ended)
     watch_peer_lists(invalidation, session_class_of(sessionmaker))
     invoices = InvoiceService(
         sessionmaker, build_gateways(settings, http, box), peers, hub, settings, metrics.record_payment
