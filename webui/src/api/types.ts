@@ -68,6 +68,8 @@ export type RoomAnswer = Schema['RoomAnswer'];
 export type RoomCreate = Schema['RoomCreate'];
 export type RoomJoin = Schema['RoomJoin'];
 export type RoomOperation = Schema['RoomOperation'];
+export type RoomPlacement = Schema['RoomPlacement'];
+export type RoomMoveAnswer = Schema['RoomMoveAnswer'];
 
 // Manager.
 export type Done = Schema['Done'];
