@@ -9,6 +9,7 @@ possibly minutes later (a node that does not answer ends by the operation timeou
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
 from sqlalchemy import ForeignKey, String, Text, func, select
@@ -62,7 +63,7 @@ class Refusal(msgspec.Struct):
 
 
 class RoomMoveBody(msgspec.Struct):
-    server: str | None = None
+    server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
 class RoomMoveAnswer(msgspec.Struct):
@@ -195,14 +196,17 @@ class RoomMoves:
         }
         if any(row.status is OperationStatus.PENDING for row in ended.values()):
             return
+        # An operation row gone meanwhile (its peer deleted with everything it had) counts as a move that failed.
+        gone = NodeOperation(status=OperationStatus.FAILED, error="cancelled")
         move.told_at = utcnow()
         target = await db.get(Server, move.server_id)
         where = label(target) if target is not None else "el servidor elegido"
-        moved = [s.name for s in steps if ended[s.operation].status is OperationStatus.OK]
+        outcome = {s.operation: ended.get(s.operation, gone) for s in steps}
+        moved = [s.name for s in steps if outcome[s.operation].status is OperationStatus.OK]
         failed = [
-            (s.name, failure_reason(NodeOperation(error=ended[s.operation].error)))
+            (s.name, failure_reason(NodeOperation(error=outcome[s.operation].error)))
             for s in steps
-            if ended[s.operation].status is not OperationStatus.OK
+            if outcome[s.operation].status is not OperationStatus.OK
         ]
         refused = msgspec.json.decode(move.refused, type=list[Refusal])
         total = len(steps) + len(refused)
