@@ -4,13 +4,14 @@ the owner's one-action move of their own peers there, with its one result."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from controlplane.db import transaction
+from controlplane.db import transaction, utcnow
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.servers.models import Server
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
@@ -245,3 +246,32 @@ async def test_a_full_target_or_no_target_is_refused(
     answer = await client.post(url, json={"server": group["miami"].id}, headers=group["ana"].headers)
     assert (answer.status_code, answer.json()["message"]) == (409, "Sus peers de la sala ya están en Miami 1 (Miami).")
     assert await pending_moves(services) == []
+
+
+async def test_a_target_that_never_answers_ends_the_move_with_one_error_naming_the_timeout(
+    services: Services, client: AsyncTestClient[Any], group: dict[str, Any]
+) -> None:
+    ana, peers = group["ana"], group["peers"]
+    ana.inbox.clear()
+    answer = await client.post(
+        f"{ROOMS}/{group['room']['id']}/move", json={"server": group["miami2"].id}, headers=ana.headers
+    )
+    assert answer.status_code == 202, answer.text
+    async with transaction(services.sessionmaker) as db:  # the operation timeout passed with no answer
+        await db.execute(
+            update(NodeOperation)
+            .where(NodeOperation.status == OperationStatus.PENDING)
+            .values(created=utcnow() - timedelta(hours=1))
+        )
+    async with transaction(services.sessionmaker) as db:
+        assert await services.operations.expire_overdue(db) >= 2
+    await asyncio.sleep(0.05)
+    assert [(m["type"], m["message"]) for m in room_results(ana)] == [
+        (
+            "error",
+            "0 de 2 peers pasaron a Miami 2 (Miami). «ana1» no se movió (el servidor no respondió a tiempo): sigue"
+            " en su servidor y su configuración sigue funcionando. «ana2» no se movió (el servidor no respondió a"
+            " tiempo): sigue en su servidor y su configuración sigue funcionando.",
+        )
+    ]
+    assert await servers_of(services, peers["ana1"], peers["ana2"]) == ["Miami 1", "Miami 1"]
