@@ -23,6 +23,7 @@ from controlplane.domain.peers.lists import watch_peer_lists
 from controlplane.domain.peers.reminders import ExpiryReminders
 from controlplane.domain.peers.service import PeerService
 from controlplane.domain.rooms.lobby import Lobby
+from controlplane.domain.rooms.move_all import RoomMoves
 from controlplane.domain.rooms.service import RoomService
 from controlplane.domain.servers.service import ServerService
 from controlplane.domain.switches.service import SwitchService
@@ -77,6 +78,8 @@ class Services:
     metrics: ControlPlaneMetrics
     invoices: InvoiceService
     rooms: RoomService
+    # The owner's "move my peers in the room there" and its one result (domain/rooms/move_all.py).
+    room_moves: RoomMoves
     payment_links: PaymentLinkService
     audit: AuditLog
     staff_users: StaffUsers
@@ -124,6 +127,9 @@ def build_services(settings: Settings) -> Services:
     bus.subscribe(NODE_CHANGED, agents.on_node_changed)
     operations.on_outcome(peers.operation_ended)
     operations.on_outcome(rooms.operation_ended)
+    # After both: a room move's one result counts its peers' moves as settled (domain/rooms/move_all.py).
+    room_moves = RoomMoves(rooms, peers, hub)
+    operations.on_outcome(room_moves.operation_ended)
     watch_peer_lists(invalidation, session_class_of(sessionmaker))
     invoices = InvoiceService(
         sessionmaker, build_gateways(settings, http, box), peers, hub, settings, metrics.record_payment
@@ -173,6 +179,7 @@ def build_services(settings: Settings) -> Services:
         metrics=metrics,
         invoices=invoices,
         rooms=rooms,
+        room_moves=room_moves,
         payment_links=payment_links,
         audit=AuditLog(hub),
         staff_users=StaffUsers(accounts, sessions, deletion),

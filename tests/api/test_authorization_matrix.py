@@ -239,6 +239,11 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ),
     ("GET", "/api/client/network/partys/{room_id}"): customer_only(200, object_of_owner=True),  # with its lobby
     ("DELETE", "/api/client/network/partys/{room_id}"): customer_only(200, object_of_owner=True),
+    # The room's best server (docs/rooms.md): the owner's move without a server stops at 422, after the ownership.
+    ("GET", "/api/client/network/partys/{room_id}/servers"): customer_only(200, object_of_owner=True),
+    ("POST", "/api/client/network/partys/{room_id}/move"): customer_only(
+        422, lambda w, r: {"server": ""}, object_of_owner=True
+    ),
 }
 
 WEBSOCKETS = {"/ws"}  # covered by test_socket.py / test_abuse.py; a new socket path must be declared here too

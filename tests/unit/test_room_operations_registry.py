@@ -42,8 +42,10 @@ def test_every_kind_a_room_queues_has_an_ending() -> None:
         for path in ROOMS.rglob("*.py")
         for name in re.findall(r"OperationKind\.([A-Z_]+)", path.read_text(encoding="utf-8"))
     }
+    # A peer's own kinds end in its peer module; the rooms may watch them end (move_all.py counts its moves).
+    peers_own = {kind for kind in OperationKind if peer_operations.by_kind(kind.value) is not None}
     assert declared, "no room operation queues a node change"
-    for kind in declared | spelled:
+    for kind in declared | (spelled - peers_own):
         assert operations.ending(kind) is not None, f"node operations of kind {kind} end with no room module"
 
 

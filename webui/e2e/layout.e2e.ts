@@ -100,6 +100,7 @@ describe('every screen fits every width', () => {
         await page.getByTestId('room-row').getByRole('button', { name: 'Ver' }).click();
         await visible(page.getByRole('button', { name: 'Volver a Salas' }));
         await visible(page.getByTestId('room-peer-presence').first());
+        await visible(page.getByTestId('room-best-server')); // "Dónde juega la sala" (docs/rooms.md)
       });
       // At a phone's width the member's state and action are on screen, beside the member.
       await page.setViewportSize({ width: 360, height: HEIGHT });

@@ -7,8 +7,8 @@ from litestar import Controller, delete, get, patch, post
 from litestar.params import FromPath, JSONBody
 
 from controlplane.dependencies import CUSTOMER, DB, Customer, SwitchesDep, customer_area
-from controlplane.domain.rooms import operations, schemas
-from controlplane.domain.rooms.dependencies import CUSTOMER_ROOMS, Rooms
+from controlplane.domain.rooms import best_server, move_all, operations, schemas
+from controlplane.domain.rooms.dependencies import CUSTOMER_ROOMS, Moves, Rooms
 from controlplane.domain.rooms.errors import RoomsDisabled
 from controlplane.domain.rooms.operations.create import RoomCreate
 from controlplane.domain.rooms.operations.delete import RoomDelete
@@ -40,6 +40,29 @@ class RoomController(Controller):
         _require_rooms(switches)
         room = await rooms.visible(db, customer.user_id, room_id)
         return await rooms.view(db, room, customer.user_id)
+
+    # Where the members are and the server that gives the group the best play (docs/rooms.md).
+    @get("/{room_id:str}/servers", operation_id="getRoomServers")
+    async def room_servers(
+        self, rooms: Rooms, db: DB, customer: Customer, switches: SwitchesDep, room_id: FromPath[str]
+    ) -> best_server.RoomPlacement:
+        _require_rooms(switches)
+        room = await rooms.visible(db, customer.user_id, room_id)
+        return await best_server.placement(db, room, customer.user_id)
+
+    # The owner moves all of their own peers in the room to one server: 202, the one result by push (docs/rooms.md).
+    @post("/{room_id:str}/move", status_code=202, operation_id="moveRoomPeers")
+    async def move_peers(
+        self,
+        moves: Moves,
+        db: DB,
+        customer: Customer,
+        switches: SwitchesDep,
+        room_id: FromPath[str],
+        data: JSONBody[move_all.RoomMoveBody],
+    ) -> move_all.RoomMoveAnswer:
+        _require_rooms(switches)
+        return await moves.start(db, customer.user_id, room_id, data.server)
 
     @post("/", status_code=201, operation_id="createRoom")
     async def create(

@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Request
 
 from controlplane.dependencies import Part, after_customer, services_of
+from controlplane.domain.rooms.move_all import RoomMoves
 from controlplane.domain.rooms.service import RoomService
 
 
@@ -14,6 +15,11 @@ async def provide_rooms(request: Request[Any, Any, Any]) -> RoomService:
     return services_of(request).rooms
 
 
-Rooms = Part[RoomService]
+async def provide_room_moves(request: Request[Any, Any, Any]) -> RoomMoves:
+    return services_of(request).room_moves
 
-CUSTOMER_ROOMS = {"rooms": after_customer(provide_rooms)}
+
+Rooms = Part[RoomService]
+Moves = Part[RoomMoves]
+
+CUSTOMER_ROOMS = {"rooms": after_customer(provide_rooms), "moves": after_customer(provide_room_moves)}

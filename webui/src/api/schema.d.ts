@@ -437,6 +437,40 @@ export interface paths {
         patch: operations["operateRoom"];
         trace?: never;
     };
+    "/api/client/network/partys/{room_id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** MovePeers */
+        post: operations["moveRoomPeers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/client/network/partys/{room_id}/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RoomServers */
+        get: operations["getRoomServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mirror/{token}": {
         parameters: {
             query?: never;
@@ -1457,6 +1491,28 @@ export interface components {
             paused?: boolean;
             pause_notice?: string | null;
         };
+        /** PlaceMember */
+        PlaceMember: {
+            peer: string;
+            name: string;
+            user: string;
+            mine: boolean;
+            server: string;
+            server_name: string;
+            ubication: string;
+        };
+        /** PlaceServer */
+        PlaceServer: {
+            id: string;
+            name: string;
+            ubication: string;
+            members: number;
+            online: boolean;
+            accepts_peers: boolean;
+            peers: number;
+            capacity: number;
+            recommended: boolean;
+        };
         /** PlanHistoryItem */
         PlanHistoryItem: {
             plan_name: string;
@@ -1558,6 +1614,12 @@ export interface components {
         RefreshRequest: {
             refresh: string;
         };
+        /** Refusal */
+        Refusal: {
+            peer: string;
+            name: string;
+            message: string;
+        };
         /** RegisterRequest */
         RegisterRequest: {
             username: string;
@@ -1618,6 +1680,17 @@ export interface components {
             owned_partys: components["schemas"]["RoomView"][];
             guest_partys: components["schemas"]["RoomView"][];
         };
+        /** RoomMoveAnswer */
+        RoomMoveAnswer: {
+            success: boolean;
+            message: string;
+            moving: string[];
+            refused: components["schemas"]["Refusal"][];
+        };
+        /** RoomMoveBody */
+        RoomMoveBody: {
+            server?: string | null;
+        };
         /** RoomPeer */
         RoomPeer: {
             id: string;
@@ -1630,6 +1703,14 @@ export interface components {
             server_in_sync: boolean;
             heard_packets: number;
             heard_seconds_ago: number | null;
+        };
+        /** RoomPlacement */
+        RoomPlacement: {
+            members: components["schemas"]["PlaceMember"][];
+            servers: components["schemas"]["PlaceServer"][];
+            recommended: string | null;
+            reason: string;
+            to_move: string[];
         };
         /** RoomRef */
         RoomRef: {
@@ -4688,6 +4769,162 @@ export interface operations {
             };
             /** @description Cuerpo demasiado grande */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    moveRoomPeers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoomMoveBody"];
+            };
+        };
+        responses: {
+            /** @description Request accepted, processing continues off-line */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomMoveAnswer"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Cuerpo demasiado grande */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRoomServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomPlacement"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

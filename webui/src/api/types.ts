@@ -73,6 +73,8 @@ export type RoomOperation =
   | Schema['RoomRemovePeer']
   | Schema['RoomRegeneratePassword']
   | Schema['RoomSetPassword'];
+export type RoomPlacement = Schema['RoomPlacement'];
+export type RoomMoveAnswer = Schema['RoomMoveAnswer'];
 
 // Manager.
 export type Done = Schema['Done'];

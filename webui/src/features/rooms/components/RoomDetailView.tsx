@@ -14,6 +14,7 @@ import { ProcessingBadge } from './ProcessingBadge';
 import { RoomPassword } from './RoomPassword';
 import { DiscoveryHelp } from '../../../components/DiscoveryHelp';
 import { RoomLobby, useElapsed } from './RoomLobby';
+import { RoomServers } from './RoomServers';
 
 /** docs/contract.md#constants: the room's peer list is 400 px high. */
 export const ROOM_PEERS_HEIGHT = 400;
@@ -157,6 +158,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
         />
       )}
       <RoomLobby lobby={room.lobby ?? []} narrow={Boolean(narrow)} receivedAt={receivedAt} />
+      <RoomServers room={room} owner={owner} />
       <Group justify="space-between">
         <Text fw={600}>Peers de la sala</Text>
         <Group gap="xs">
