@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Table, event, inspect, select, update
+from sqlalchemy import Table, event, inspect, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import InstanceState, Session, UOWTransaction
+from sqlalchemy.orm import InstanceState, Session, SessionTransaction, SessionTransactionOrigin, UOWTransaction
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 
@@ -69,10 +69,9 @@ def _changes(session: Session) -> tuple[set[str], set[str]]:
 
 # The rows this transaction has already bumped (session.info): a row is bumped once per transaction, since the
 # first UPDATE holds its lock until the commit and no other transaction can see or version it in between. Forgotten
-# whenever a transaction or savepoint ends (a savepoint rolled back takes its bump with it).
+# when the transaction or a savepoint ends (a savepoint rolled back takes its bump with it), not when a flush ends:
+# a flush runs in a subtransaction of its own, whose end SQLAlchemy announces too.
 BUMPED = "versions_bumped"
-# The rows whose version this flush's own UPDATEs grow: read back after it (_read_back).
-READ_BACK = "versions_read_back"
 
 
 def _bump(session: Session, model: type[Peer] | type[Room], ids: Iterable[str]) -> None:
@@ -99,33 +98,24 @@ def _bump(session: Session, model: type[Peer] | type[Room], ids: Iterable[str]) 
             set_committed_value(obj, "version", version)
 
 
+# `version + 1`, built once: one expression serves every row of its table (building it costs more than the rest
+# of the hook).
+_GROWN = {Peer: Peer.version + 1, Room: Room.version + 1}
+
+
 def _bump_in_update(session: Session, objs: Iterable[Peer | Room]) -> None:
-    """Rows this flush updates anyway grow their version in that same UPDATE (`version = version + 1`), read back
-    after the flush (_read_back). A second UPDATE of a row in one transaction would make PostgreSQL check the row's
+    """Rows this flush updates anyway grow their version in that same UPDATE (`version = version + 1`), whose
+    RETURNING brings the new version back into the session's copy (the models' eager defaults): one statement for
+    the change and its version. A second UPDATE of a row in one transaction would make PostgreSQL check the row's
     foreign keys again (it does for a row its own transaction wrote), locking the owner's `users` row behind a
     transaction that holds it and waits for us: a deadlock, seen with peers created concurrently in two processes."""
     bumped: set[tuple[str, str]] = session.info.setdefault(BUMPED, set())
-    pending: list[Peer | Room] = session.info.setdefault(READ_BACK, [])
     for obj in objs:
         key = (type(obj).__name__, obj.id)
         if key in bumped:
             continue
         bumped.add(key)
-        obj.version = type(obj).version + 1  # type: ignore[assignment]
-        pending.append(obj)
-
-
-def _read_back(session: Session, _flush: UOWTransaction) -> None:
-    """The versions the flush's UPDATEs wrote, into the session's copies (a read of rows this transaction holds)."""
-    pending: list[Peer | Room] = session.info.pop(READ_BACK, [])
-    for model in (Peer, Room):
-        objs = {obj.id: obj for obj in pending if isinstance(obj, model)}
-        if not objs:
-            continue
-        table: Table = model.__table__  # type: ignore[assignment]
-        rows = session.connection().execute(select(table.c.id, table.c.version).where(table.c.id.in_(sorted(objs))))
-        for row_id, version in rows:
-            set_committed_value(objs[row_id], "version", version)
+        obj.version = _GROWN[type(obj)]  # type: ignore[assignment]
 
 
 def _before_flush(session: Session, _flush: UOWTransaction, _instances: object) -> None:
@@ -161,13 +151,13 @@ def version_of_flushed(obj: Peer | Room) -> int:
     return obj.version
 
 
-def _transaction_ended(session: Session, _transaction: object) -> None:
+def _transaction_ended(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.origin is SessionTransactionOrigin.SUBTRANSACTION:
+        return  # a flush's: the transaction goes on, its bumps with it
     session.info.pop(BUMPED, None)
-    session.info.pop(READ_BACK, None)
 
 
 # Every session class, the app's and the scripts' alike: a change made without a bump would let an older view win.
 if not event.contains(Session, "before_flush", _before_flush):
     event.listen(Session, "before_flush", _before_flush)
-    event.listen(Session, "after_flush_postexec", _read_back)
     event.listen(Session, "after_transaction_end", _transaction_ended)

@@ -8,10 +8,13 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 import asyncpg
+import httpx
 import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
+from litestar.testing.transport import TestClientTransport
 
 from controlplane.app import create_app
 from controlplane.migrate import upgrade
@@ -132,4 +135,27 @@ async def services(settings: Settings) -> AsyncIterator[Services]:
 async def client(services: Services) -> AsyncIterator[AsyncTestClient[Any]]:
     app = create_app(services=services)
     async with AsyncTestClient(app=app, base_url="http://testserver.local") as test_client:
+        yield test_client
+
+
+class _WaitingTransport(TestClientTransport[Any]):
+    """Litestar's transport answers an `await` by running the app in its portal thread and blocking the caller's
+    loop until it is done; this one waits in a worker thread, so the test's loop keeps running meanwhile."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await anyio.to_thread.run_sync(self.handle_request, request)
+
+
+@pytest.fixture
+async def loop_free_client(services: Services) -> AsyncIterator[AsyncTestClient[Any]]:
+    """`client` for a test whose event loop runs the server's other half at the same time (agents' streams and
+    answers, as the servicer runs them): with the plain client, a transaction of that half holding the database
+    (SQLite's write lock, a PostgreSQL row lock) while a request waits for it could not end until the request did,
+    so the request failed after SQLite's 30 s busy timeout ("database is locked") or waited for ever. Not the
+    default: the app then really runs beside the test's tasks, in another thread, which the production server (one
+    loop) never does (tests/api/test_answer_overlap.py)."""
+    app = create_app(services=services)
+    async with AsyncTestClient(app=app, base_url="http://testserver.local") as test_client:
+        # Litestar passes its transport to httpx the same way (its type is not httpx's async one).
+        test_client._transport = _WaitingTransport(client=test_client)  # type: ignore[assignment]
         yield test_client

@@ -6,7 +6,19 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Numeric, String, Text, UniqueConstraint, and_, select
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    FetchedValue,
+    ForeignKey,
+    Index,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+    and_,
+    select,
+)
 from sqlalchemy.orm import Mapped, joinedload, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -23,6 +35,9 @@ class Peer(Base):
         UniqueConstraint("pending_server_id", "pending_address", name="uq_peers_pending_server_address"),
         Index("ix_peers_expiration", "active", "expiration_date"),
     )
+    # Every UPDATE of a peer returns its version (RETURNING, on SQLite and PostgreSQL): the version a flush grew
+    # comes back with that flush's own statement, not a SELECT after it (domain/versions.py).
+    __mapper_args__ = {"eager_defaults": True}
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -72,8 +87,9 @@ class Peer(Base):
     pending_preshared_key_enc: Mapped[str | None] = mapped_column(Text, default=None)
     # Of two views of this peer, the one with the larger version is the newer (docs/api.md, versions): it grows in
     # the transaction of every change to what the view shows (domain/versions.py), so it orders views whichever
-    # process or host read them.
-    version: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1")
+    # process or host read them. server_onupdate: the database may change it in an UPDATE (`version + 1`), so the
+    # mapper's eager defaults read it back in that UPDATE's RETURNING.
+    version: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1", server_onupdate=FetchedValue())
 
     server: Mapped[Server] = relationship(lazy="joined", foreign_keys=[server_id])
     # A pending move's target, named in the customer's view while the move runs.

@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    FetchedValue,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -14,6 +25,8 @@ from controlplane.db import Base, UTCDateTime, new_id, utcnow
 
 class Room(Base):
     __tablename__ = "rooms"
+    # As Peer's: every UPDATE returns the version (domain/versions.py).
+    __mapper_args__ = {"eager_defaults": True}
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
     owner_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -26,7 +39,7 @@ class Room(Base):
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     # As Peer.version: grows with every change to what the room's view shows, its members included
     # (domain/versions.py).
-    version: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1")
+    version: Mapped[int] = mapped_column(BigInteger, default=1, server_default="1", server_onupdate=FetchedValue())
 
 
 class RoomMember(Base):

@@ -43,6 +43,10 @@ async def settle(peers: PeerService, db: AsyncSession, operation: NodeOperation,
         await db.flush()  # the pending address is released before the peer takes it
         peer.server_id, peer.address = target_id, new_address
         peer.server = await db.get_one(Server, target_id)
+    if ok and not moved:
+        # Nothing more here: the caller's flush writes the new keys with the outcome it records, one UPDATE of the
+        # peer (PostgreSQL checks a row's foreign keys again at a second UPDATE in the transaction that wrote it).
+        return
     await db.flush()
     if moved:
         # Break after make: the new node holds the peer; now the old one lets it go.
