@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from controlplane.crypto import SecretBox
 from controlplane.db import after_commit, one_of
 from controlplane.domain.accounts.models import User
+from controlplane.domain.guest_passes.rules import refuse_guest_peer
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive, PeerNotFound, owned_peer
 from controlplane.domain.rooms import lobby, schemas
@@ -251,6 +252,18 @@ class RoomService:
         if not hmac.compare_digest(password.strip().encode(), stored.encode()) or room is None:
             raise NotFound("Nombre o contraseña de la sala incorrectos.", code="party_credentials_invalid")
         peer = await self._free_peer(db, user.id, peer_id)
+        nodes_before = await self._nodes_of(db, room.id)
+        users_before = await self._users_of(db, room.id, room.owner_id)
+        await self._add_member(db, room, peer)
+        await self._settle(db, room, nodes_before=nodes_before, users_before=users_before)
+        return room
+
+    async def admit(self, db: AsyncSession, room_id: str, peer: Peer) -> Room:
+        """A claimed guest pass's new peer enters the pass's room (domain/guest_passes/): no password, since the
+        owner paid for the seat; the members cap still applies."""
+        room = (await db.execute(select(Room).where(Room.id == room_id).with_for_update(of=Room))).scalar_one_or_none()
+        if room is None:
+            raise RoomNotFound()
         nodes_before = await self._nodes_of(db, room.id)
         users_before = await self._users_of(db, room.id, room.owner_id)
         await self._add_member(db, room, peer)
@@ -559,6 +572,7 @@ class RoomService:
             )
         if await self._room_of_peer(db, peer.id) is not None:
             raise Conflict("El peer ya está en una sala.", code="peer_in_party")
+        await refuse_guest_peer(db, peer.id)  # a guest pass's peer is for its own room only
         return peer
 
     async def _room_of_peer(self, db: AsyncSession, peer_id: str, *, lock: bool = False) -> Room | None:
