@@ -349,23 +349,15 @@ class GuestPassService:
         servers = list(
             (await db.execute(select(Server).where(Server.active.is_(True), Server.allow_partys.is_(True)))).scalars()
         )
-        load: dict[str, int] = dict(
-            (
-                await db.execute(
-                    select(Peer.server_id, func.count()).where(Peer.active.is_(True)).group_by(Peer.server_id)
-                )
-            ).tuples()
+        active = select(Peer.server_id, func.count()).where(Peer.active.is_(True)).group_by(Peer.server_id)
+        load = {server_id: count for server_id, count in (await db.execute(active)).tuples()}
+        members = (
+            select(Peer.server_id, func.count())
+            .join(RoomMember, RoomMember.peer_id == Peer.id)
+            .where(RoomMember.room_id == room_id)
+            .group_by(Peer.server_id)
         )
-        in_room: dict[str, int] = dict(
-            (
-                await db.execute(
-                    select(Peer.server_id, func.count())
-                    .join(RoomMember, RoomMember.peer_id == Peer.id)
-                    .where(RoomMember.room_id == room_id)
-                    .group_by(Peer.server_id)
-                )
-            ).tuples()
-        )
+        in_room = {server_id: count for server_id, count in (await db.execute(members)).tuples()}
         free = [s for s in servers if s.capacity - load.get(s.id, 0) > 0]
         if not free:
             raise Conflict("No hay servidores con salas disponibles en este momento.", code="no_server_available")
