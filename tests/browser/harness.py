@@ -79,6 +79,9 @@ CUSTOMERS = {
     "ines": {"password": "ines-clave-segura-1", "alias": None, "peers": ["movil-de-ines"]},
     # julia: the states a customer must understand (peer-states.e2e.ts): 'casa' on Santiago 1, whose agent the test
     # really stops, and 'viaje', moved to Santiago 1 while its agent holds its answers (a move that stays pending).
+    # kiko and lola: a guest pass (guestpasses.e2e.ts): kiko's room, the pass he buys, lola's claim and her peer.
+    "kiko": {"password": "kiko-clave-segura-1", "alias": "Kiko", "peers": ["pc-de-kiko"]},
+    "lola": {"password": "lola-clave-segura-1", "alias": "Lola", "peers": []},
     "julia": {
         "password": "julia-clave-segura-1",
         "alias": None,

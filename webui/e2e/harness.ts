@@ -14,7 +14,7 @@ export interface Customer extends Account {
 export interface Harness {
   url: string;
   admin: Account;
-  customers: Record<'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran' | 'hugo' | 'ines' | 'julia', Customer>;
+  customers: Record<'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran' | 'hugo' | 'ines' | 'julia' | 'kiko' | 'lola', Customer>;
   servers: { id: string; name: string; address: string }[];
   plans: { name: string; price: string }[];
   /** Folder the control plane writes mail to (one .eml file per message). */

@@ -25,6 +25,7 @@ export const routes: RouteObject[] = [
       { path: '/', element: <LandingPage /> },
       { path: '/plans', ...page(() => import('../features/plans/components/PublicPlansPage'), 'PublicPlansPage') },
       { path: '/pagar/:token', ...page(() => import('../features/plans/components/PayForOtherPage'), 'PayForOtherPage') },
+      { path: '/pase/:token', ...page(() => import('../features/rooms/components/ClaimPassPage'), 'ClaimPassPage') },
       { path: '/login', ...page(() => import('../features/auth/components/LoginPage'), 'LoginPage') },
       { path: '/register', ...page(() => import('../features/auth/components/RegisterPage'), 'RegisterPage') },
       {
