@@ -30,6 +30,7 @@ from controlplane.domain.announcements.controllers import (
     HomeController,
 )
 from controlplane.domain.audit.controllers import AdminAuditController
+from controlplane.domain.guest_passes.controllers import GuestPassController, PublicGuestPassController
 from controlplane.domain.invoices.controllers import (
     AdminInvoiceController,
     InvoiceController,
@@ -78,6 +79,8 @@ ROUTE_HANDLERS: list[Any] = [
     PaymentGatewayController,
     PaymentLinkController,
     PublicPaymentLinkController,
+    GuestPassController,
+    PublicGuestPassController,
     HomeController,
     # Manager pages: each domain's admin endpoints, roles on their routes (domain/accounts/guards.py).
     AdminInvoiceController,

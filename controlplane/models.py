@@ -4,6 +4,7 @@ from controlplane.db import Base
 from controlplane.domain.accounts.models import LoginSession, OneTimeLink, RefreshToken, User
 from controlplane.domain.announcements.models import Announcement, ClientRelease
 from controlplane.domain.audit.models import AuditEntry
+from controlplane.domain.guest_passes.models import GuestPass
 from controlplane.domain.invoices.models import Invoice
 from controlplane.domain.paylinks.models import PaymentLink, PaymentLinkInvoice
 from controlplane.domain.peers.models import ExpiryReminder, Peer, PlanHistory
@@ -21,6 +22,7 @@ __all__ = [
     "Base",
     "ClientRelease",
     "ExpiryReminder",
+    "GuestPass",
     "Invoice",
     "JobLease",
     "LoginSession",

@@ -16,6 +16,7 @@ from controlplane.domain.accounts.service import AccountService
 from controlplane.domain.accounts.sessions import SessionService
 from controlplane.domain.accounts.staff import StaffUsers
 from controlplane.domain.audit.service import AuditLog
+from controlplane.domain.guest_passes.service import GuestPassService
 from controlplane.domain.invoices.service import InvoiceService
 from controlplane.domain.paylinks.service import PaymentLinkService
 from controlplane.domain.peers.devices import SharedConfigWatch
@@ -81,6 +82,7 @@ class Services:
     # The owner's "move my peers in the room there" and its one result (domain/rooms/move_all.py).
     room_moves: RoomMoves
     payment_links: PaymentLinkService
+    guest_passes: GuestPassService
     audit: AuditLog
     staff_users: StaffUsers
     deletion: AccountDeletion
@@ -135,6 +137,8 @@ def build_services(settings: Settings) -> Services:
         sessionmaker, build_gateways(settings, http, box), peers, hub, settings, metrics.record_payment
     )
     payment_links = PaymentLinkService(box, invoices, settings.client_url)
+    # Registers the guest_pass invoices' fulfilment with the invoice machine.
+    guest_passes = GuestPassService(box, invoices, peers, rooms, settings.client_url)
     accounts = AccountService(settings, box, passwords, sessions, limiter, captcha, sessionmaker, read_sessionmaker)
     mailer = Mailer(settings.smtp_url, settings.mail_from, settings.secret_key_file.parent / "outbox")
     switches = SwitchService(read_sessionmaker)
@@ -181,6 +185,7 @@ def build_services(settings: Settings) -> Services:
         rooms=rooms,
         room_moves=room_moves,
         payment_links=payment_links,
+        guest_passes=guest_passes,
         audit=AuditLog(hub),
         staff_users=StaffUsers(accounts, sessions, deletion),
         deletion=deletion,

@@ -42,6 +42,10 @@ class Jobs:
         self.register("operation_timeouts", services.operations.expire_overdue, seconds=5)
         self.register("reconcile_invoices", services.invoices.reconcile, seconds=60)
         self.register("expire_invoices", services.invoices.expire_stale, seconds=300)
+        # A guest pass's peer is deleted when its hours are over (the expiry job has disabled it by then or soon).
+        self.register(
+            "end_guest_passes", services.guest_passes.end_due, seconds=services.settings.expiry_interval_seconds
+        )
         # Usage history: hourly rows past 30 days into days, days past a year out (docs/usage.md).
         self.register("roll_up_usage", lambda db: roll_up(db, utcnow()), seconds=3600)
         self.register(

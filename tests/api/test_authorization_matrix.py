@@ -150,6 +150,15 @@ MATRIX: dict[tuple[str, str], Rule] = {
     ("DELETE", "/api/client/payment-links/{link_id}"): Rule(401, 404, 404, 403, 403),
     ("GET", "/api/public/payment-links/{token}"): everyone(404),
     ("POST", "/api/public/payment-links/{token}/pay"): everyone(404, lambda w, r: {}),
+    # Guest passes: bought by a room's owner (another's room answers 404), claimed by any customer with the link;
+    # the claim page's read needs no session, and a token that names no pass is 404 whoever asks.
+    ("GET", "/api/client/guest-passes/plans"): customer_only(200),
+    ("GET", "/api/client/guest-passes"): customer_only(200),
+    ("POST", "/api/client/guest-passes"): Rule(
+        401, 404, 404, 403, 403, lambda w, r: {"party": w.room_id, "plan": "plan-desconocido"}
+    ),
+    ("POST", "/api/client/guest-passes/claim/{token}"): Rule(401, 404, 404, 403, 403, lambda w, r: {}),
+    ("GET", "/api/public/guest-passes/{token}"): everyone(404),
     ("POST", "/api/payments/qvapay/webhook"): everyone(401, lambda w, r: {"transaction_uuid": "x", "remote_id": "y"}),
     ("POST", "/api/payments/remesita/{remote_id}"): everyone(401, lambda w, r: {"reference": "x"}),
     # Operations: liveness and readiness for load balancers; metrics only from loopback or with the metrics token

@@ -79,6 +79,9 @@ CUSTOMERS = {
     "ines": {"password": "ines-clave-segura-1", "alias": None, "peers": ["movil-de-ines"]},
     # julia: the states a customer must understand (peer-states.e2e.ts): 'casa' on Santiago 1, whose agent the test
     # really stops, and 'viaje', moved to Santiago 1 while its agent holds its answers (a move that stays pending).
+    # olga and pepe: a guest pass (guestpasses.e2e.ts): olga's room, the pass she buys, pepe's claim and his peer.
+    "olga": {"password": "olga-clave-segura-1", "alias": "Olga", "peers": ["pc-de-olga"]},
+    "pepe": {"password": "pepe-clave-segura-1", "alias": "Pepe", "peers": []},
     "julia": {
         "password": "julia-clave-segura-1",
         "alias": None,

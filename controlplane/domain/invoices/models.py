@@ -26,6 +26,9 @@ class InvoiceStatus(enum.StrEnum):
 class InvoiceMode(enum.StrEnum):
     NEW_PEER = "new_peer"
     ADD_PLAN = "add_plan"
+    # A room owner's guest pass for a friend (domain/guest_passes/): paying makes the pass claimable; the peer is
+    # made when the friend claims it. Opened only by the guest passes' own endpoint, never by PUT /invoices.
+    GUEST_PASS = "guest_pass"  # noqa: S105 - a mode, not a password
 
 
 class Invoice(Base):

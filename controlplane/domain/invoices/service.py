@@ -9,7 +9,7 @@ same time, or after the reconciliation job already handled it, credits once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from controlplane.crypto import random_token
 from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.accounts.living import AccountDeleted, lock_living_account
+from controlplane.domain.guest_passes.rules import refuse_guest_peer
 from controlplane.domain.invoices import schemas
 from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
 from controlplane.domain.peers.models import Peer
@@ -72,6 +73,10 @@ CUSTOMER_STATUS_TEXT = {
 GATEWAY_BRANDS = {"qvapay": "QvaPay", "remesita": "Remesita"}
 RECHECK_OLD = timedelta(minutes=15)
 GATEWAY_ORDER = ("qvapay", "remesita")  # which gateway a purchase uses when both are on and none is named
+# What PUT /api/client/invoices opens; other modes have their own endpoint and fulfilment (`fulfilments`).
+CUSTOMER_MODES = (InvoiceMode.NEW_PEER, InvoiceMode.ADD_PLAN)
+# Fulfils a paid invoice of another mode inside the crediting transaction; answers what the buyer is told.
+Fulfilment = Callable[[AsyncSession, Invoice], Awaitable[list[PushMessage]]]
 
 
 class PaymentsDisabled(Conflict):
@@ -122,6 +127,8 @@ class InvoiceService:
         self._settings = settings
         # Each payment event, by gateway and outcome (the metrics count them).
         self.count_payment = count_payment
+        # Modes other domains fulfil (the guest passes register theirs in services.py).
+        self.fulfilments: dict[InvoiceMode, Fulfilment] = {}
 
     # --- purchase -------------------------------------------------------------------------------------------
 
@@ -144,6 +151,8 @@ class InvoiceService:
         """Validate a purchase and record its invoice (pending, no payment yet)."""
         try:
             mode = InvoiceMode(data.mode or data.operation or "")
+            if mode not in CUSTOMER_MODES:
+                raise ValueError(mode)
         except ValueError:
             raise Invalid(
                 "Modo de compra desconocido: debe ser new_peer o add_plan.",
@@ -155,7 +164,7 @@ class InvoiceService:
         # waits for this purchase or refuses it (the session was checked before; docs/security.md).
         await lock_living_account(db, user_id)
         plan = await db.get(Plan, str(data.plan))
-        if plan is None or not plan.visible:
+        if plan is None or not plan.visible or plan.guest_pass:  # a pass is bought for a room (guest_passes/)
             raise NotFound("Plan no encontrado.", code="plan_not_found")
         peer_text = str(data.peer).strip() if data.peer is not None else ""
         if not peer_text:
@@ -174,6 +183,7 @@ class InvoiceService:
                     "Este peer se paga de forma manual: contacte con soporte para renovarlo.",
                     code="manual_payment_peer",
                 )
+            await refuse_guest_peer(db, peer.id)  # a guest pass's peer lives its hours and ends
             if peer.disabled_by_staff:
                 # Paying would not bring it back (docs/security.md): refuse before the customer pays.
                 raise Conflict(
@@ -517,20 +527,23 @@ class InvoiceService:
         invoice.status = InvoiceStatus.FULFILLED
         invoice.fulfilled_at = utcnow()
         self._count(db, invoice.gateway, "fulfilled")
-        invoice.peer_id, invoice.peer_name = peer.id, peer.name
+        if peer is not None:
+            invoice.peer_id, invoice.peer_name = peer.id, peer.name
         invoice.problem = None
         await db.flush()
         for push in pushes:
             self._push(db, invoice.user_id, push)
         return True
 
-    async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer, list[PushMessage]]:
+    async def _apply(self, db: AsyncSession, invoice: Invoice) -> tuple[Peer | None, list[PushMessage]]:
         try:
             # Locked as a deletion locks it: a payment settling while the account is deleted makes no peer.
             await lock_living_account(db, invoice.user_id)
         except AccountDeleted:
             # Paid after the account was deleted: kept `paid` with this problem for staff to refund.
             raise Conflict("La cuenta fue eliminada; el pago queda para reembolso.", code="account_deleted") from None
+        if invoice.mode in self.fulfilments:
+            return None, await self.fulfilments[invoice.mode](db, invoice)
         validity = timedelta(hours=invoice.validity_hours)
         plan = (invoice.plan_id, invoice.plan_name, invoice.amount)
         if invoice.mode is InvoiceMode.NEW_PEER:

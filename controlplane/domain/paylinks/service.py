@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import utcnow
 from controlplane.domain.accounts.models import User
+from controlplane.domain.guest_passes.rules import refuse_guest_peer
 from controlplane.domain.invoices import schemas as invoice_schemas
 from controlplane.domain.invoices.models import Invoice
 from controlplane.domain.invoices.service import CUSTOMER_STATUS_TEXT, GATEWAY_ORDER, InvoiceService
@@ -68,7 +69,7 @@ class PaymentLinkService:
     async def create(self, db: AsyncSession, user_id: str, data: schemas.PaymentLinkRequest) -> PaymentLink:
         peer = await owned_peer(db, user_id, data.peer.strip())
         plan = await db.get(Plan, data.plan.strip())
-        if plan is None or not plan.visible:
+        if plan is None or not plan.visible or plan.guest_pass:
             raise NotFound("Plan no encontrado.", code="plan_not_found")
         # The same refusals as the owner's own purchase, before anyone is asked to pay (InvoiceService.open).
         if peer.manual_payment:
@@ -80,6 +81,7 @@ class PaymentLinkService:
                 "Este peer fue deshabilitado por un administrador: contacte con soporte antes de renovarlo.",
                 code="peer_disabled_by_staff",
             )
+        await refuse_guest_peer(db, peer.id)
         await db.execute(select(User.id).where(User.id == user_id).with_for_update())  # one creation at a time
         live = await db.scalar(select(func.count()).select_from(PaymentLink).where(*self._live(user_id)))
         if (live or 0) >= MAX_LIVE_LINKS:

@@ -41,7 +41,8 @@ class AdminPlanController(Controller):
         plan = await plans.create_plan(db, data)
         audit.note(
             "plan", plan.id,
-            f"Plan {plan.name}: {plan.price} USD, {plan.validity_hours} h, {'visible' if plan.visible else 'oculto'}",
+            f"Plan {plan.name}: {plan.price} USD, {plan.validity_hours} h, {'visible' if plan.visible else 'oculto'}"
+            + (", pase de invitado" if plan.guest_pass else ""),
         )  # fmt: skip
         return plans.plan_view(plan)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Integer, Numeric, String, Text
+from sqlalchemy import Boolean, Integer, Numeric, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from controlplane.db import Base, UTCDateTime, new_id, utcnow
@@ -21,4 +21,7 @@ class Plan(Base):
     price: Mapped[Decimal] = mapped_column(Numeric(10, 2))
     visible: Mapped[bool] = mapped_column(Boolean, default=True)
     sort_order: Mapped[int] = mapped_column(Integer, default=0)
+    # A guest pass (domain/guest_passes/): a room owner buys it for a friend, who gets a peer in that room only for
+    # `validity_hours`. Never in the ordinary catalogue, never bought for a peer (docs/payments.md, "Guest passes").
+    guest_pass: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

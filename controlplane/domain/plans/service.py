@@ -35,7 +35,11 @@ def view(plan: Plan) -> PlanView:
 
 
 async def visible_plans(db: AsyncSession) -> list[PlanView]:
-    rows = await db.execute(select(Plan).where(Plan.visible.is_(True)).order_by(Plan.sort_order, Plan.price))
+    rows = await db.execute(
+        select(Plan)
+        .where(Plan.visible.is_(True), Plan.guest_pass.is_(False))  # passes are bought from a room's page
+        .order_by(Plan.sort_order, Plan.price)
+    )
     return [view(p) for p in rows.scalars()]
 
 

@@ -14,6 +14,14 @@ from controlplane.domain.staff_forms import changes_of, required_text
 from controlplane.errors import Invalid, NotFound
 
 MAX_PRICE = Decimal("99999999.99")
+# A guest pass is a seat for a night or a weekend, not a way to sell ordinary time without the plan's rules.
+GUEST_PASS_MAX_HOURS = 24 * 7
+GUEST_PASS_TOO_LONG = f"Un pase de invitado dura como máximo {GUEST_PASS_MAX_HOURS} horas (7 días)."
+
+
+def check_guest_pass_hours(guest_pass: bool, hours: int) -> None:
+    if guest_pass and hours > GUEST_PASS_MAX_HOURS:
+        raise Invalid(GUEST_PASS_TOO_LONG, code="guest_pass_too_long", fields={"validity_hours": GUEST_PASS_TOO_LONG})
 
 
 def parse_price(text: str) -> Decimal:
@@ -41,6 +49,7 @@ def plan_view(plan: Plan) -> schemas.StaffPlan:
         visible=plan.visible,
         sort_order=plan.sort_order,
         created=plan.created,
+        guest_pass=plan.guest_pass,
     )
 
 
@@ -57,6 +66,7 @@ async def get_plan(db: AsyncSession, plan_id: str) -> Plan:
 
 
 async def create_plan(db: AsyncSession, data: schemas.PlanInput) -> Plan:
+    check_guest_pass_hours(data.guest_pass, data.validity_hours)
     plan = Plan(
         name=required_text(data.name, "name", "El nombre"),
         description=data.description.strip(),
@@ -64,6 +74,7 @@ async def create_plan(db: AsyncSession, data: schemas.PlanInput) -> Plan:
         price=parse_price(data.price),
         visible=data.visible,
         sort_order=data.sort_order,
+        guest_pass=data.guest_pass,
     )
     db.add(plan)
     await db.flush()
@@ -80,6 +91,9 @@ async def update_plan(db: AsyncSession, plan_id: str, patch: schemas.PlanPatch) 
         changes["price"] = parse_price(changes["price"])
     if "description" in changes:
         changes["description"] = changes["description"].strip()
+    check_guest_pass_hours(
+        changes.get("guest_pass", plan.guest_pass), changes.get("validity_hours", plan.validity_hours)
+    )
     for key, value in changes.items():
         setattr(plan, key, value)
     await db.flush()

@@ -19,6 +19,7 @@ class StaffPlan(msgspec.Struct):
     visible: bool
     sort_order: int
     created: datetime
+    guest_pass: bool = False
 
 
 class PlanInput(msgspec.Struct, forbid_unknown_fields=True):
@@ -28,6 +29,7 @@ class PlanInput(msgspec.Struct, forbid_unknown_fields=True):
     description: Annotated[str, msgspec.Meta(max_length=2000)] = ""
     visible: bool = True
     sort_order: Annotated[int, msgspec.Meta(ge=-1000, le=1000)] = 0
+    guest_pass: bool = False  # a guest pass: at most GUEST_PASS_MAX_HOURS (staff.py)
 
 
 class PlanPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -37,3 +39,4 @@ class PlanPatch(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     description: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
     visible: bool | None = None
     sort_order: Annotated[int, msgspec.Meta(ge=-1000, le=1000)] | None = None
+    guest_pass: bool | None = None

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from controlplane.crypto import SecretBox
 from controlplane.db import after_commit, one_of
 from controlplane.domain.accounts.models import User
+from controlplane.domain.guest_passes.rules import refuse_guest_peer
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.service import PeerInactive, owned_peer
 from controlplane.domain.rooms import lobby, operations, schemas
@@ -196,6 +197,18 @@ class RoomService:
 
     # --- what other services start (RoomHooks, ServerAdmin, AccountDeletion): their modules say what happens ------
 
+    async def admit(self, db: AsyncSession, room_id: str, peer: Peer) -> Room:
+        """A claimed guest pass's new peer enters the pass's room (domain/guest_passes/): no password, since the
+        owner paid for the seat; the members cap still applies."""
+        room = (await db.execute(select(Room).where(Room.id == room_id).with_for_update(of=Room))).scalar_one_or_none()
+        if room is None:
+            raise RoomNotFound()
+        nodes_before = await self.nodes_of(db, room.id)
+        users_before = await self.users_of(db, room.id, room.owner_id)
+        await self.add_member(db, room, peer)
+        await self.settle(db, room, nodes_before=nodes_before, users_before=users_before)
+        return room
+
     async def peer_moved(self, db: AsyncSession, peer: Peer, old_server_id: str) -> None:
         await peer_moved.peer_moved(self, db, peer, old_server_id)
 
@@ -372,6 +385,7 @@ class RoomService:
             )
         if await self.room_of_peer(db, peer.id) is not None:
             raise Conflict("El peer ya está en una sala.", code="peer_in_party")
+        await refuse_guest_peer(db, peer.id)  # a guest pass's peer is for its own room only
         return peer
 
     async def room_of_peer(self, db: AsyncSession, peer_id: str, *, lock: bool = False) -> Room | None:

@@ -660,6 +660,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/client/guest-passes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListPasses */
+        get: operations["listGuestPasses"];
+        put?: never;
+        /** Buy */
+        post: operations["buyGuestPass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/client/guest-passes/claim/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Claim */
+        post: operations["claimGuestPass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/client/guest-passes/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plans */
+        get: operations["listGuestPassPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/guest-passes/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read */
+        get: operations["readGuestPass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/client/advertisements": {
         parameters: {
             query?: never;
@@ -1134,6 +1203,18 @@ export interface components {
             provider: string;
             site_key: string;
         };
+        /** ClaimAnswer */
+        ClaimAnswer: {
+            message: string;
+            peer_id: string;
+            party_id: string;
+            /** Format: date-time */
+            ends_at: string;
+        };
+        /** ClaimRequest */
+        ClaimRequest: {
+            name?: string | null;
+        };
         /** CloseOthersRequest */
         CloseOthersRequest: {
             password: string;
@@ -1162,6 +1243,46 @@ export interface components {
         Done: {
             success: boolean;
             message: string;
+        };
+        /** GuestPassBought */
+        GuestPassBought: {
+            payment_url: string;
+            message: string;
+            remote_id: string;
+            gateway: string;
+            data: components["schemas"]["GuestPassView"];
+        };
+        /** GuestPassPlan */
+        GuestPassPlan: {
+            id: string;
+            name: string;
+            description: string;
+            hours: number;
+            price: string;
+        };
+        /** GuestPassRequest */
+        GuestPassRequest: {
+            party: string;
+            plan: string;
+            gateway?: string | null;
+        };
+        /** GuestPassView */
+        GuestPassView: {
+            id: string;
+            party_id: string | null;
+            party_name: string;
+            plan_name: string;
+            hours: number;
+            amount: string;
+            status: string;
+            status_text: string;
+            /** Format: date-time */
+            created: string;
+            url?: string | null;
+            payment_url?: string | null;
+            claim_by?: string | null;
+            guest?: string | null;
+            ends_at?: string | null;
         };
         /** InvoiceCreated */
         InvoiceCreated: {
@@ -1538,6 +1659,8 @@ export interface components {
             visible?: boolean;
             /** @default 0 */
             sort_order?: number;
+            /** @default false */
+            guest_pass?: boolean;
         };
         /** PlanPatch */
         PlanPatch: {
@@ -1547,6 +1670,7 @@ export interface components {
             description?: string | null;
             visible?: boolean | null;
             sort_order?: number | null;
+            guest_pass?: boolean | null;
         };
         /** PlanView */
         PlanView: {
@@ -1575,6 +1699,15 @@ export interface components {
         PublicGateway: {
             name: string;
             label: string;
+        };
+        /** PublicGuestPass */
+        PublicGuestPass: {
+            party_name: string;
+            owner: string | null;
+            plan_name: string;
+            hours: number;
+            /** Format: date-time */
+            claim_by: string;
         };
         /** PublicPayAnswer */
         PublicPayAnswer: {
@@ -1989,6 +2122,8 @@ export interface components {
             sort_order: number;
             /** Format: date-time */
             created: string;
+            /** @default false */
+            guest_pass?: boolean;
         };
         /** StaffRelease */
         StaffRelease: {
@@ -5804,6 +5939,399 @@ export interface operations {
             };
             /** @description No existe o no es suyo */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Ya no sirve (un enlace de pago anulado o vencido) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Demasiados intentos; ver `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listGuestPasses: {
+        parameters: {
+            query?: {
+                party?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestPassView"][];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    buyGuestPass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GuestPassRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestPassBought"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Cuerpo demasiado grande */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Demasiados intentos; ver `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description La pasarela de pago no responde; se reintentará */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    claimGuestPass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimAnswer"];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Ya no sirve (un enlace de pago anulado o vencido) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Cuerpo demasiado grande */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listGuestPassPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestPassPlan"][];
+                };
+            };
+            /** @description Sin sesión, o sesión inválida o expirada */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No permitido para esta cuenta (cliente/personal, bloqueada, solo administradores) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Datos inválidos; `fields` dice qué campo */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Mantenimiento (`code: maintenance`) o servicio no disponible */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    readGuestPass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicGuestPass"];
+                };
+            };
+            /** @description No existe o no es suyo */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Choca con el estado actual (peer inactivo, ocupado, nombre tomado...) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

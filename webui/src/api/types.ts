@@ -124,3 +124,10 @@ export type PaymentLinkView = Schema['PaymentLinkView'];
 export type PaymentLinkCreated = Schema['PaymentLinkCreated'];
 export type PublicPaymentLink = Schema['PublicPaymentLink'];
 export type PublicPayAnswer = Schema['PublicPayAnswer'];
+
+// Guest passes: a room owner's seat for a friend, and what the friend's claim page reads.
+export type GuestPassPlan = Schema['GuestPassPlan'];
+export type GuestPassView = Schema['GuestPassView'];
+export type GuestPassBought = Schema['GuestPassBought'];
+export type PublicGuestPass = Schema['PublicGuestPass'];
+export type GuestPassClaimed = Schema['ClaimAnswer'];

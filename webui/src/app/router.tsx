@@ -30,6 +30,7 @@ const manager = () => import('../features/manager');
 // Each page's element (not component) is made once: a `lazy()` made during a render would be a new component each time.
 const publicPlansPage = page(() => import('../features/plans/components/PublicPlansPage'), 'PublicPlansPage');
 const payForOtherPage = page(() => import('../features/plans/components/PayForOtherPage'), 'PayForOtherPage');
+const claimPassPage = page(() => import('../features/rooms/components/ClaimPassPage'), 'ClaimPassPage');
 const loginPage = page(() => import('../features/auth/components/LoginPage'), 'LoginPage');
 const registerPage = page(() => import('../features/auth/components/RegisterPage'), 'RegisterPage');
 const passwordRecoveryPage = page(() => import('../features/auth/components/PasswordRecoveryPage'), 'PasswordRecoveryPage');
@@ -88,6 +89,7 @@ const routeTree = (
     <Route path="/" element={<LandingPage />} />
     <Route path="/plans" element={publicPlansPage} />
     <Route path="/pagar/:token" element={payForOtherPage} />
+    <Route path="/pase/:token" element={claimPassPage} />
     <Route path="/login" element={loginPage} />
     <Route path="/register" element={registerPage} />
     <Route path="/password-recovery" element={passwordRecoveryPage} />

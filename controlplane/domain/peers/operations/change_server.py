@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from controlplane.domain.guest_passes.rules import GuestPeerLocked, is_guest_peer
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.peers.operations import pending
 from controlplane.domain.peers.operations.base import Accepted, Context, PeerOperation, server_label
@@ -45,6 +46,9 @@ async def move(peers: PeerService, db: AsyncSession, user_id: str, peer_id: str,
         raise Conflict("El servidor elegido no está activo.", code="server_inactive")
     if target.id == peer.server_id:
         raise Conflict("El peer ya está en ese servidor.", code="same_server")
+    if not target.hosts_rooms and await is_guest_peer(db, peer.id):
+        # It would leave its room for a server without rooms: a guest pass's peer is for its room only.
+        raise GuestPeerLocked()
     if not is_online(target):
         # Queued, it would wait for nobody and time out; refused, the peer simply stays where it works.
         raise Conflict(SERVER_OFFLINE, code="server_offline")

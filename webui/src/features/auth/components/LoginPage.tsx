@@ -2,7 +2,7 @@
  * switches allow. */
 import { Alert, Anchor, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError } from '../../../lib/api';
 import { usePageTitle } from '../../../lib/page-title';
 import { usePublicConfig, usePublicConfigState } from '../../../lib/public-config';
@@ -53,6 +53,9 @@ export function LoginPage() {
   useMaintenanceCheck();
   const config = usePublicConfig();
   const navigate = useNavigate();
+  // A guest pass's claim page sends its friend here and back (docs/webui.md); no other page is a destination.
+  const next = useSearchParams()[0].get('next');
+  const destination = next && /^\/pase\/[\w-]+$/.test(next) ? next : '/dashboard/home';
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
@@ -81,7 +84,7 @@ export function LoginPage() {
       storeLoginTokens(answer.access, answer.refresh, remember);
       publicToast.dismiss(loading);
       if (answer.message) publicToast.success(answer.message);
-      navigate('/dashboard/home', { replace: true });
+      navigate(destination, { replace: true });
     } catch (error) {
       captcha.afterAttempt(error);
       publicToast.dismiss(loading);

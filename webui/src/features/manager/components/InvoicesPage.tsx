@@ -115,7 +115,9 @@ function InvoiceDrawer({ id, onClose, onChanged }: { id: string; onClose: () => 
             <b>{invoice.username}</b> · {invoice.plan_name} · {invoice.amount} USD · {invoice.gateway_label}
           </Text>
           <Text size="sm">
-            {invoice.mode === 'new_peer' ? 'Peer nuevo' : 'Añadir plan'}: {invoice.peer_name}
+            {invoice.mode === 'guest_pass'
+              ? 'Pase de invitado para una sala'
+              : `${invoice.mode === 'new_peer' ? 'Peer nuevo' : 'Añadir plan'}: ${invoice.peer_name}`}
           </Text>
           <Text size="sm">Creada: {dateTime(invoice.created)} · Pagada: {dateTime(invoice.paid_at, '—')}</Text>
           <Text size="sm">Referencia: {invoice.remote_id} · Transacción: {invoice.transaction_id ?? '—'}</Text>

@@ -13,7 +13,7 @@ import { useStaff } from '../staff';
 import { NameWithActions } from './NameWithActions';
 import { RowTable } from './RowTable';
 
-const EMPTY: PlanInput = { name: '', description: '', validity_hours: 720, price: '', visible: true, sort_order: 0 };
+const EMPTY: PlanInput = { name: '', description: '', validity_hours: 720, price: '', visible: true, sort_order: 0, guest_pass: false };
 
 export function PlanForm({
   initial,
@@ -58,6 +58,12 @@ export function PlanForm({
           <NumberInput label="Orden" value={values.sort_order} error={refused.sort_order} onChange={(v) => setValues({ ...values, sort_order: Number(v) })} />
           <Switch label="Visible para los clientes" checked={values.visible} onChange={(e) => setValues({ ...values, visible: e.currentTarget.checked })} mt="lg" />
         </Group>
+        {/* docs/payments.md, "Guest passes": sold on a room's page, never in the catalogue; at most 7 days. */}
+        <Switch
+          label="Pase de invitado: lo compra el administrador de una sala para un amigo (máximo 7 días)"
+          checked={values.guest_pass ?? false}
+          onChange={(e) => setValues({ ...values, guest_pass: e.currentTarget.checked })}
+        />
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>
             Cancelar
@@ -134,9 +140,15 @@ export function PlansPage() {
             { header: 'Precio', cell: (plan) => `$${plan.price} USD`, detail: (plan) => `$${plan.price} USD` },
             {
               header: 'Estado',
-              cell: (plan) => (plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>),
+              cell: (plan) => (
+                <Group gap={4}>
+                  {plan.visible ? <Badge color="green">Visible</Badge> : <Badge color="gray">Oculto</Badge>}
+                  {plan.guest_pass && <Badge color="grape">Pase de invitado</Badge>}
+                </Group>
+              ),
               // On a phone the name and its two buttons take the width: the state is words in the detail line.
-              detail: (plan) => (plan.visible ? 'Visible para los clientes' : 'Oculto a los clientes'),
+              detail: (plan) =>
+                `${plan.visible ? 'Visible para los clientes' : 'Oculto a los clientes'}${plan.guest_pass ? ' · pase de invitado' : ''}`,
             },
           ]}
         />
@@ -144,7 +156,7 @@ export function PlansPage() {
       {editing !== null && (
         <Modal opened onClose={() => setEditing(null)} title={editing === 'new' ? 'Nuevo plan' : `Editar ${editing.name}`}>
           <PlanForm
-            initial={editing === 'new' ? EMPTY : { name: editing.name, description: editing.description, validity_hours: editing.validity_hours, price: editing.price, visible: editing.visible, sort_order: editing.sort_order }}
+            initial={editing === 'new' ? EMPTY : { name: editing.name, description: editing.description, validity_hours: editing.validity_hours, price: editing.price, visible: editing.visible, sort_order: editing.sort_order, guest_pass: editing.guest_pass }}
             busy={busy}
             onSubmit={(v) => void save(v)}
             onCancel={() => setEditing(null)}

@@ -15,6 +15,7 @@ import { RoomPassword } from './RoomPassword';
 import { DiscoveryHelp } from '../../../components/DiscoveryHelp';
 import { RoomLobby, useElapsed } from './RoomLobby';
 import { RoomServers } from './RoomServers';
+import { GuestPassSection } from './GuestPassSection';
 
 /** docs/contract.md#constants: the room's peer list is 400 px high. */
 export const ROOM_PEERS_HEIGHT = 400;
@@ -226,6 +227,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
           </Table>
         )}
       </ScrollArea>
+      {owner && <GuestPassSection roomId={room.id} />}
       <Accordion variant="contained" data-testid="discovery-help-panel">
         <Accordion.Item value="ayuda">
           <Accordion.Control>¿Su partida no llega a los demás?</Accordion.Control>

@@ -1,0 +1,134 @@
+"""A guest pass on real WireGuard (docs/payments.md, "Guest passes"): Ana buys a pass for her room through the fake
+QvaPay, Beto claims it; his new peer, in her room, reaches her device through the tunnel; when its hours are over
+the node drops it and the same file stops answering.
+
+Topology: one node (tests/netns/one_node.py) with two devices, each `wg-quick` with the file the API hands out; the
+real control plane on the host, paid through the fake QvaPay in this process. The pass's end is brought forward in
+the control plane's database (its claim moment copied into its end), so the expiry jobs find it due at once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from control_plane import ADMIN, Api, ControlPlane
+from netns import unique_name, wait_for, wg_quick_up
+from one_node import Site, one_node, public_key_of, start_node
+
+from controlplane.demo.qvapay import APP_ID, APP_SECRET, FakeQvaPay
+
+ENDPOINT = "10.250.9.1"
+PASSWORD = "clave-segura-de-prueba-1"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    with one_node(tmp_path, "g", ENDPOINT, clients=2) as made:
+        yield made
+
+
+@pytest.fixture
+def qvapay() -> Iterator[FakeQvaPay]:
+    with FakeQvaPay() as server:
+        yield server  # type: ignore[misc]
+
+
+@pytest.fixture
+def control(site: Site, qvapay: FakeQvaPay) -> Iterator[ControlPlane]:
+    cp = ControlPlane(site.workdir, operation_timeout=30)
+    cp.env.update(
+        {
+            "VPN_QVAPAY_APP_ID": APP_ID,
+            "VPN_QVAPAY_APP_SECRET": APP_SECRET,
+            "VPN_QVAPAY_BASE_URL": qvapay.base_url,
+            "VPN_EXPIRY_INTERVAL": "1",
+        }
+    )
+    cp.start()
+    yield cp
+    cp.stop()
+
+
+def test_a_claimed_pass_reaches_the_room_and_ends_on_the_wire(
+    site: Site, control: ControlPlane, qvapay: FakeQvaPay
+) -> None:
+    cp = control
+    admin = Api(cp.url, *ADMIN, admin=True)
+    people: dict[str, Api] = {}
+    for username, alias in (("ana", "Ana"), ("beto", "Beto")):
+        assert admin.http.put("/api/client/register", json={"username": username, "password": PASSWORD}).is_success
+        people[username] = Api(cp.url, username, PASSWORD)
+        assert people[username].patch("/api/client/settings", json={"alias": alias}).status_code == 200
+    ana, beto = people["ana"], people["beto"]
+    assert admin.patch("/api/admin/switches", json={"allow_payments_qvapay": True}).status_code == 200
+    plan = admin.post(
+        "/api/admin/plans", json={"name": "Pase 24 h", "validity_hours": 24, "price": "1.50", "guest_pass": True}
+    )
+    assert plan.status_code == 201, plan.text
+    server_id, agent = start_node(site, cp, admin, "Servidor G")
+    devices = site.clients
+    try:
+        rooms_on = admin.patch(f"/api/admin/servers/{server_id}", json={"allow_partys": True})
+        assert rooms_on.status_code == 200, rooms_on.text
+        made = admin.post("/api/admin/peers", json={"username": "ana", "name": "ana-pc", "server": server_id})
+        assert made.status_code == 201, made.text
+        ana_peer = made.json()["id"]
+        room = ana.post("/api/client/network/partys", json={"name": "LAN", "peer": ana_peer})
+        assert room.status_code == 201, room.text
+        room_id = room.json()["data"]["id"]
+
+        # Ana buys the pass; the gateway takes the money and notifies; the pass is ready.
+        bought = ana.post("/api/client/guest-passes", json={"party": room_id, "plan": plan.json()["id"]})
+        assert bought.status_code == 200, bought.text
+        transaction = qvapay.by_remote_id(bought.json()["remote_id"])["uuid"]
+        qvapay.pay(transaction)
+        path, body, headers = qvapay.notification(transaction)
+        notified = admin.http.post(path, content=body, headers={**headers, "Content-Type": "application/json"})
+        assert notified.status_code == 200 and notified.json()["credited"] is True, notified.text
+        (ready,) = ana.get("/api/client/guest-passes").json()
+        assert ready["status"] == "ready", ready
+        token = ready["url"].rsplit("/", 1)[1]
+
+        # Beto claims it: a peer of his, in Ana's room.
+        claimed = beto.post(f"/api/client/guest-passes/claim/{token}", json={"name": "beto-pc"})
+        assert claimed.status_code == 200, claimed.text
+        beto_peer = claimed.json()["peer_id"]
+
+        configs = {
+            "ana": ana.get(f"/api/client/accounts/peers/{ana_peer}").text,
+            "beto": beto.get(f"/api/client/accounts/peers/{beto_peer}").text,
+        }
+        keys = {who: public_key_of(text) for who, text in configs.items()}
+        wait_for(lambda: set(keys.values()) <= site.node_peers(), 20, 0.2, "the node holding both peers")
+        for device, who in zip(devices, ("ana", "beto"), strict=True):
+            wg_quick_up(device, configs[who], unique_name("wgc"), site.workdir)
+        members = ana.get(f"/api/client/network/partys/{room_id}").json()["peers"]
+        address = {p["name"]: p["private_ip"] for p in members}
+        assert set(address) == {"ana-pc", "beto-pc"}
+        wait_for(lambda: devices[1].ping(address["ana-pc"], 1, 1), 20, 0.3, "Beto's guest peer reaching Ana's")
+
+        # Its hours pass: the expiry job drops it from the node, the pass's job deletes it; the file stops working.
+        database = site.workdir / "var" / "vpn.sqlite3"
+        with sqlite3.connect(database, timeout=10) as db:
+            db.execute("UPDATE guest_passes SET ends_at = claimed_at WHERE peer_id = ?", (beto_peer,))
+            db.execute(
+                "UPDATE peers SET expiration_date = (SELECT claimed_at FROM guest_passes WHERE peer_id = peers.id)"
+                " WHERE id = ?",
+                (beto_peer,),
+            )
+        wait_for(lambda: keys["beto"] not in site.node_peers(), 30, 0.3, "the node dropping the ended pass's peer")
+        assert keys["ana"] in site.node_peers()
+        assert not devices[1].ping(address["ana-pc"], 3, 1), "an ended guest pass still reaches the room"
+        wait_for(
+            lambda: [p["name"] for p in ana.get(f"/api/client/network/partys/{room_id}").json()["peers"]] == ["ana-pc"],
+            30,
+            0.5,
+            "the ended pass's peer out of the room",
+        )
+        (ended,) = ana.get("/api/client/guest-passes").json()
+        assert (ended["status"], ended["guest"]) == ("ended", "Beto")
+    finally:
+        agent.ensure_stopped()
