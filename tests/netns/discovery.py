@@ -313,9 +313,12 @@ async def lobby_world(
                 extra_env={**settings, "VPN_NODE_DISCOVERY_INTERVAL": "0.5", **(extra_env or {})},
             )
             world = LobbyWorld(server, agent, control, Session(agent_pb2.Hello()), clients, state)
-            await world.restarted()
-            await _tunnels_up(clients, 30)
-            yield world
+            try:
+                await world.restarted()
+                await _tunnels_up(clients, 30)
+                yield world
+            finally:
+                agent.ensure_stopped()  # before the control plane goes: its stream ends from the agent's side
     finally:
         if agent is not None:
             agent.ensure_stopped()
