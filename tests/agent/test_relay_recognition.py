@@ -10,6 +10,7 @@ control plane (tests/netns/agent_fake_control.py); clients A and B share room "l
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -131,5 +132,27 @@ async def test_the_discovery_table_goes_with_a_clean_stop_and_a_crashed_ones_is_
     await asyncio.to_thread(send_bytes, a.ns, MINECRAFT_GROUP, MINECRAFT_PORT, world_name, 4, gap=0.5)
     await asyncio.sleep(1.0)  # four report intervals, had the agent still been recognizing
     assert world.session.discovery == []
+    assert await asyncio.to_thread(world.agent.stop) == 0
+    assert DISCOVERY_TABLE not in world.tables()
+
+    # nft refusing at the stop: the agent says so and stops cleanly all the same; the next start replaces the table.
+    refused = world.agent.workdir / "nft-refuses"
+    wrapper = world.agent.workdir / "bin" / "nft"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        f'#!/bin/sh\n[ -e {refused} ] && {{ echo "nft: refused" >&2; exit 1; }}\nexec {shutil.which("nft")} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    world.agent.env["PATH"] = f"{wrapper.parent}:{world.agent.env['PATH']}"
+    world.agent.env["VPN_NODE_DISCOVERY_INTERVAL"] = "0.5"
+    await world.restarted()
+    await reported(world, a.address, world_name)
+    refused.touch()
+    assert await asyncio.to_thread(world.agent.stop) == 0
+    assert "the discovery table stays behind" in world.agent.log()
+    assert DISCOVERY_TABLE in world.tables()
+    refused.unlink()
+    await world.restarted()
+    assert world.tables().count(DISCOVERY_TABLE) == 1
     assert await asyncio.to_thread(world.agent.stop) == 0
     assert DISCOVERY_TABLE not in world.tables()
