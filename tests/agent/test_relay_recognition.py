@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from discovery import Listener, LobbyWorld, lobby_world, send_bytes
+from discovery import SLOWER, Listener, LobbyWorld, lobby_world, send_bytes
 from netns import wait_for
 
 from node_agent.relay import RelayLimits
@@ -42,7 +42,7 @@ def senders(reports: list[agent_pb2.DiscoveryReport]) -> set[str]:
     return {s.address for r in reports for s in r.senders}
 
 
-async def reported(world: LobbyWorld, sender: str, announce: bytes, within: float = 30) -> None:
+async def reported(world: LobbyWorld, sender: str, announce: bytes, within: float = 30 * SLOWER) -> None:
     """A announces `announce` (a Minecraft world) every half second until this stream's reports carry it."""
     a = world.clients["A"]
 
@@ -69,7 +69,7 @@ async def test_members_games_reach_the_lobby_and_the_relay_still_delivers_them(w
                 send_bytes(b.ns, a.address, 27005, sample.source("CS de Beto"), source_port=SOURCE_PORT),
                 any(g[1] == "source" for g in games(world.session.discovery)),
             )[1],
-            20,
+            20 * SLOWER,
             0.5,
             "B's Source server in the reports",
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -30,6 +31,9 @@ from node_agent.state import Interface, Peer
 from protos import agent_pb2
 
 SERVER_PORT = 51840
+# In the kernel test layer's VM (software emulation) a Python process takes a minute or more to start: waits there
+# are this many times longer.
+SLOWER = 5 if os.environ.get("VPN_KERNEL_VM") == "1" else 1
 
 # Binds the wildcard address like a game, prints one JSON line per datagram: [source address, payload].
 _LISTEN = """
@@ -261,8 +265,14 @@ class LobbyWorld:
     async def restarted(self) -> None:
         """Start the (stopped or killed) agent again and wait for its snapshot's result."""
         self.agent.start()
-        self.session = await self.control.next_session(60)
-        result = await self.session.results.get()
+        try:
+            self.session = await self.control.next_session(60 * SLOWER)
+            async with asyncio.timeout(60 * SLOWER):
+                result = await self.session.results.get()
+        except TimeoutError:
+            raise AssertionError(
+                f"the agent did not apply its snapshot; its log ends:\n{self.agent.log()[-3000:]}"
+            ) from None
         assert result.ok, result.error
 
     def tables(self) -> list[str]:
@@ -315,7 +325,7 @@ async def lobby_world(
             world = LobbyWorld(server, agent, control, Session(agent_pb2.Hello()), clients, state)
             try:
                 await world.restarted()
-                await _tunnels_up(clients, 30)
+                await _tunnels_up(clients, 30 * SLOWER)
                 yield world
             finally:
                 agent.ensure_stopped()  # before the control plane goes: its stream ends from the agent's side
