@@ -393,26 +393,32 @@ class NodeAgent:
         """The lobby hears room members on this node (docs/agent-protocol.md, "Discovery report"): their discovery
         packets are logged to NFLOG by a chain of our own, rewritten when the members or the interface change, and
         read by the capture thread, started with the first room. Best effort: a failure here never fails the
-        room change (the relay is applied already). An agent driving another namespace (tests) does not capture."""
+        room change (the relay is applied already). An agent driving another namespace (tests) does not capture.
+
+        With recognition off the table is deleted all the same (once): one left by an earlier run that had it on,
+        or by a crash, would otherwise keep logging to a group nobody reads. A table a crash left behind is simply
+        replaced by the first write of the next run (the ruleset creates, deletes and recreates it)."""
         local = [ipaddress.ip_interface(a).network for a in self._interface_addresses]
         members = {m for room in rooms.values() for m in room.members if ":" not in m}
         self._discovery_members = frozenset(m for m in members if any(ipaddress.ip_address(m) in n for n in local))
         self.discovery.forget_except(self._discovery_members)
-        if self.config.discovery_interval <= 0 or getattr(self.backend, "netns", None) is not None:
+        if getattr(self.backend, "netns", None) is not None:
             return
+        recognizing = self.config.discovery_interval > 0
         try:
             index = socket.if_nametoindex(self.config.interface)
         except OSError:
             index = 0
         destinations = discovery_destinations(str(n) for n in local)
-        rules = nflog.render_rules(self.config.interface, self._discovery_members, destinations)
+        logged = self._discovery_members if recognizing else frozenset()
+        rules = nflog.render_rules(self.config.interface, logged, destinations)
         if (rules, index) != self._discovery_rules:
             try:
                 await nflog.apply_rules(rules)
                 self._discovery_rules = (rules, index)
             except OSError as exc:
                 log.warning("the rooms' lobby cannot hear this node's members: %s", exc)
-        if self._capture is None and self._discovery_members:
+        if self._capture is None and recognizing and self._discovery_members:
             self._capture = DiscoveryCapture(
                 self.config.interface, self.discovery, lambda: self._discovery_members, self._subnet_broadcasts
             )
@@ -427,6 +433,15 @@ class NodeAgent:
         return agent_pb2.AgentMessage(discovery=report) if report is not None else None
 
     async def close(self) -> None:
+        """A clean stop. The tunnels, room rules and relay stay (clients keep being served while the agent restarts
+        or is upgraded); the discovery table goes, because it only feeds this process's capture: left behind it
+        would log room members' packets to a group nobody reads, and name members of rooms that may be gone."""
+        if self._discovery_rules is not None:
+            try:
+                await asyncio.wait_for(nflog.apply_rules(nflog.render_rules(self.config.interface, (), ())), 10)
+                self._discovery_rules = None
+            except (OSError, TimeoutError) as exc:
+                log.warning("the discovery table stays behind (the next start replaces it): %s", exc)
         if self._capture is not None:
             await asyncio.to_thread(self._capture.stop)
             self._capture = None

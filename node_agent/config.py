@@ -87,13 +87,17 @@ _FIELDS: dict[str, tuple[str, type]] = {
 _REQUIRED = ("control_url", "node_id", "credential")
 
 
+# Numbers where 0 means "off" rather than a mistake.
+_ZERO_MEANS_OFF = frozenset({"discovery_interval"})
+
+
 def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
     if kind is float:
         try:
             value = float(raw)
         except (TypeError, ValueError):
             raise ConfigError(f"{name} ({source}) must be a number, got {raw!r}") from None
-        if value <= 0:
+        if value < 0 or (value == 0 and name not in _ZERO_MEANS_OFF):
             raise ConfigError(f"{name} ({source}) must be positive, got {raw!r}")
         return value
     if not isinstance(raw, str):

@@ -21,6 +21,7 @@ class Session:
     outbox: asyncio.Queue[agent_pb2.ControlMessage] = field(default_factory=asyncio.Queue)
     results: asyncio.Queue[agent_pb2.OperationResult] = field(default_factory=asyncio.Queue)
     stats: list[agent_pb2.StatsReport] = field(default_factory=list)
+    discovery: list[agent_pb2.DiscoveryReport] = field(default_factory=list)  # the rooms' lobby summaries
     keepalives: int = 0
     closed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -73,6 +74,8 @@ class FakeControlPlane(agent_pb2_grpc.NodeControlServicer):
                         session.results.put_nowait(msg.result)
                     elif kind == "stats":
                         session.stats.append(msg.stats)
+                    elif kind == "discovery":
+                        session.discovery.append(msg.discovery)
                     elif kind == "keepalive":
                         session.keepalives += 1
             finally:

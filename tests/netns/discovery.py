@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -15,6 +16,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_fake_control import FakeControlPlane, Session, serve
+from agent_process import AgentProcess
 from netns import Namespace, unique_name, veth, wait_for
 
 from node_agent.agent import NodeAgent
@@ -28,6 +31,9 @@ from node_agent.state import Interface, Peer
 from protos import agent_pb2
 
 SERVER_PORT = 51840
+# In the kernel test layer's VM (software emulation) a Python process takes a minute or more to start: waits there
+# are this many times longer.
+SLOWER = 5 if os.environ.get("VPN_KERNEL_VM") == "1" else 1
 
 # Binds the wildcard address like a game, prints one JSON line per datagram: [source address, payload].
 _LISTEN = """
@@ -50,6 +56,23 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
 for i in range(count):
     s.sendto(f"{prefix}{i}".encode().ljust(size, b"."), (dest, port))
+"""
+
+
+# Sends argv[4] datagrams of the bytes in hex argv[3] to argv[1]:argv[2], from port argv[5] (0: any), argv[6]
+# seconds apart.
+_SEND_BYTES = """
+import socket, sys, time
+dest, port, payload, count = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3]), int(sys.argv[4])
+source_port, gap = int(sys.argv[5]), float(sys.argv[6])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+s.bind(("0.0.0.0", source_port))
+for i in range(count):
+    if i and gap:
+        time.sleep(gap)
+    s.sendto(payload, (dest, port))
 """
 
 
@@ -92,6 +115,15 @@ def send(ns: Namespace, dest: str, port: int, prefix: str, count: int = 1, size:
     ns.run([sys.executable, "-c", _SEND, dest, str(port), str(count), prefix, str(size)])
 
 
+def send_bytes(
+    ns: Namespace, dest: str, port: int, payload: bytes, count: int = 1, source_port: int = 0, gap: float = 0.0
+) -> None:
+    """`count` copies of `payload` from `ns` to `dest`:`port` (from `source_port` if set: a game server's
+    reply), `gap` seconds apart."""
+    argv = [sys.executable, "-c", _SEND_BYTES, dest, str(port), payload.hex(), str(count), str(source_port), str(gap)]
+    ns.run(argv, timeout=max(60.0, count * gap * 2))
+
+
 def settle(seconds: float = 1.0) -> None:
     """Let in-flight copies arrive before asserting that something did *not* arrive."""
     time.sleep(seconds)
@@ -124,6 +156,46 @@ def snapshot(world: RelayWorld, rooms: list[agent_pb2.RoomSpec], serial: int) ->
     )
 
 
+async def _clients(server: Namespace, kind: str, node_public_key: str, made: list[Namespace]) -> dict[str, Client]:
+    """Clients A (10.67.0.2), B (.3) and C (.4) of the node in `server`, each a `kind` WireGuard device in a
+    namespace of its own (added to `made`) with the node as its only peer (AllowedIPs 0.0.0.0/0, default route
+    through the tunnel, as the downloaded configuration does)."""
+    clients: dict[str, Client] = {}
+    for i, label in enumerate("ABC", start=2):
+        ns = Namespace(f"rl{label.lower()}")
+        made.append(ns)
+        veth(server, f"c{label.lower()}", f"192.168.9{i}.1/24", ns, "up0", f"192.168.9{i}.2/24")
+        ifname = unique_name("wgc")
+        ns.wireguard_interfaces.add(ifname)
+        backend = make_backend(kind, ifname, netns=ns.name)
+        private = generate_private_key()
+        address = f"10.67.0.{i}"
+        clients[label] = Client(ns, backend, address, public_key_of(private))
+        await backend.ensure_interface(Interface(ifname, 0, frozenset({f"{address}/32"})), private)
+        server_peer = Peer(
+            node_public_key,
+            allowed_ips=frozenset({"0.0.0.0/0"}),
+            endpoint=f"192.168.9{i}.1:{SERVER_PORT}",
+            persistent_keepalive=1,
+        )
+        await backend.apply(Changes(add_peers=[server_peer]))
+        ns.run(["ip", "route", "add", "default", "dev", ifname])
+    return clients
+
+
+async def _tunnels_up(clients: dict[str, Client], within: float = 15) -> None:
+    for client in clients.values():
+        await asyncio.to_thread(
+            wait_for, lambda c=client: c.ns.ping("10.67.0.1", 1, 1), within, 0.2, f"{client.ns.name} tunnel up"
+        )
+
+
+async def _close_clients(clients: dict[str, Client]) -> None:
+    for client in clients.values():
+        with contextlib.suppress(Exception):
+            await client.backend.close()
+
+
 @contextlib.asynccontextmanager
 async def relay_world(kind: str, workdir: Path, limits: RelayLimits) -> AsyncIterator[RelayWorld]:
     """A node (NodeAgent fed directly, `kind` backend, nftables) in its namespace, and clients A (10.67.0.2),
@@ -131,7 +203,7 @@ async def relay_world(kind: str, workdir: Path, limits: RelayLimits) -> AsyncIte
     peer (AllowedIPs 0.0.0.0/0, default route through the tunnel, as the downloaded configuration does).
     A and B share room "lan"; C is in none. Tunnels are up when this yields."""
     made: list[Namespace] = []
-    backends: list[Backend] = []
+    clients: dict[str, Client] = {}
     agent: NodeAgent | None = None
     try:
         server = Namespace("rls")
@@ -145,10 +217,7 @@ async def relay_world(kind: str, workdir: Path, limits: RelayLimits) -> AsyncIte
             backend=kind,
             interface=name,
             state_dir=workdir,
-            relay_packets_per_second=limits.packets_per_second,
-            relay_bytes_per_second=limits.bytes_per_second,
-            relay_budget_packets_per_second=limits.budget_packets_per_second,
-            relay_budget_bytes_per_second=limits.budget_bytes_per_second,
+            **_limit_settings(limits),
         )
         agent = NodeAgent(
             config,
@@ -156,40 +225,113 @@ async def relay_world(kind: str, workdir: Path, limits: RelayLimits) -> AsyncIte
             firewall=Firewall(netns=server.name),
             private_key=generate_private_key(),
         )
-        clients: dict[str, Client] = {}
-        for i, label in enumerate("ABC", start=2):
-            ns = Namespace(f"rl{label.lower()}")
-            made.append(ns)
-            veth(server, f"c{label.lower()}", f"192.168.9{i}.1/24", ns, "up0", f"192.168.9{i}.2/24")
-            ifname = unique_name("wgc")
-            ns.wireguard_interfaces.add(ifname)
-            backend = make_backend(kind, ifname, netns=ns.name)
-            backends.append(backend)
-            private = generate_private_key()
-            address = f"10.67.0.{i}"
-            await backend.ensure_interface(Interface(ifname, 0, frozenset({f"{address}/32"})), private)
-            server_peer = Peer(
-                agent.public_key,
-                allowed_ips=frozenset({"0.0.0.0/0"}),
-                endpoint=f"192.168.9{i}.1:{SERVER_PORT}",
-                persistent_keepalive=1,
-            )
-            await backend.apply(Changes(add_peers=[server_peer]))
-            ns.run(["ip", "route", "add", "default", "dev", ifname])
-            clients[label] = Client(ns, backend, address, public_key_of(private))
+        clients = await _clients(server, kind, agent.public_key, made)
         world = RelayWorld(server, agent, clients)
         lan = agent_pb2.RoomSpec(id="lan", members=["10.67.0.2", "10.67.0.3"])
         result = await agent.handle_full_state(snapshot(world, [lan], 1))
         assert result.result.ok, result.result.error
-        for client in clients.values():
-            await asyncio.to_thread(
-                wait_for, lambda c=client: c.ns.ping("10.67.0.1", 1, 1), 15, 0.2, f"{client.ns.name} tunnel up"
-            )
+        await _tunnels_up(clients)
         yield world
     finally:
         if agent is not None:
             await agent.close()
-        for backend in backends:
-            await backend.close()
+        await _close_clients(clients)
+        for ns in reversed(made):
+            ns.delete()
+
+
+def _limit_settings(limits: RelayLimits) -> dict[str, int]:
+    return {
+        "relay_packets_per_second": limits.packets_per_second,
+        "relay_bytes_per_second": limits.bytes_per_second,
+        "relay_budget_packets_per_second": limits.budget_packets_per_second,
+        "relay_budget_bytes_per_second": limits.budget_bytes_per_second,
+    }
+
+
+@dataclass
+class LobbyWorld:
+    """relay_world's layout with the real agent process (`python -m node_agent`) in the node's namespace, fed by
+    an in-test control plane: its discovery capture runs as on a node (NFLOG in the node's namespace), and what
+    it reports arrives in `session.discovery`."""
+
+    server: Namespace
+    agent: AgentProcess
+    control: FakeControlPlane
+    session: Session  # the agent's current stream
+    clients: dict[str, Client]
+    state: agent_pb2.FullState  # what every new stream gets first
+
+    async def restarted(self) -> None:
+        """Start the (stopped or killed) agent again and wait for its snapshot's result."""
+        self.agent.start()
+        try:
+            self.session = await self.control.next_session(60 * SLOWER)
+            async with asyncio.timeout(60 * SLOWER):
+                result = await self.session.results.get()
+        except TimeoutError:
+            raise AssertionError(
+                f"the agent did not apply its snapshot; its log ends:\n{self.agent.log()[-3000:]}"
+            ) from None
+        assert result.ok, result.error
+
+    def tables(self) -> list[str]:
+        """`nft list tables` in the node's namespace, e.g. ["inet vpn_node", "netdev vpn_relay"]."""
+        out = self.server.run(["nft", "list", "tables"]).stdout
+        return [line.removeprefix("table ").strip() for line in out.splitlines() if line.startswith("table ")]
+
+
+@contextlib.asynccontextmanager
+async def lobby_world(
+    kind: str, workdir: Path, limits: RelayLimits, extra_env: dict[str, str] | None = None
+) -> AsyncIterator[LobbyWorld]:
+    """The node of relay_world run by the agent process, reporting discovery every 0.5 s (`extra_env` may set
+    VPN_NODE_* otherwise). A and B share room "lan"; C is in none. Tunnels are up when this yields."""
+    made: list[Namespace] = []
+    clients: dict[str, Client] = {}
+    agent: AgentProcess | None = None
+    try:
+        server = Namespace("rls")
+        made.append(server)
+        state_dir = workdir / "agent" / "state"
+        state_dir.mkdir(parents=True, mode=0o700)
+        private = generate_private_key()
+        (state_dir / "private.key").write_text(private + "\n")
+        (state_dir / "private.key").chmod(0o600)
+        clients = await _clients(server, kind, public_key_of(private), made)
+        state = agent_pb2.FullState(
+            serial=1,
+            interface=agent_pb2.InterfaceSpec(name="wg0", listen_port=SERVER_PORT, addresses=["10.67.0.1/24"]),
+            peers=[
+                agent_pb2.PeerSpec(public_key=c.public_key, allowed_ips=[f"{c.address}/32"]) for c in clients.values()
+            ],
+            rooms=[agent_pb2.RoomSpec(id="lan", members=["10.67.0.2", "10.67.0.3"])],
+        )
+        credential = "cred-" + public_key_of(generate_private_key())[:12]
+        control = FakeControlPlane(lambda: agent_pb2.FullState.FromString(state.SerializeToString()), credential)
+        socket_path = workdir / "control.sock"
+        async with serve(control, f"unix:{socket_path}"):
+            settings = {f"VPN_NODE_{k.upper()}": str(v) for k, v in _limit_settings(limits).items()}
+            agent = AgentProcess(
+                server,
+                workdir / "agent",
+                control_url=f"unix:{socket_path}",
+                node_id="n1",
+                credential=credential,
+                interface=unique_name("wgr"),
+                backend=kind,
+                extra_env={**settings, "VPN_NODE_DISCOVERY_INTERVAL": "0.5", **(extra_env or {})},
+            )
+            world = LobbyWorld(server, agent, control, Session(agent_pb2.Hello()), clients, state)
+            try:
+                await world.restarted()
+                await _tunnels_up(clients, 30 * SLOWER)
+                yield world
+            finally:
+                agent.ensure_stopped()  # before the control plane goes: its stream ends from the agent's side
+    finally:
+        if agent is not None:
+            agent.ensure_stopped()
+        await _close_clients(clients)
         for ns in reversed(made):
             ns.delete()

@@ -1,6 +1,7 @@
 """The rooms' lobby on real WireGuard across two servers: real LAN announcements from the devices' namespaces
-cross the room relay, each server's agent recognizes its members' (a packet socket beside the relay) and reports
-summaries, and the control plane shows each room's games to that room's members and to nobody else.
+cross the room relay, each server's agent recognizes its members' (NFLOG copies from its own chain in front of
+the relay) and reports summaries, and the control plane shows each room's games to that room's members and to
+nobody else.
 
 Topology: test_rooms.py's (server 1: A of Ana's, C of Caro's; server 2: B of Beto's). Ana's room "LAN" has A and B
 (across the backbone); Caro's room "Otra" has C, on A's server.

@@ -72,6 +72,8 @@ def test_missing_required_settings_are_named() -> None:
         ({"VPN_NODE_INTERFACE": "a-very-long-interface-name"}, "interface"),
         ({"VPN_NODE_STATS_INTERVAL": "soon"}, "must be a number"),
         ({"VPN_NODE_STATS_INTERVAL": "-1"}, "must be positive"),
+        ({"VPN_NODE_STATS_INTERVAL": "0"}, "must be positive"),
+        ({"VPN_NODE_DISCOVERY_INTERVAL": "-2"}, "must be positive"),
         ({"VPN_NODE_TLS_CA": "/nonexistent/ca.pem"}, "tls_ca"),
         ({"VPN_NODE_LOG_LEVEL": "chatty"}, "log_level"),
     ],
@@ -79,6 +81,11 @@ def test_missing_required_settings_are_named() -> None:
 def test_invalid_values_are_rejected_clearly(override: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_config({**BASE_ENV, **override})
+
+
+def test_a_discovery_interval_of_zero_turns_recognition_off() -> None:
+    # docs/agent-protocol.md, "Discovery report": 0 is how an operator turns the lobby's recognition off.
+    assert load_config({**BASE_ENV, "VPN_NODE_DISCOVERY_INTERVAL": "0"}).discovery_interval == 0
 
 
 def test_bad_toml_names_the_file(tmp_path: Path) -> None:
