@@ -73,7 +73,7 @@ test-netns: .venv/.installed
 	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/agent tests/netns
 
 test-kernel: .venv/.installed
-	$(PY) tests/kernel/run_in_vm.py -- $(CURDIR)/.venv/bin/python -m pytest -q -p no:cacheprovider \
+	$(PY) tests/kernel/run_in_vm.py --timeout 1500 -- $(CURDIR)/.venv/bin/python -m pytest -q -p no:cacheprovider \
 	    -p no:hypothesispytest -p no:xdist -p no:anyio -m kernel tests/kernel tests/agent/test_backend_contract.py tests/agent/test_relay.py \
 	    tests/agent/test_relay_budget.py tests/agent/test_relay_recognition.py
 	$(PYTEST) -q -p no:cacheprovider -m "not kernel" tests/kernel
