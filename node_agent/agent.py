@@ -40,6 +40,7 @@ from node_agent.state import (
     peer_parts,
     snapshot_digest,
 )
+from node_agent.rtt import RttProber, room_targets
 from node_agent.stats import StatsReporter, split
 from protos import agent_pb2
 
@@ -91,6 +92,7 @@ class NodeAgent:
         self._converted: _Converted | None = None
         self._lock = asyncio.Lock()
         self._stats = StatsReporter(config.stats_full_interval)
+        self.rtt = RttProber()  # round trips to room members' devices (node_agent/rtt.py)
         self.discovery = DiscoveryTracker()  # what room members announce (node_agent/discovery/)
         self._capture: DiscoveryCapture | None = None
         self._discovery_members: frozenset[str] = frozenset()
@@ -262,7 +264,7 @@ class NodeAgent:
     def stats_report(self, stats: list[PeerStat]) -> list[agent_pb2.AgentMessage]:
         """The report of what changed since the previous one on this stream, in parts when it is large
         (node_agent/stats.py): the messages to send, in this order."""
-        report = self._stats.report(self.applied_serial, stats)
+        report = self._stats.report(self.applied_serial, stats, self.rtt.figures())
         return [agent_pb2.AgentMessage(stats=part) for part in split(report)]
 
     # --- applying -----------------------------------------------------------------------------------------
@@ -427,6 +429,13 @@ class NodeAgent:
     def _subnet_broadcasts(self) -> frozenset[str]:
         networks = [ipaddress.ip_interface(a).network for a in self._interface_addresses]
         return frozenset(str(n.broadcast_address) for n in networks if n.version == 4 and n.prefixlen < 31)
+
+    async def measure_round_trips(self) -> None:
+        """One round of echoes to the room members on this node (node_agent/rtt.py); their figures go out with the
+        next stats report. An agent driving another namespace (tests) would probe from the wrong one: it does not."""
+        if getattr(self.backend, "netns", None) is not None:
+            return
+        await self.rtt.round(room_targets(self._peers, self._rooms or {}))
 
     def discovery_report(self) -> agent_pb2.AgentMessage | None:
         report = self.discovery.report()

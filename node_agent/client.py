@@ -141,6 +141,7 @@ class ControlClient:
                 asyncio.create_task(self._stats_loop(outbox)),
                 asyncio.create_task(self._keepalive_loop(outbox)),
                 asyncio.create_task(self._discovery_loop(outbox)),
+                asyncio.create_task(self._rtt_loop()),
             ]
             stop_wait = asyncio.create_task(self._stopping.wait())
             try:
@@ -227,6 +228,18 @@ class ControlClient:
                 report = message.discovery
                 log.debug("discovery report: %d game(s), %d sender(s)", len(report.games), len(report.senders))
                 outbox.put_nowait(message)
+
+    async def _rtt_loop(self) -> None:
+        """Round trips to room members (node_agent/rtt.py): one bounded round per interval; the stats loop sends
+        the figures with the peers' other figures."""
+        if self.config.rtt_interval <= 0:
+            return
+        while True:
+            await asyncio.sleep(self.config.rtt_interval)
+            try:
+                await self.agent.measure_round_trips()
+            except Exception as exc:  # best effort, like the stats: never end the session for it
+                log.warning("cannot time round trips to room members: %s", exc)
 
     async def _keepalive_loop(self, outbox: asyncio.Queue[object]) -> None:
         while True:

@@ -48,6 +48,8 @@ class AgentConfig:
     relay_budget_bytes_per_second: float = 4_000_000
     # Seconds between discovery reports (the rooms' lobby, node_agent/discovery/); 0 = no recognition at all.
     discovery_interval: float = 2.0
+    # Seconds between rounds of echoes to room members' devices (node_agent/rtt.py); 0 = no round trips measured.
+    rtt_interval: float = 30.0
 
     def __repr__(self) -> str:
         # The credential is a secret: never let it reach a log line through repr().
@@ -83,12 +85,13 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "relay_budget_packets_per_second": ("VPN_NODE_RELAY_BUDGET_PACKETS_PER_SECOND", float),
     "relay_budget_bytes_per_second": ("VPN_NODE_RELAY_BUDGET_BYTES_PER_SECOND", float),
     "discovery_interval": ("VPN_NODE_DISCOVERY_INTERVAL", float),
+    "rtt_interval": ("VPN_NODE_RTT_INTERVAL", float),
 }
 _REQUIRED = ("control_url", "node_id", "credential")
 
 
 # Numbers where 0 means "off" rather than a mistake.
-_ZERO_MEANS_OFF = frozenset({"discovery_interval"})
+_ZERO_MEANS_OFF = frozenset({"discovery_interval", "rtt_interval"})
 
 
 def _convert(name: str, raw: Any, kind: type, source: str) -> Any:

@@ -18,7 +18,7 @@ takes no message over 4 MiB from anyone, and joins the parts into one report (co
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from node_agent.backends.base import PeerStat
 from protos import agent_pb2
@@ -35,14 +35,15 @@ _PART_HEADER_BYTES = 128
 CONNECTED_SECONDS = 180
 
 
-def line(stat: PeerStat) -> agent_pb2.PeerStats:
-    """A peer's figures as a report line."""
+def line(stat: PeerStat, rtt_us: int | None = None) -> agent_pb2.PeerStats:
+    """A peer's figures as a report line; `rtt_us` only when its round trip is measured (node_agent/rtt.py)."""
     return agent_pb2.PeerStats(
         public_key=stat.public_key,
         latest_handshake=stat.latest_handshake,
         rx_bytes=stat.rx_bytes,
         tx_bytes=stat.tx_bytes,
         endpoint=stat.endpoint,
+        rtt_us=rtt_us,
     )
 
 
@@ -84,7 +85,8 @@ class StatsReporter:
     def __init__(self, full_interval: float = FULL_INTERVAL, clock: Callable[[], float] = time.time) -> None:
         self._full_interval = full_interval
         self._clock = clock
-        self._sent: dict[str, tuple[PeerStat, bool]] = {}  # public key -> figures and connected state last sent
+        # public key -> figures, connected state and round trip last sent
+        self._sent: dict[str, tuple[PeerStat, bool, int | None]] = {}
         self._complete_at: float | None = None  # when the last report holding every peer was made
 
     def stream_started(self) -> None:
@@ -92,13 +94,18 @@ class StatsReporter:
         self._sent = {}
         self._complete_at = None
 
-    def report(self, serial: int, stats: Sequence[PeerStat]) -> agent_pb2.StatsReport:
+    def report(
+        self, serial: int, stats: Sequence[PeerStat], rtts: Mapping[str, int] | None = None
+    ) -> agent_pb2.StatsReport:
+        """`rtts`: public key -> the member's round trip (µs), for the peers that have one (node_agent/rtt.py); a
+        new figure, or one gone, makes the peer's line part of the report like any other change."""
+        rtts = rtts or {}
         now = self._clock()
         complete = self._complete_at is None or now - self._complete_at >= self._full_interval
         if complete:
             self._complete_at = now
         previous = self._sent
-        sent: dict[str, tuple[PeerStat, bool]] = {}
+        sent: dict[str, tuple[PeerStat, bool, int | None]] = {}
         lines: list[agent_pb2.PeerStats] = []
         connected_count = rx_total = tx_total = 0
         for stat in stats:
@@ -106,10 +113,10 @@ class StatsReporter:
             connected_count += online
             rx_total += stat.rx_bytes
             tx_total += stat.tx_bytes
-            entry = (stat, online)
+            entry = (stat, online, rtts.get(stat.public_key))
             sent[stat.public_key] = entry
             if complete or previous.get(stat.public_key) != entry:
-                lines.append(line(stat))
+                lines.append(line(stat, entry[2]))
         # Peers gone from the device are simply not in `sent`: the control plane learns of removals from its own
         # changes, and its per-peer memory is pruned by the next complete report.
         self._sent = sent

@@ -159,18 +159,20 @@ class OperationResult(_message.Message):
     def __init__(self, operation_id: _Optional[str] = ..., serial: _Optional[int] = ..., ok: _Optional[bool] = ..., error: _Optional[str] = ...) -> None: ...
 
 class PeerStats(_message.Message):
-    __slots__ = ("public_key", "latest_handshake", "rx_bytes", "tx_bytes", "endpoint")
+    __slots__ = ("public_key", "latest_handshake", "rx_bytes", "tx_bytes", "endpoint", "rtt_us")
     PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
     LATEST_HANDSHAKE_FIELD_NUMBER: _ClassVar[int]
     RX_BYTES_FIELD_NUMBER: _ClassVar[int]
     TX_BYTES_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    RTT_US_FIELD_NUMBER: _ClassVar[int]
     public_key: str
     latest_handshake: int
     rx_bytes: int
     tx_bytes: int
     endpoint: str
-    def __init__(self, public_key: _Optional[str] = ..., latest_handshake: _Optional[int] = ..., rx_bytes: _Optional[int] = ..., tx_bytes: _Optional[int] = ..., endpoint: _Optional[str] = ...) -> None: ...
+    rtt_us: int
+    def __init__(self, public_key: _Optional[str] = ..., latest_handshake: _Optional[int] = ..., rx_bytes: _Optional[int] = ..., tx_bytes: _Optional[int] = ..., endpoint: _Optional[str] = ..., rtt_us: _Optional[int] = ...) -> None: ...
 
 class StatsReport(_message.Message):
     __slots__ = ("serial", "peers", "totals", "complete", "continued")
