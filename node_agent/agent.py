@@ -25,6 +25,7 @@ from node_agent.keys import load_or_create_private_key, public_key_of
 from node_agent.made_ahead import Ahead
 from node_agent.reconcile import Changes, diff_peers, pruned, reconcile, reconcile_settings
 from node_agent.relay import RelayLimits, discovery_destinations
+from node_agent.rtt import RttProber, room_targets
 from node_agent.state import (
     NO_BACKBONE,
     Backbone,
@@ -40,7 +41,6 @@ from node_agent.state import (
     peer_parts,
     snapshot_digest,
 )
-from node_agent.rtt import RttProber, room_targets
 from node_agent.stats import StatsReporter, split
 from protos import agent_pb2
 
