@@ -93,20 +93,17 @@ class ProbeSchedule:
         self._after = ""  # the last address probed: the next round starts past it
 
     def next_round(self, addresses: Iterable[str]) -> list[str]:
-        ordered = sorted(addresses, key=lambda a: ipaddress.ip_address(a))
+        ordered = sorted(addresses, key=_order)  # IPv4 only (room_targets)
         if len(ordered) <= self.max_peers:
             return ordered
-        start = next(
-            (
-                n
-                for n, a in enumerate(ordered)
-                if self._after and ipaddress.ip_address(a) > ipaddress.ip_address(self._after)
-            ),
-            0,
-        )
+        start = next((n for n, a in enumerate(ordered) if self._after and _order(a) > _order(self._after)), 0)
         chosen = (ordered[start:] + ordered[:start])[: self.max_peers]
         self._after = chosen[-1]
         return chosen
+
+
+def _order(address: str) -> int:
+    return int(ipaddress.IPv4Address(address))
 
 
 class RttProber:
