@@ -196,7 +196,8 @@ class AgentSessions:
             await db.execute(update(Server).where(Server.id == server_id).values(last_seen=now, **totals))
             members = {key: by_key[key].latest_handshake for _p, _u, key, in_room in rows if in_room}
             if self._presence is not None and members:
-                await self._presence(db, server_id, members)
+                rtts = {key: by_key[key].rtt_us if by_key[key].HasField("rtt_us") else None for key in members}
+                await self._presence(db, server_id, members, rtts=rtts)
             if self._endpoints is not None:
                 await self._endpoints(db, server_id, {k: s.endpoint for k, s in by_key.items()}, complete)
             if self._usage is not None and rows:

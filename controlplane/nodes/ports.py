@@ -44,9 +44,15 @@ class UsageRecorder(Protocol):
         """The node's stream ended: what is counted so far is written, in a transaction of its own."""
 
 
-# (db, server id, public key -> latest handshake of the report's peers that are in a room): room members' online
-# state (RoomService.record_presence).
-PresenceHook = Callable[[AsyncSession, str, dict[str, int]], Awaitable[None]]
+class PresenceHook(Protocol):
+    """(db, server id, public key -> latest handshake of the report's peers that are in a room, and their round
+    trips in µs, None = not measured): room members' online state and delay (RoomService.record_presence)."""
+
+    async def __call__(
+        self, db: AsyncSession, server_id: str, handshakes: dict[str, int], *, rtts: dict[str, int | None]
+    ) -> None: ...
+
+
 # (db, server id, public key -> endpoint, whether the report holds every peer of the node): two devices on one peer
 # (SharedConfigWatch.record, domain/peers/devices.py).
 EndpointHook = Callable[[AsyncSession, str, dict[str, str], bool], Awaitable[None]]

@@ -4,6 +4,7 @@ the owner's one-action move of their own peers there, with its one result."""
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -13,9 +14,12 @@ from sqlalchemy import select, update
 
 from controlplane.db import transaction, utcnow
 from controlplane.domain.peers.models import Peer
+from controlplane.domain.rooms.best_server import RTT_FRESH_SECONDS
+from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.models import Server
 from controlplane.nodes.models import NodeOperation, OperationKind, OperationStatus
 from controlplane.services import Services
+from protos import agent_pb2
 from tests.api.factories import make_peer, make_server
 from tests.api.test_rooms import ROOMS, Person, agent_stream, create, join, node_answers, person
 
@@ -275,3 +279,82 @@ async def test_a_target_that_never_answers_ends_the_move_with_one_error_naming_t
         )
     ]
     assert await servers_of(services, peers["ana1"], peers["ana2"]) == ["Miami 1", "Miami 1"]
+
+
+async def node_reports(services: Services, server: Server, *lines: tuple[Peer, int | None]) -> None:
+    """One stats report of `server`'s agent: each peer connected now, with its round trip in µs (None = the line
+    carries none, as from a device that drops echo or an agent older than round trips)."""
+    now = int(time.time())
+    peers = [
+        agent_pb2.PeerStats(public_key=peer.public_key, latest_handshake=now, rtt_us=rtt)
+        if rtt is not None
+        else agent_pb2.PeerStats(public_key=peer.public_key, latest_handshake=now)
+        for peer, rtt in lines
+    ]
+    await services.agent_sessions.stats(server.id, agent_pb2.StatsReport(serial=1, peers=peers))
+
+
+@pytest.fixture
+async def pair(services: Services, client: AsyncTestClient[Any]) -> dict[str, Any]:
+    """Ana's ana1 on Miami 1 (which also holds a peer outside the room: more loaded), Beto's beto1 on Madrid 1."""
+    miami = await make_server(services, "Miami 1", "10.8.0.0/24")
+    madrid = await make_server(services, "Madrid 1", "10.9.0.0/24")
+    await placed_at(services, madrid, "Madrid")
+    ana = await person(services, client, "ana")
+    beto = await person(services, client, "beto")
+    ana1 = await make_peer(services, ana.user, "ana1", miami)
+    await make_peer(services, ana.user, "fuera", miami)
+    beto1 = await make_peer(services, beto.user, "beto1", madrid)
+    await node_answers(services)
+    room = await create(client, ana, "LAN", ana1)
+    assert (await join(client, beto, "LAN", room["password"], beto1)).status_code == 200
+    await node_answers(services)
+    return {"miami": miami, "madrid": madrid, "ana": ana, "ana1": ana1, "beto1": beto1, "room": room}
+
+
+def rtts_shown(shown: dict[str, Any]) -> dict[str, int | None]:
+    return {m["name"]: m["rtt_ms"] for m in shown["members"]}
+
+
+async def test_reported_round_trips_are_shown_per_member_and_choose_between_servers_holding_as_many(
+    services: Services, client: AsyncTestClient[Any], pair: dict[str, Any]
+) -> None:
+    ana, room = pair["ana"], pair["room"]
+    # Nothing measured: one member on each server, the lighter one wins, and the page says nothing is measured.
+    shown = await placement(client, ana, room)
+    assert rtts_shown(shown) == {"ana1": None, "beto1": None}
+    assert shown["recommended"] == pair["madrid"].id
+    assert "Sin medir la latencia de cada dispositivo" in shown["reason"]
+
+    # Both nodes time their member: Miami's is much nearer, so Miami is recommended, and the reason says by how much.
+    await node_reports(services, pair["miami"], (pair["ana1"], 35_400))
+    await node_reports(services, pair["madrid"], (pair["beto1"], 181_000))
+    shown = await placement(client, ana, room)
+    assert rtts_shown(shown) == {"ana1": 35, "beto1": 181}
+    assert shown["recommended"] == pair["miami"].id
+    assert "Responde a sus peers de la sala con 35 ms de ida y vuelta para el más lejano." in shown["reason"]
+    assert "no todos responden al ping" in shown["reason"]
+
+    # Ana's device stops answering echo: its next line has no figure, and Miami has nothing measured any more.
+    await node_reports(services, pair["miami"], (pair["ana1"], None))
+    shown = await placement(client, ana, room)
+    assert rtts_shown(shown) == {"ana1": None, "beto1": 181}
+    assert shown["recommended"] == pair["madrid"].id
+    assert "181 ms de ida y vuelta para el más lejano" in shown["reason"]
+
+
+async def test_a_round_trip_measured_by_another_server_or_long_ago_is_not_shown(
+    services: Services, client: AsyncTestClient[Any], pair: dict[str, Any]
+) -> None:
+    await node_reports(services, pair["madrid"], (pair["beto1"], 60_000))
+    # A report naming beto1 from Miami (where it is not placed: a move's old server, say) changes nothing.
+    await node_reports(services, pair["miami"], (pair["beto1"], 5_000))
+    assert rtts_shown(await placement(client, pair["ana"], pair["room"]))["beto1"] == 60
+    # Placed elsewhere since (a move): Madrid's figure is about Madrid, so it is not shown as beto1's any more.
+    async with transaction(services.sessionmaker) as db:
+        await db.execute(update(Peer).where(Peer.id == pair["beto1"].id).values(server_id=pair["miami"].id))
+    assert rtts_shown(await placement(client, pair["ana"], pair["room"]))["beto1"] is None
+    async with transaction(services.sessionmaker) as db:
+        await db.execute(update(Peer).where(Peer.id == pair["beto1"].id).values(server_id=pair["madrid"].id))
+        await db.execute(update(RoomMember).values(rtt_at=time.time() - RTT_FRESH_SECONDS))
+    assert rtts_shown(await placement(client, pair["ana"], pair["room"]))["beto1"] is None

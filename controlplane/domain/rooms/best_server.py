@@ -1,15 +1,18 @@
 """Where a room's members are, and the server that gives the group the best play (docs/rooms.md, "The room's best
 server"): `GET /api/client/network/partys/{id}/servers`.
 
-The score is a plain ordering a customer can check by reading the page, not a model: nothing here measures a round
-trip yet (docs/rooms.md says what is measured and what is not), so it ranks by what the control plane knows for
-sure. A server that already holds members keeps their paths as they are and takes the backbone hop out of the
-group's traffic once everybody is there; a server in the same place as the members' servers is about as far from
-them as theirs; and a less loaded node forwards with less queueing.
+The score is a plain ordering a customer can check by reading the page, not a model (docs/rooms.md says what is
+measured and what is not), so it ranks by what the control plane knows for sure. A server that already holds
+members keeps their paths as they are and takes the backbone hop out of the group's traffic once everybody is there;
+among servers holding as many members, the one whose farthest measured member is nearest (a round trip each node
+times to its own room members' devices, node_agent/rtt.py); a server in the same place as the members' servers is
+about as far from them as theirs; and a less loaded node forwards with less queueing. A round trip is only known
+between a member and the server it is on: nothing here claims one to a server a member is not on.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -48,6 +51,9 @@ class PlaceMember(msgspec.Struct):
     server: str  # the server's id
     server_name: str
     ubication: str
+    # Round trip from its server to its device, in ms (the median of the node's latest echoes); null when unknown:
+    # the device does not answer echo, the figure is older than RTT_FRESH_SECONDS, or taken before a move.
+    rtt_ms: int | None = None
 
 
 class RoomPlacement(msgspec.Struct):
@@ -65,14 +71,18 @@ class _Candidate:
     members: int  # members already on it
     nearby: int  # members on another server in the same location
     peers: int  # active peers on it
+    worst_rtt_ms: int | None  # the largest measured round trip of the members on it; None = none measured
 
     @property
     def load(self) -> float:
         return self.peers / max(self.server.capacity, 1)
 
-    def rank(self) -> tuple[int, int, float, str]:
-        """Smaller is better: most members already there, then most members nearby, then least loaded, then name."""
-        return (-self.members, -self.nearby, self.load, self.server.name)
+    def rank(self) -> tuple[int, float, int, float, str]:
+        """Smaller is better: most members already there, then the nearest farthest measured member (a server
+        with a figure before one without: only the first is known to serve its members well), then most members
+        nearby, then least loaded, then name. With nothing measured this is the ordering without round trips."""
+        worst = self.worst_rtt_ms if self.worst_rtt_ms is not None else float("inf")
+        return (-self.members, worst, -self.nearby, self.load, self.server.name)
 
 
 def label(server: Server) -> str:
@@ -85,12 +95,18 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _reason(best: _Candidate, total: int, by_server: Counter[str]) -> str:
+def _reason(best: _Candidate, total: int, by_server: Counter[str], measured: int) -> str:
     where = label(best.server)
     free = max(best.server.capacity - best.peers, 0)
     load = f"Tiene {_count(free, 'plaza libre', 'plazas libres')} de {best.server.capacity}."
+    rtt = (
+        f"Responde a sus peers de la sala con {best.worst_rtt_ms} ms de ida y vuelta para el más lejano."
+        if best.worst_rtt_ms is not None
+        else ""
+    )
     if best.members == total:
-        return f"Todos los peers de la sala están en {where}: el tráfico de la sala no cruza entre servidores. {load}"
+        everybody = f"Todos los peers de la sala están en {where}: el tráfico de la sala no cruza entre servidores."
+        return " ".join(p for p in (everybody, rtt, load) if p)
     parts = []
     if best.members:
         parts.append(
@@ -103,12 +119,30 @@ def _reason(best: _Candidate, total: int, by_server: Counter[str]) -> str:
             f"Ningún servidor con peers de la sala puede recibir más ahora (sin conexión, lleno o sin salas); {where}"
             " es el mejor de los que pueden."
         )
+    if rtt:
+        parts.append(rtt)
     if best.nearby:
         parts.append(f"Otros {best.nearby} están en servidores de la misma ubicación.")
     parts.append(load)
-    if len(by_server) > 1:
+    if len(by_server) > 1 and not measured:
         parts.append("Sin medir la latencia de cada dispositivo, se elige por ubicación y carga.")
+    elif len(by_server) > 1:
+        parts.append(
+            "La latencia solo se mide hasta el servidor donde está cada dispositivo, y no todos responden al ping:"
+            " lo demás se elige por ubicación y carga."
+        )
     return " ".join(parts)
+
+
+# A figure older than this is not shown nor used (an agent sends a member's figure at least once a minute).
+RTT_FRESH_SECONDS = 300
+
+
+def rtt_ms(member: RoomMember, server_id: str, now: float) -> int | None:
+    """The member's round trip in ms when it is current and about the server it is on now; at least 1."""
+    if member.rtt_us is None or member.rtt_server != server_id or now - member.rtt_at >= RTT_FRESH_SECONDS:
+        return None
+    return max(1, round(member.rtt_us / 1000))
 
 
 NO_SERVER = (
@@ -121,7 +155,7 @@ async def placement(db: AsyncSession, room: Room, viewer_id: str) -> RoomPlaceme
     """Where the room's members are, and which server the group should meet on (docs/rooms.md)."""
     rows = (
         await db.execute(
-            select(Peer.id, Peer.name, Peer.user_id, User.alias, Server)
+            select(Peer.id, Peer.name, Peer.user_id, User.alias, Server, RoomMember)
             .join(RoomMember, RoomMember.peer_id == Peer.id)
             .join(User, User.id == Peer.user_id)
             .join(Server, Server.id == Peer.server_id)
@@ -129,6 +163,7 @@ async def placement(db: AsyncSession, room: Room, viewer_id: str) -> RoomPlaceme
             .order_by(RoomMember.joined, Peer.name)
         )
     ).all()
+    now = time.time()
     members = [
         PlaceMember(
             peer=peer_id,
@@ -138,12 +173,17 @@ async def placement(db: AsyncSession, room: Room, viewer_id: str) -> RoomPlaceme
             server=server.id,
             server_name=server.name,
             ubication=server.ubication,
+            rtt_ms=rtt_ms(member, server.id, now),
         )
-        for peer_id, name, user_id, alias, server in rows
+        for peer_id, name, user_id, alias, server, member in rows
     ]
+    worst: dict[str, int] = {}
+    for m in members:
+        if m.rtt_ms is not None:
+            worst[m.server] = max(worst.get(m.server, 0), m.rtt_ms)
     by_server = Counter(m.server for m in members)
-    places = Counter(" ".join(server.ubication.split()).casefold() for *_, server in rows)
-    held = {server.id: server for *_, server in rows}
+    places = Counter(" ".join(server.ubication.split()).casefold() for *_, server, _m in rows)
+    held = {server.id: server for *_, server, _m in rows}
     count_rows = await db.execute(
         select(Peer.server_id, func.count()).where(Peer.active.is_(True)).group_by(Peer.server_id)
     )
@@ -163,7 +203,7 @@ async def placement(db: AsyncSession, room: Room, viewer_id: str) -> RoomPlaceme
         here = by_server.get(server.id, 0)
         nearby = places.get(place, 0) - here if place else 0
         if accepts:
-            candidates.append(_Candidate(server, here, nearby, peers))
+            candidates.append(_Candidate(server, here, nearby, peers, worst.get(server.id)))
         options.append(
             PlaceServer(
                 id=server.id,
@@ -189,6 +229,6 @@ async def placement(db: AsyncSession, room: Room, viewer_id: str) -> RoomPlaceme
         members=members,
         servers=options,
         recommended=best.server.id,
-        reason=_reason(best, len(members), by_server),
+        reason=_reason(best, len(members), by_server, measured=len([m for m in members if m.rtt_ms is not None])),
         to_move=to_move,
     )

@@ -59,6 +59,13 @@ class RoomMember(Base):
     # one was (unix seconds, 0 = none since it joined).
     heard_packets: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     heard_at: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
+    # Round trip from its server to its device (node_agent/rtt.py, via record_presence): the median of the latest
+    # ICMP echoes in microseconds (None = not measured: the device drops echo, or an older agent) and when the
+    # control plane heard it (unix seconds), and the server that measured it: after a move the figure is about the
+    # old server and is not shown (best_server.py reads it only while the member is still there).
+    rtt_us: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    rtt_at: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
+    rtt_server: Mapped[str] = mapped_column(String(32), default="", server_default="")
 
     room: Mapped[Room] = relationship(lazy="joined")
 

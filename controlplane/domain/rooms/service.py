@@ -137,10 +137,17 @@ class RoomService:
             await self.tell(db, room, users | {room.owner_id}, operation_started=False)
 
     async def record_presence(
-        self, db: AsyncSession, server_id: str, handshakes: Mapping[str, int], now: float | None = None
+        self,
+        db: AsyncSession,
+        server_id: str,
+        handshakes: Mapping[str, int],
+        now: float | None = None,
+        rtts: Mapping[str, int | None] | None = None,
     ) -> None:
         """A server's stats report (public key -> latest handshake): room members placed on that server get their
         presence updated, and the users of every room where somebody came online or went offline see it at once.
+        `rtts` (public key -> round trip in µs, None = not measured) are the same lines' round trips: each line
+        carries the peer's current figure, so a line without one clears it (docs/agent-protocol.md, "Round trips").
 
         Only members whose placement is this server count: during a move the old server's reports are ignored.
         """
@@ -162,6 +169,12 @@ class RoomService:
                 flipped.add(member.room_id)
             if handshake_at != member.handshake_at or online != member.online:
                 member.handshake_at, member.online = handshake_at, online
+            if rtts is not None:
+                rtt = rtts.get(public_key)
+                if rtt is not None:
+                    member.rtt_us, member.rtt_at, member.rtt_server = rtt, now, server_id
+                elif member.rtt_us is not None:
+                    member.rtt_us = None
         if not flipped:
             return
         await db.flush()
