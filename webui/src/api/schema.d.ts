@@ -1621,6 +1621,7 @@ export interface components {
             server: string;
             server_name: string;
             ubication: string;
+            rtt_ms?: number | null;
         };
         /** PlaceServer */
         PlaceServer: {

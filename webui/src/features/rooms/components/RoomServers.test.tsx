@@ -20,13 +20,13 @@ afterEach(() => vi.clearAllMocks());
 const REASON = 'Madrid 1 (Madrid) ya tiene 2 de los 3 peers de la sala: con todos allí, el tráfico no cruza.';
 
 function placement(mine: boolean): RoomPlacement {
-  const member = (peer: string, name: string, user: string, server: string, serverName: string, ubication: string) => ({
-    peer, name, user, mine: mine === (user === 'Ana'), server, server_name: serverName, ubication,
+  const member = (peer: string, name: string, user: string, server: string, serverName: string, ubication: string, rtt: number | null = null) => ({
+    peer, name, user, mine: mine === (user === 'Ana'), server, server_name: serverName, ubication, rtt_ms: rtt,
   });
   return {
     members: [
       member('a1', 'movil', 'Ana', 's1', 'Miami 1', 'Miami'),
-      member('b1', 'pc', 'Beto', 's2', 'Madrid 1', 'Madrid'),
+      member('b1', 'pc', 'Beto', 's2', 'Madrid 1', 'Madrid', 35),
       member('b2', 'laptop', 'Beto', 's2', 'Madrid 1', 'Madrid'),
     ],
     servers: [
@@ -50,7 +50,8 @@ describe('where the room plays', () => {
     // Servers holding members, and the recommended one; an empty server that is not recommended is left out.
     expect(servers).toHaveLength(2);
     expect(servers[0]).toHaveTextContent('Madrid 1 (Madrid)2 peersRecomendado');
-    expect(servers[0]).toHaveTextContent('pc (Beto), laptop (Beto)');
+    // Each member's round trip to its server, or that its device is not measured (it drops ping).
+    expect(servers[0]).toHaveTextContent('pc (Beto) · 35 ms, laptop (Beto) · sin medir');
     expect(servers[1]).toHaveTextContent('Miami 1 (Miami)1 peerServidor sin conexión');
     expect(within(card).getByTestId('room-best-server')).toHaveTextContent(REASON);
     await userEvent.click(within(card).getByRole('button', { name: 'Mover mis peers aquí (1)' }));

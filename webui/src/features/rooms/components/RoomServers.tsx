@@ -19,7 +19,14 @@ function serverLabel(server: { name: string; ubication: string }): string {
 
 const peersCount = (n: number) => (n === 1 ? '1 peer' : `${n} peers`);
 
-/** One server of the room: its name and location, its members, and why it cannot take more when it cannot. */
+/** A member's round trip from its server to its device, as the node measured it (docs/rooms.md). */
+const rttLabel = (ms: number | null | undefined) => (ms == null ? 'sin medir' : `${ms} ms`);
+
+// Round trips are measured every 30 s or so on the nodes: read the page again now and then while it is open.
+const REFRESH_MS = 60_000;
+
+/** One server of the room: its name and location, its members (each with its round trip to this server), and why
+ * it cannot take more when it cannot. */
 function ServerLine({ server, members }: { server: PlaceServer; members: string[] }) {
   return (
     <Stack gap={2} data-testid="room-server">
@@ -58,18 +65,24 @@ function ServerLine({ server, members }: { server: PlaceServer; members: string[
 export function RoomServers({ room, owner }: { room: Room; owner: boolean }) {
   const [placement, setPlacement] = useState<RoomPlacement | null>(null);
   const [sending, setSending] = useState(false);
-  // Read again whenever the room changes (a member joined, left or moved: its version grows).
+  // Read again whenever the room changes (a member joined, left or moved: its version grows), and every minute for
+  // the members' round trips, which change without the room changing.
   useEffect(() => {
     const controller = new AbortController();
-    fetchRoomPlacement(room.id, controller.signal).then(setPlacement, () => undefined);
-    return () => controller.abort();
+    const read = () => fetchRoomPlacement(room.id, controller.signal).then(setPlacement, () => undefined);
+    void read();
+    const timer = window.setInterval(read, REFRESH_MS);
+    return () => {
+      window.clearInterval(timer);
+      controller.abort();
+    };
   }, [room.id, room.version]);
   if (!placement || placement.members.length === 0) return null;
 
   const recommended = placement.servers.find((s) => s.recommended) ?? null;
   const held = placement.servers.filter((s) => s.members > 0 || s.recommended);
   const membersOf = (serverId: string) =>
-    placement.members.filter((m) => m.server === serverId).map((m) => `${m.name} (${m.user})`);
+    placement.members.filter((m) => m.server === serverId).map((m) => `${m.name} (${m.user}) · ${rttLabel(m.rtt_ms)}`);
   const mine = placement.members.filter((m) => placement.to_move.includes(m.peer));
   const busy = sending || Boolean(room.processing);
 
