@@ -3,7 +3,7 @@ key while paused and holds it again on resume; the configuration stays downloada
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from litestar.testing import AsyncTestClient
@@ -67,7 +67,10 @@ async def test_a_paused_peer_is_off_its_node_until_resumed_and_stays_downloadabl
     body = paused.json()
     assert body["message"].startswith("Peer movil en pausa: no tendrá conexión hasta que lo reanude.")
     assert body["paused"] is True and body["active"] is True and body["processing"] is False
-    assert body["pause_notice"].startswith("En pausa desde el ")
+    # Since when as a moment (the page shows it in the customer's time zone), not a clock time in the text.
+    assert abs(datetime.fromisoformat(body["paused_since"]) - datetime.now(UTC)) < timedelta(minutes=5)
+    assert body["pause_notice"].startswith("El servidor no acepta la conexión de este peer")
+    assert "UTC" not in body["pause_notice"]
     assert "el vencimiento sigue contando" in body["pause_notice"]
     # The node drops the key now, and a node that reconnects gets a full state without it.
     assert await _last_delta(services, server) == ([], [peer.public_key])

@@ -140,7 +140,7 @@ function captchaStandIn(token: string): string {
  */
 export async function newPage(
   browser: Browser,
-  options: { viewport?: { width: number; height: number }; baseURL?: string } = {},
+  options: { viewport?: { width: number; height: number }; baseURL?: string; timezoneId?: string } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
   const { captcha, gateways } = harness();
   // Another name of the same control plane (localhost, the socket proxy) when a scenario opens it so.
@@ -150,6 +150,7 @@ export async function newPage(
     baseURL: url,
     viewport: options.viewport ?? WIDE,
     locale: 'es-ES',
+    timezoneId: options.timezoneId,
     acceptDownloads: true,
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });

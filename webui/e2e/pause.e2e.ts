@@ -1,6 +1,7 @@
 /**
  * Pause and resume a peer (docs/api.md, "Pause and resume"), as nico does it from the peer's menu: the toast says
- * what a pause means, the peer's status reads 'En pausa' with the notice under it (its date, that the configuration
+ * what a pause means, the peer's status reads 'En pausa' with the notice under it (since when, in the customer's own
+ * time zone — here Havana's, while the server runs on UTC —, that the configuration
  * stays downloadable and the expiry keeps counting, how to resume), a reload shows the same (it is the server's
  * state, not the page's), the configuration still downloads; 'Reanudar' brings it back. The paused list fits from
  * 360 to 1440 px (layout.ts) and reads to everyone (axe, and the notice's contrast measured).
@@ -10,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
 import { textContrast, violations } from './axe';
-import { dismissToasts, gone, logIn, newPage, screenshot, text, toastWith, useBrowser, visible } from './browser';
+import { api, dismissToasts, gone, logIn, newPage, screenshot, text, toastWith, useBrowser, visible } from './browser';
 import { fitsEveryWidth, openPage } from './layout';
 
 const browser = useBrowser();
@@ -21,7 +22,11 @@ const PAUSED_TOAST =
   `Peer ${PEER} en pausa: no tendrá conexión hasta que lo reanude. Su configuración sigue disponible y el` +
   ' vencimiento sigue contando.';
 const NOTICE =
-  /^En pausa desde el \d\d\/\d\d\/\d{4} \d\d:\d\d UTC: el servidor no acepta la conexión de este peer hasta que lo reanude\. Puede descargar su configuración; el vencimiento sigue contando\. Para reanudarlo, use «Reanudar» en el menú del peer\.$/;
+  'El servidor no acepta la conexión de este peer hasta que lo reanude. Puede descargar su configuración; el' +
+  ' vencimiento sigue contando. Para reanudarlo, use «Reanudar» en el menú del peer.';
+/** The customer's clock: the page shows the moment of the pause in it, not in the server's UTC. */
+const HAVANA = 'America/Havana';
+const inHavana = new Intl.DateTimeFormat('es-ES', { dateStyle: 'long', timeStyle: 'short', timeZone: HAVANA });
 
 /** The peer's row (from 1024 px) or card (below). */
 const peerRow = (page: Page, name: string) =>
@@ -38,7 +43,7 @@ async function fromMenu(page: Page, item: 'Pausar' | 'Reanudar'): Promise<void> 
 describe('pause and resume', () => {
   test('pause from the menu, the badge and the notice say what it means, resume', async () => {
     const { nico } = harness().customers;
-    const { page, context } = await newPage(browser());
+    const { page, context } = await newPage(browser(), { timezoneId: HAVANA });
     await logIn(page, nico);
     await openPage(page, '/dashboard/peers', 'Peers Wireguard');
     await text(status(page, PEER), 'Activo');
@@ -48,7 +53,9 @@ describe('pause and resume', () => {
     await visible(toastWith(page, PAUSED_TOAST));
     await text(status(page, PEER), 'En pausa');
     await visible(notice(page).getByText('Peer en pausa', { exact: true }));
-    await text(notice(page).locator('.mantine-Alert-message'), NOTICE);
+    const peers = (await api('GET', '/api/client/accounts/peers', { account: nico })) as { name: string; paused_since: string }[];
+    const since = inHavana.format(new Date(peers.find((peer) => peer.name === PEER)!.paused_since));
+    await text(notice(page).locator('.mantine-Alert-message'), `En pausa desde el ${since}. ${NOTICE}`);
     // The menu offers the way back, and the other peer is untouched.
     await peerRow(page, PEER).getByRole('button', { name: 'Más acciones' }).click();
     await visible(page.getByRole('menuitem', { name: 'Reanudar' }));

@@ -91,9 +91,10 @@ class PeerView(msgspec.Struct):
     last_outcome: OperationOutcome | None = None
     # While the peer's server is offline: what that means for the customer and the way out, in Spanish.
     server_notice: str | None = None
-    # Paused by its owner (docs/api.md, "Pause and resume"): its node does not hold its key; since when and what
-    # that means, in Spanish.
+    # Paused by its owner (docs/api.md, "Pause and resume"): its node does not hold its key; since when (a moment,
+    # which the page shows in the customer's own time zone) and what that means, in Spanish.
     paused: bool = False
+    paused_since: datetime | None = None
     pause_notice: str | None = None
 
 

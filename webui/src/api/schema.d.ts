@@ -1577,6 +1577,7 @@ export interface components {
             server_notice?: string | null;
             /** @default false */
             paused?: boolean;
+            paused_since?: string | null;
             pause_notice?: string | null;
             /** @default  */
             message?: string;
@@ -1610,6 +1611,7 @@ export interface components {
             server_notice?: string | null;
             /** @default false */
             paused?: boolean;
+            paused_since?: string | null;
             pause_notice?: string | null;
         };
         /** PlaceMember */

@@ -60,11 +60,13 @@ async def resume(context: Context, db: AsyncSession, user_id: str, peer_id: str,
 def view(peer: Peer) -> dict[str, Any]:
     if peer.paused_at is None:
         return {}
+    # No clock time in the text: the server would have to pick a time zone (UTC reads five hours off in Cuba);
+    # `paused_since` is a moment, shown by the page in the customer's own time as every other date there.
     notice = (
-        f"En pausa desde el {peer.paused_at:%d/%m/%Y %H:%M} UTC: el servidor no acepta la conexión de este peer hasta"
-        " que lo reanude. Puede descargar su configuración; el vencimiento sigue contando."
+        "El servidor no acepta la conexión de este peer hasta que lo reanude. Puede descargar su configuración;"
+        " el vencimiento sigue contando."
     )
-    return {"paused": True, "pause_notice": notice}
+    return {"paused": True, "paused_since": peer.paused_at, "pause_notice": notice}
 
 
 PAUSE = PeerOperation(name="pause", request=PeerPause, start=pause, view=view)

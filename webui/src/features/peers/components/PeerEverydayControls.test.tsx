@@ -8,6 +8,7 @@ import { renderWithProviders, testUser } from '../../../testing/render';
 import { RealtimeProvider } from '../../realtime';
 import { FakeWebSocket } from '../../realtime/testing/fake-web-socket';
 import * as peersApi from '../api/peers';
+import { formatDateTime } from '../peer-format';
 import type { Peer } from '../api/peers';
 import { PEER_NAME_RULE, PRIVATE_KEY_WARNING } from '../peer-name';
 import { testPeer } from '../testing/peer-factory';
@@ -129,21 +130,24 @@ describe('the configuration as text', () => {
 
 describe('pausing a peer', () => {
   it('pauses from the menu, shows the pause in the row, and offers to resume it', async () => {
-    const notice = 'En pausa desde el 28/11/2026 06:00 UTC: el servidor no acepta la conexión de este peer hasta que lo reanude.';
+    const notice = 'El servidor no acepta la conexión de este peer hasta que lo reanude.';
+    const since = '2026-11-28T06:00:00Z';
     const message = 'Peer movil en pausa: no tendrá conexión hasta que lo reanude.';
-    api.setPeerPaused.mockResolvedValue({ peer: testPeer({ paused: true, pause_notice: notice, version: 99 }), message });
+    api.setPeerPaused.mockResolvedValue({ peer: testPeer({ paused: true, paused_since: since, pause_notice: notice, version: 99 }), message });
     const actor = await renderPeers([testPeer()]);
     await openMenuItem(actor, 'movil', 'Pausar');
     expect(api.setPeerPaused).toHaveBeenCalledWith('p1', true);
     expect(await screen.findByText(message)).toBeInTheDocument();
     expect(within(screen.getByTestId('peer-row')).getByText('En pausa')).toBeInTheDocument();
     expect(within(screen.getByTestId('paused-notice')).getByText(notice, { exact: false })).toBeInTheDocument();
+    // Since when, in the customer's own time (the server sends a moment, not a clock time in its zone).
+    expect(screen.getByTestId('paused-notice')).toHaveTextContent(`En pausa desde el ${formatDateTime(since)}.`);
     // Download and QR stay available while paused.
     expect(within(screen.getByTestId('peer-row')).getByRole('button', { name: 'Descargar configuración' })).not.toHaveAttribute(
       'data-disabled',
     );
 
-    const resumed = testPeer({ paused: false, pause_notice: null, version: 100 });
+    const resumed = testPeer({ paused: false, paused_since: null, pause_notice: null, version: 100 });
     api.setPeerPaused.mockResolvedValue({ peer: resumed, message: 'Peer movil reanudado.' });
     await openMenuItem(actor, 'movil', 'Reanudar');
     expect(api.setPeerPaused).toHaveBeenLastCalledWith('p1', false);

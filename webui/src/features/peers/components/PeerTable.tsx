@@ -56,7 +56,7 @@ export function PeerNotices({ peer, busy, onAction }: Pick<PeerListProps, 'onAct
   if (!offline && !peer.shared_config_warning && !peer.pause_notice) return null;
   return (
     <Stack gap="xs">
-      {peer.pause_notice && <PausedNotice peerName={peer.name} notice={peer.pause_notice} />}
+      {peer.pause_notice && <PausedNotice peerName={peer.name} notice={peer.pause_notice} since={peer.paused_since} />}
       {offline && <ServerOfflineNotice peer={peer} busy={busy} onChangeServer={(p) => onAction('change_server', p)} />}
       {peer.shared_config_warning && <SharedConfigWarning peerName={peer.name} />}
     </Stack>

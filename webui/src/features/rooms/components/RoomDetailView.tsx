@@ -17,7 +17,10 @@ import { RoomLobby, useElapsed } from './RoomLobby';
 import { RoomServers } from './RoomServers';
 import { GuestPassSection } from './GuestPassSection';
 
-/** docs/contract.md#constants: the room's peer list is 400 px high. */
+/**
+ * docs/contract.md#constants: the room's peer list is 400 px high. At most, here: a fixed 400 px left a room of two
+ * a screen of empty box above the sections under it; past 400 px the list scrolls (recorded in docs/contract.md).
+ */
 export const ROOM_PEERS_HEIGHT = 400;
 
 export type RoomAction =
@@ -182,7 +185,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
           )}
         </Group>
       </Group>
-      <ScrollArea style={{ height: ROOM_PEERS_HEIGHT }} data-testid="room-peers">
+      <ScrollArea.Autosize style={{ maxHeight: ROOM_PEERS_HEIGHT }} data-testid="room-peers">
         {narrow ? (
           <Stack gap="xs">
             {room.peers.map((peer) => (
@@ -226,7 +229,7 @@ export function RoomDetailView({ room, role, alias, hasFreePeers, onBack, onActi
             </Table.Tbody>
           </Table>
         )}
-      </ScrollArea>
+      </ScrollArea.Autosize>
       {owner && <GuestPassSection roomId={room.id} />}
       <Accordion variant="contained" data-testid="discovery-help-panel">
         <Accordion.Item value="ayuda">
