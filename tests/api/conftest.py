@@ -24,6 +24,8 @@ from controlplane.settings import PasswordHashing, RateLimit, RateLimits, Settin
 from tests.conftest import skip_or_fail
 from tests.fakes import captcha as fake_captcha
 from tests.fakes.captcha import FakeCaptcha
+from tests.fakes.qvapay import FakeQvaPay
+from tests.fakes.remesita import FakeRemesita
 from tests.fakes.smtp import FakeSMTP
 from tests.postgres import PG_ADMIN_URL, pg_admin
 
@@ -159,3 +161,29 @@ async def loop_free_client(services: Services) -> AsyncIterator[AsyncTestClient[
         # Litestar passes its transport to httpx the same way (its type is not httpx's async one).
         test_client._transport = _WaitingTransport(client=test_client)  # type: ignore[assignment]
         yield test_client
+
+
+# The local fake gateways (controlplane/demo/), one each per test module that asks for them, reset for every test:
+# the purchase, payment-link and guest-pass tests talk to them as the real client code would.
+@pytest.fixture(scope="module")
+def qvapay_server() -> Iterator[FakeQvaPay]:
+    with FakeQvaPay() as server:
+        yield server  # type: ignore[misc]
+
+
+@pytest.fixture(scope="module")
+def remesita_server() -> Iterator[FakeRemesita]:
+    with FakeRemesita() as server:
+        yield server  # type: ignore[misc]
+
+
+@pytest.fixture
+def qvapay(qvapay_server: FakeQvaPay) -> FakeQvaPay:
+    qvapay_server.reset()
+    return qvapay_server
+
+
+@pytest.fixture
+def remesita(remesita_server: FakeRemesita) -> FakeRemesita:
+    remesita_server.reset()
+    return remesita_server

@@ -6,7 +6,6 @@ is refused in Spanish; nobody sees another buyer's passes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -36,30 +35,6 @@ from tests.fakes.remesita import FakeRemesita
 PASSES = "/api/client/guest-passes"
 PUBLIC = "/api/public/guest-passes"
 DAY = timedelta(hours=24)
-
-
-@pytest.fixture(scope="module")
-def qvapay_server() -> Iterator[FakeQvaPay]:
-    with FakeQvaPay() as server:
-        yield server  # type: ignore[misc]
-
-
-@pytest.fixture(scope="module")
-def remesita_server() -> Iterator[FakeRemesita]:
-    with FakeRemesita() as server:
-        yield server  # type: ignore[misc]
-
-
-@pytest.fixture
-def qvapay(qvapay_server: FakeQvaPay) -> FakeQvaPay:
-    qvapay_server.reset()
-    return qvapay_server
-
-
-@pytest.fixture
-def remesita(remesita_server: FakeRemesita) -> FakeRemesita:
-    remesita_server.reset()
-    return remesita_server
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ working with a Spanish sentence."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -30,30 +29,6 @@ from tests.fakes.remesita import FakeRemesita
 
 LINKS = "/api/client/payment-links"
 PUBLIC = "/api/public/payment-links"
-
-
-@pytest.fixture(scope="module")
-def qvapay_server() -> Iterator[FakeQvaPay]:
-    with FakeQvaPay() as server:
-        yield server  # type: ignore[misc]
-
-
-@pytest.fixture(scope="module")
-def remesita_server() -> Iterator[FakeRemesita]:
-    with FakeRemesita() as server:
-        yield server  # type: ignore[misc]
-
-
-@pytest.fixture
-def qvapay(qvapay_server: FakeQvaPay) -> FakeQvaPay:
-    qvapay_server.reset()
-    return qvapay_server
-
-
-@pytest.fixture
-def remesita(remesita_server: FakeRemesita) -> FakeRemesita:
-    remesita_server.reset()
-    return remesita_server
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -41,30 +40,6 @@ from tests.fakes.remesita import FakeRemesita
 INVOICES = "/api/client/invoices"
 PEER_REQUIRED = "Por favor, seleccione un peer existente o ingrese un nombre para el nuevo peer"
 MONTH = timedelta(hours=720)
-
-
-@pytest.fixture(scope="module")
-def qvapay_server() -> Iterator[FakeQvaPay]:
-    with FakeQvaPay() as server:
-        yield server  # type: ignore[misc]
-
-
-@pytest.fixture(scope="module")
-def remesita_server() -> Iterator[FakeRemesita]:
-    with FakeRemesita() as server:
-        yield server  # type: ignore[misc]
-
-
-@pytest.fixture
-def qvapay(qvapay_server: FakeQvaPay) -> FakeQvaPay:
-    qvapay_server.reset()
-    return qvapay_server
-
-
-@pytest.fixture
-def remesita(remesita_server: FakeRemesita) -> FakeRemesita:
-    remesita_server.reset()
-    return remesita_server
 
 
 @pytest.fixture
