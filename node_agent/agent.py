@@ -105,6 +105,8 @@ class NodeAgent:
             int(self.config.relay_bytes_per_second),
             int(self.config.relay_budget_packets_per_second),
             int(self.config.relay_budget_bytes_per_second),
+            int(self.config.relay_room_share_min_packets_per_second),
+            int(self.config.relay_room_share_min_bytes_per_second),
         )
 
     @property

@@ -46,6 +46,9 @@ class AgentConfig:
     # The node-wide budget for every copy the relay sends, of all rooms together: one room cannot take the uplink.
     relay_budget_packets_per_second: float = 10_000
     relay_budget_bytes_per_second: float = 4_000_000
+    # The least each room's share of that budget may be (an equal part of it per relaying room, at least this).
+    relay_room_share_min_packets_per_second: float = 2_000
+    relay_room_share_min_bytes_per_second: float = 800_000
     # Seconds between discovery reports (the rooms' lobby, node_agent/discovery/); 0 = no recognition at all.
     discovery_interval: float = 2.0
     # Seconds between rounds of echoes to room members' devices (node_agent/rtt.py); 0 = no round trips measured.
@@ -84,6 +87,8 @@ _FIELDS: dict[str, tuple[str, type]] = {
     "relay_bytes_per_second": ("VPN_NODE_RELAY_BYTES_PER_SECOND", float),
     "relay_budget_packets_per_second": ("VPN_NODE_RELAY_BUDGET_PACKETS_PER_SECOND", float),
     "relay_budget_bytes_per_second": ("VPN_NODE_RELAY_BUDGET_BYTES_PER_SECOND", float),
+    "relay_room_share_min_packets_per_second": ("VPN_NODE_RELAY_ROOM_SHARE_MIN_PACKETS_PER_SECOND", float),
+    "relay_room_share_min_bytes_per_second": ("VPN_NODE_RELAY_ROOM_SHARE_MIN_BYTES_PER_SECOND", float),
     "discovery_interval": ("VPN_NODE_DISCOVERY_INTERVAL", float),
     "rtt_interval": ("VPN_NODE_RTT_INTERVAL", float),
 }
@@ -170,6 +175,8 @@ def load_config(environ: Mapping[str, str] | None = None, config_path: Path | No
         ("relay_bytes_per_second", MAX_BYTES_PER_SECOND),
         ("relay_budget_packets_per_second", MAX_PACKETS_PER_SECOND),
         ("relay_budget_bytes_per_second", MAX_BYTES_PER_SECOND),
+        ("relay_room_share_min_packets_per_second", MAX_PACKETS_PER_SECOND),
+        ("relay_room_share_min_bytes_per_second", MAX_BYTES_PER_SECOND),
     ):
         if name in values and not 1 <= values[name] <= most:
             raise ConfigError(f"{name} must be between 1 and {most}, got {values[name]!r}")

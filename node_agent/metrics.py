@@ -77,6 +77,16 @@ class AgentMetrics:
             "Bytes of copies the discovery relay may send per second, all rooms together; more are dropped.",
             registry=self.registry,
         ).set(limits.budget_bytes_per_second)
+        Gauge(
+            "vpn_agent_relay_room_share_min_packets_per_second",
+            "The least share of the relay budget (copies per second) each room gets: an equal part, at least this.",
+            registry=self.registry,
+        ).set(limits.room_share_min_packets_per_second)
+        Gauge(
+            "vpn_agent_relay_room_share_min_bytes_per_second",
+            "The least share of the relay budget (bytes per second) each room gets: an equal part, at least this.",
+            registry=self.registry,
+        ).set(limits.room_share_min_bytes_per_second)
         self.registry.register(_RelayCollector(read_counters))
 
     def record_apply(self, kind: str, seconds: float, ok: bool) -> None:
@@ -101,14 +111,16 @@ class AgentMetrics:
 
 class _RelayCollector(Collector):
     """vpn_agent_relay_packets / _bytes by result: "relayed" (copied to the sender's room mates, counted once per
-    packet sent, not per copy), "limited" (dropped by the sender's limits) or "budget" (dropped whole by the
-    node-wide budget). A budget drop is also logged, once per scrape that sees new ones: an operator reading logs
-    learns that rooms asked more than the node allows."""
+    packet sent and room, not per copy), "limited" (dropped by the sender's limits), "share" (a room's copies of a
+    packet dropped by the room's share of the budget) or "budget" (dropped by the node-wide budget). Share and budget
+    drops are also logged, once per scrape that sees new ones: an operator reading logs learns that a room asked
+    more than its share, or all rooms together more than the node allows."""
 
     def __init__(self, read_counters: Callable[[], dict[str, tuple[int, int]]]) -> None:
         self._read = read_counters
         self._totals = RelayTotals()
         self._over_budget = 0
+        self._over_share = 0
 
     def collect(self) -> Iterable[CounterMetricFamily]:
         try:
@@ -124,6 +136,14 @@ class _RelayCollector(Collector):
                 totals["budget"][0],
             )
             self._over_budget = totals["budget"][0]
+        if totals is not None and totals["share"][0] > self._over_share:
+            log.warning(
+                "discovery relay: rooms over their share of the node's budget: %d packets dropped since the last read"
+                " (%d in all; nft list counters table netdev vpn_relay names the rooms, share_<room>)",
+                totals["share"][0] - self._over_share,
+                totals["share"][0],
+            )
+            self._over_share = totals["share"][0]
         packets = CounterMetricFamily(
             "vpn_agent_relay_packets", "Discovery packets from room members, by result.", labels=("result",)
         )

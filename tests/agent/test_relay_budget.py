@@ -20,8 +20,14 @@ from node_agent.relay import RelayLimits
 from protos import agent_pb2
 
 GAME_PORT = 27015
-# Per sender: far above the flood below, so only the budget can cut it. The node: 50 copies/s, burst 100.
-LIMITS = RelayLimits(packets_per_second=5000, bytes_per_second=5_000_000, budget_packets_per_second=50)
+# Per sender: far above the flood below, so only the budget can cut it. The node: 50 copies/s, burst 100; each
+# room's share (tests/agent/test_relay_fairness.py) is the whole budget here, so the rooms together are over it.
+LIMITS = RelayLimits(
+    packets_per_second=5000,
+    bytes_per_second=5_000_000,
+    budget_packets_per_second=50,
+    room_share_min_packets_per_second=50,
+)
 
 
 @pytest.fixture
@@ -74,9 +80,13 @@ async def test_two_rooms_flooding_together_get_no_more_than_the_nodes_budget(wor
         allowed = 100 + 50 * flooding
         assert from_a + from_c <= allowed + 10, (from_a, from_c, flooding)
         assert from_a + from_c >= 50, (from_a, from_c)
-        # Both rooms' packets reached the bucket; the rest was dropped by the node's budget and counted there.
-        dropped = counter(world.server, "budget_dropped")
-        assert dropped >= 1000, dropped
+        # Both rooms' packets reached the buckets: each room's share (the whole budget) refused most of its own,
+        # and the node's budget what both shares let through together past it; every drop counted. (wireguard-go
+        # loses a varying part of 3 000 packets sent in a few hundredths of a second before nft sees them.)
+        over_budget = counter(world.server, "budget_dropped")
+        dropped = over_budget + counter(world.server, "share_lan") + counter(world.server, "share_lan2")
+        assert dropped >= 200, dropped
+        assert over_budget > 0, over_budget
         relayed = counter(world.server, "relayed_10_67_0_2") + counter(world.server, "relayed_10_67_0_4")
         assert relayed - relayed_before == from_a + from_c
         # The budget refills: a room is heard again once the flood stops.

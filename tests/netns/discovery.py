@@ -246,6 +246,8 @@ def _limit_settings(limits: RelayLimits) -> dict[str, int]:
         "relay_bytes_per_second": limits.bytes_per_second,
         "relay_budget_packets_per_second": limits.budget_packets_per_second,
         "relay_budget_bytes_per_second": limits.budget_bytes_per_second,
+        "relay_room_share_min_packets_per_second": limits.room_share_min_packets_per_second,
+        "relay_room_share_min_bytes_per_second": limits.room_share_min_bytes_per_second,
     }
 
 

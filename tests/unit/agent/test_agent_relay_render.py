@@ -10,7 +10,17 @@ import pytest
 from node_agent.config import ConfigError, load_config
 from node_agent.firewall import FirewallPlan, render_ruleset
 from node_agent.metrics import AgentMetrics
-from node_agent.relay import Copy, RelayLimits, RelayTotals, discovery_destinations, parse_counters, relay_targets
+from node_agent.relay import (
+    Copy,
+    RelayLimits,
+    RelayTotals,
+    discovery_destinations,
+    parse_counters,
+    relay_groups,
+    relay_targets,
+    room_label,
+    room_share,
+)
 from node_agent.state import Room
 
 BASE_ENV = {"VPN_NODE_CONTROL_URL": "cp.example:7443", "VPN_NODE_ID": "n1", "VPN_NODE_CREDENTIAL": "s3cret"}
@@ -84,17 +94,28 @@ def test_the_relay_table_follows_the_rooms_in_the_same_transaction() -> None:
     assert lines == [
         'limit rate over 50/second burst 100 packets counter name "limited_10_8_0_2" drop',
         'limit rate over 65536 bytes/second burst 131072 bytes counter name "limited_10_8_0_2" drop',
-        # Two copies: two draws from each of the node's budgets before any copy leaves.
+        "ip ttl set 64",
+        "jump from_10_8_0_2_in_r0",
+        "drop",
+    ]
+    in_room = text.split("chain from_10_8_0_2_in_r0 {")[1].split("}")[0]
+    lines = [line.strip() for line in in_room.strip().splitlines()]
+    assert lines == [
+        # Two copies: two draws from each of the room's share, then two from each of the node's budget, before
+        # any copy leaves; a refusal goes back to the sender's chain without a copy.
         *[
-            'limit name "budget_packets" counter name "budget_dropped" drop',
-            'limit name "budget_bytes" counter name "budget_dropped" drop',
+            'limit name "room_r0_packets" counter name "share_r0" return',
+            'limit name "room_r0_bytes" counter name "share_r0" return',
+        ]
+        * 2,
+        *[
+            'limit name "budget_packets" counter name "budget_dropped" return',
+            'limit name "budget_bytes" counter name "budget_dropped" return',
         ]
         * 2,
         'counter name "relayed_10_8_0_2"',
-        "ip ttl set 64",
         'ip daddr set 10.8.0.3 dup to "wg0"',
         'ip daddr set 10.9.0.2 dup to "wgb0"',
-        "drop",
     ]
 
 
@@ -127,8 +148,8 @@ def test_the_node_budget_is_one_bucket_shared_by_every_room_and_configured() -> 
     assert text.count("limit budget_packets { rate over 300/second burst 600 packets }") == 1
     assert text.count("limit budget_bytes { rate over 90000 bytes/second burst 180000 bytes }") == 1
     for sender in ("10_8_0_2", "10_8_0_3", "10_8_0_4", "10_8_0_5"):
-        chain = text.split(f"chain from_{sender} {{")[1].split("}")[0]
-        assert 'limit name "budget_bytes" counter name "budget_dropped" drop' in chain
+        chain = text.split(f"chain from_{sender}_in_")[1].split("}")[0]
+        assert 'limit name "budget_bytes" counter name "budget_dropped" return' in chain
     config = load_config(
         {
             **BASE_ENV,
@@ -163,15 +184,16 @@ def nft_json(**counters: tuple[int, int]) -> str:
 def test_totals_survive_rules_rewrites_and_members_leaving() -> None:
     totals = RelayTotals()
     first = parse_counters(nft_json(relayed_10_8_0_2=(10, 1000), limited_10_8_0_2=(0, 0)))
-    assert totals.update(first) == {"relayed": (10, 1000), "limited": (0, 0), "budget": (0, 0)}
+    assert totals.update(first) == {"relayed": (10, 1000), "limited": (0, 0), "share": (0, 0), "budget": (0, 0)}
     # A room change rewrote the table: counters restarted from zero and count again.
-    assert totals.update({"relayed_10_8_0_2": (3, 300), "limited_10_8_0_2": (5, 500)}) == {
+    assert totals.update({"relayed_10_8_0_2": (3, 300), "limited_10_8_0_2": (5, 500), "share_r1": (2, 200)}) == {
         "relayed": (13, 1300),
         "limited": (5, 500),
+        "share": (2, 200),
         "budget": (0, 0),
     }
     # The member left every room: its counters are gone from nft, not from the totals.
-    assert totals.update({}) == {"relayed": (13, 1300), "limited": (5, 500), "budget": (0, 0)}
+    assert totals.update({}) == {"relayed": (13, 1300), "limited": (5, 500), "share": (2, 200), "budget": (0, 0)}
 
 
 def test_relay_metrics_show_limits_and_counters_read_at_scrape_time() -> None:
@@ -185,3 +207,110 @@ def test_relay_metrics_show_limits_and_counters_read_at_scrape_time() -> None:
     reads.append({"relayed_10_8_0_2": (6, 600), "limited_10_8_0_2": (96, 9600)})
     assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "relayed"}) == 6
     assert registry.get_sample_value("vpn_agent_relay_bytes_total", {"result": "relayed"}) == 600
+
+
+def test_each_room_gets_an_equal_share_of_the_budget_but_never_less_than_the_minimum_nor_more_than_all() -> None:
+    limits = RelayLimits(50, 65536, 10_000, 4_000_000, 2_000, 800_000)
+    assert room_share(limits, 1) == (10_000, 4_000_000)  # alone on the node: the whole budget
+    assert room_share(limits, 2) == (5_000, 2_000_000)
+    assert room_share(limits, 4) == (2_500, 1_000_000)
+    assert room_share(limits, 300) == (2_000, 800_000)  # hundreds of rooms: the minimum a LAN night needs
+    # A minimum above the budget is the budget.
+    assert room_share(RelayLimits(50, 65536, 300, 90_000, 2_000, 800_000), 3) == (300, 90_000)
+    assert room_share(limits, 0) == (10_000, 4_000_000)
+
+
+def test_every_relaying_room_has_its_share_drawn_before_the_nodes_budget() -> None:
+    three = {
+        "r1": Room("r1", frozenset({"10.8.0.2", "10.8.0.3"})),
+        "r2": Room("r2", frozenset({"10.8.0.4", "10.8.0.5", "10.9.0.7"})),
+        # Nobody here to send from or to: not relaying on this node, so no share and not counted in the split.
+        "r3": Room("r3", frozenset({"10.9.0.2", "10.9.0.3"})),
+        # A room id that is no nft identifier gets a stable hashed label.
+        "sala de Beto": Room("sala de Beto", frozenset({"10.8.0.2", "10.8.0.6"})),
+    }
+    text = relay_part(plan(three, RelayLimits(10, 2000, 300, 90000, 20, 5000)))
+    hashed = room_label("sala de Beto")
+    assert hashed.startswith("h") and len(hashed) == 25 and hashed == room_label("sala de Beto")
+    for room in ("r1", "r2", hashed):
+        # 300 / 3 relaying rooms = 100 copies/s (above the minimum of 20), 90000 / 3 bytes/s.
+        assert f"limit room_{room}_packets {{ rate over 100/second burst 200 packets }}" in text
+        assert f"limit room_{room}_bytes {{ rate over 30000 bytes/second burst 60000 bytes }}" in text
+        assert f"counter share_{room} {{}}" in text
+    assert "room_r3" not in text
+    # 10.8.0.2 is in r1 and in the hashed room: one part per room, each all or nothing on its own.
+    sender = text.split("chain from_10_8_0_2 {")[1].split("}")[0]
+    assert [line.strip() for line in sender.strip().splitlines() if "jump" in line] == [
+        "jump from_10_8_0_2_in_r1",
+        f"jump from_10_8_0_2_in_{hashed}",
+    ]
+    in_r2 = [line.strip() for line in text.split("chain from_10_8_0_4_in_r2 {")[1].split("}")[0].strip().splitlines()]
+    # The share first (a room over it spends nothing of the node's budget), then the budget, per copy.
+    assert (
+        in_r2[:4]
+        == [
+            'limit name "room_r2_packets" counter name "share_r2" return',
+            'limit name "room_r2_bytes" counter name "share_r2" return',
+        ]
+        * 2
+    )
+    assert (
+        in_r2[4:8]
+        == [
+            'limit name "budget_packets" counter name "budget_dropped" return',
+            'limit name "budget_bytes" counter name "budget_dropped" return',
+        ]
+        * 2
+    )
+    assert in_r2[8:] == [
+        'counter name "relayed_10_8_0_4"',
+        'ip daddr set 10.8.0.5 dup to "wg0"',
+        'ip daddr set 10.9.0.7 dup to "wgb0"',
+    ]
+
+
+def test_a_mate_in_two_of_the_senders_rooms_gets_one_copy_drawn_from_the_first_rooms_share() -> None:
+    groups = relay_groups(
+        rooms(("10.8.0.2", "10.8.0.3", "10.8.0.4"), ("10.8.0.2", "10.8.0.3", "10.8.0.5")), LOCAL, CLIENTS, "wg0", ""
+    )
+    assert groups["10.8.0.2"] == (
+        ("r0", (Copy("10.8.0.3", "wg0"), Copy("10.8.0.4", "wg0"))),
+        ("r1", (Copy("10.8.0.5", "wg0"),)),
+    )
+    # 10.8.0.4 shares only r0 with 10.8.0.3 and 10.8.0.2.
+    assert groups["10.8.0.4"] == (("r0", (Copy("10.8.0.2", "wg0"), Copy("10.8.0.3", "wg0"))),)
+
+
+def test_the_room_share_minimum_is_configured_and_checked() -> None:
+    config = load_config(
+        {
+            **BASE_ENV,
+            "VPN_NODE_RELAY_ROOM_SHARE_MIN_PACKETS_PER_SECOND": "500",
+            "VPN_NODE_RELAY_ROOM_SHARE_MIN_BYTES_PER_SECOND": "100000",
+        }
+    )
+    assert (config.relay_room_share_min_packets_per_second, config.relay_room_share_min_bytes_per_second) == (
+        500,
+        100000,
+    )
+    assert (load_config(BASE_ENV).relay_room_share_min_packets_per_second) == 2000
+    with pytest.raises(ConfigError, match="relay_room_share_min_packets_per_second must be between 1 and 1000000"):
+        load_config({**BASE_ENV, "VPN_NODE_RELAY_ROOM_SHARE_MIN_PACKETS_PER_SECOND": "0.5"})
+    with pytest.raises(ValueError, match=r"room share minimum bytes per second must be 1\.\.1000000000"):
+        RelayLimits(room_share_min_bytes_per_second=0)
+
+
+def test_share_drops_are_a_metric_and_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    reads = [{"relayed_10_8_0_2": (4, 400), "share_r1": (0, 0), "budget_dropped": (0, 0)}]
+    metrics = AgentMetrics()
+    metrics.track_relay(lambda: reads[-1], RelayLimits(50, 65536, 300, 90000, 20, 5000))
+    registry = metrics.registry
+    assert registry.get_sample_value("vpn_agent_relay_room_share_min_packets_per_second") == 20
+    assert registry.get_sample_value("vpn_agent_relay_room_share_min_bytes_per_second") == 5000
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "share"}) == 0
+    assert "over their share" not in caplog.text
+    reads.append({"relayed_10_8_0_2": (9, 900), "share_r1": (5, 500), "share_r2": (2, 200), "budget_dropped": (0, 0)})
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "share"}) == 7
+    assert registry.get_sample_value("vpn_agent_relay_bytes_total", {"result": "share"}) == 700
+    assert registry.get_sample_value("vpn_agent_relay_packets_total", {"result": "budget"}) == 0
+    assert "rooms over their share of the node's budget: 7 packets dropped" in caplog.text
