@@ -70,6 +70,9 @@ class NodeOperation(Base):
     # The room whose busy flag this operation holds: a room is busy while any of its operations is pending.
     room_id: Mapped[str | None] = mapped_column(String(32), default=None, index=True)
     notify: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The batch whose one result tells this operation's outcome (a room owner's "move all my peers", its
+    # room_moves row): the owner's browsers get the peer's new state, but no words of the peer's own.
+    batch_id: Mapped[str | None] = mapped_column(String(32), default=None)
     delta: Mapped[NodeChange] = mapped_column(ChangeColumn)
     error: Mapped[str | None] = mapped_column(Text, default=None)
     created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -143,10 +143,12 @@ class NodeOperations:
         peer: Peer | None = None,
         notify: bool = True,
         room_id: str | None = None,
+        batch_id: str | None = None,
     ) -> NodeOperation:
         """Bump the node's serial and record the change; its agent hears of it once the transaction commits.
 
-        The operation's row is written with the transaction's next flush, with the peer's busy flag beside it."""
+        The operation's row is written with the transaction's next flush, with the peer's busy flag beside it.
+        `batch_id`: the batch that tells its outcome in one result (models.NodeOperation.batch_id)."""
         serial = (await db.execute(_BUMP_SERIAL, {"server_id": server_id})).scalar_one()
         server = _read_here(db, server_id)
         if server is not None:  # it shows the new serial (out of sync until applied), as the ORM update did
@@ -161,6 +163,7 @@ class NodeOperations:
             peer_id=peer.id if peer else None,
             room_id=room_id,
             notify=notify,
+            batch_id=batch_id,
             status=OperationStatus.PENDING,
         )
         db.add(operation)

@@ -65,6 +65,22 @@ def room_results(who: Person) -> list[dict[str, Any]]:
     return [m for m in who.inbox.messages if m["type"] in ("success", "info", "error") and "party_id" in m["data"]]
 
 
+def toasts(who: Person) -> list[tuple[str, str | None]]:
+    """Every push the web client shows as a toast (webui RealtimeProvider's generic notices, and a peer push's own
+    words on the peers page): what the customer reads, wherever they are."""
+    return [
+        (m["type"], m.get("message"))
+        for m in who.inbox.messages
+        if m["type"] in ("success", "info", "error")
+        or (m["type"] in ("created_peer", "updated_peer") and m.get("message"))
+    ]
+
+
+def peer_pushes(who: Person) -> dict[str, dict[str, Any]]:
+    """The last `updated_peer` of each peer: what the peer list shows."""
+    return {m["data"]["id"]: m["data"] for m in who.inbox.messages if m["type"] == "updated_peer"}
+
+
 def servers_shown(shown: dict[str, Any]) -> list[tuple[str, int, bool, bool]]:
     return [(s["name"], s["members"], s["accepts_peers"], s["recommended"]) for s in shown["servers"]]
 
@@ -161,6 +177,12 @@ async def test_the_owner_moves_all_their_peers_with_one_request_and_hears_one_re
         )
     ]
     assert room_results(beto) == []
+    # One toast in all: the moved peers' own pushes carry no words, only their new state for the list.
+    assert toasts(ana) == [("success", results[0]["message"])]
+    shown_peers = peer_pushes(ana)
+    for name in ("ana1", "ana2"):
+        assert shown_peers[peers[name].id]["server"]["name"] == "Madrid 1"
+        assert shown_peers[peers[name].id]["processing"] is False
     shown = await placement(client, ana, group["room"])
     assert shown["recommended"] == group["madrid"].id and shown["reason"].startswith("Todos los peers de la sala")
 
@@ -190,6 +212,16 @@ async def test_one_move_failing_gives_one_partial_result(
         )
     ]
     assert await servers_of(services, peers["ana1"], peers["ana2"]) == ["Miami 2", "Miami 1"]
+    # The failed peer sends no error of its own beside the room's result (it used to: two messages, one failure).
+    assert toasts(ana) == [("info", results[0]["message"])]
+    shown_peers = peer_pushes(ana)
+    assert shown_peers[peers["ana1"].id]["server"]["name"] == "Miami 2"
+    assert shown_peers[peers["ana2"].id]["server"]["name"] == "Miami 1"
+    assert not shown_peers[peers["ana2"].id]["processing"]
+    # Its card still keeps its own outcome (a reload shows why it did not move).
+    listed = (await client.get("/api/client/accounts/peers", headers=ana.headers)).json()
+    (card,) = [p for p in listed if p["id"] == peers["ana2"].id]
+    assert card["last_outcome"]["ok"] is False and "Miami 2" in card["last_outcome"]["message"]
 
 
 async def test_a_guest_cannot_move_the_group_and_nothing_is_written(
@@ -279,6 +311,27 @@ async def test_a_target_that_never_answers_ends_the_move_with_one_error_naming_t
         )
     ]
     assert await servers_of(services, peers["ana1"], peers["ana2"]) == ["Miami 1", "Miami 1"]
+    assert toasts(ana) == [("error", room_results(ana)[0]["message"])]
+
+
+async def test_a_peers_own_move_still_tells_its_own_outcome(
+    services: Services, client: AsyncTestClient[Any], group: dict[str, Any]
+) -> None:
+    """Outside a room move, a peer's change of server keeps its own words (the peers page's toast)."""
+    ana, peers = group["ana"], group["peers"]
+    ana.inbox.clear()
+    answer = await client.patch(
+        f"/api/client/accounts/peers/{peers['ana1'].id}",
+        json={"operation": "change_server", "server": group["miami2"].id},
+        headers=ana.headers,
+    )
+    assert answer.status_code == 202, answer.text
+    (operation,) = await pending_moves(services)
+    async with transaction(services.sessionmaker) as db:
+        await services.operations.finish(db, operation.id, "wireguard: device busy")
+    await asyncio.sleep(0.05)
+    ((kind, message),) = toasts(ana)
+    assert kind == "error" and message is not None and "ana1 sigue en el servidor Miami 1" in message
 
 
 async def node_reports(services: Services, server: Server, *lines: tuple[Peer, int | None]) -> None:

@@ -100,6 +100,15 @@ CUSTOMERS = {
     "memo": {"password": "memo-clave-segura-1", "alias": "Memo", "peers": ["pc-de-memo"]},
     # nico: pause and resume (pause.e2e.ts), so nobody else's peer goes off its node.
     "nico": {"password": "nico-clave-segura-1", "alias": None, "peers": ["router-de-casa", "movil-de-nico"]},
+    # rita and saul: the room owner's "move all my peers" (roommove.e2e.ts). rita's two peers on habana-1, saul's
+    # three on cancun-1, the second server with rooms: in rita's room, cancun-1 is the one recommended.
+    "rita": {"password": "rita-clave-segura-1", "alias": "Rita", "peers": ["pc-de-rita", "movil-de-rita"]},
+    "saul": {
+        "password": "saul-clave-segura-1",
+        "alias": "Saul",
+        "peers": ["saul-1", "saul-2", "saul-3"],
+        "servers": {"saul-1": "cancun-1", "saul-2": "cancun-1", "saul-3": "cancun-1"},
+    },
 }
 # Invoices seeded for the 'Facturas' page (seed_invoices): (customer, peer, plan, gateway, status, days ago). Pending
 # ones are made now: the expiry job turns a pending invoice older than VPN_INVOICE_TTL_HOURS into an expired one.
@@ -127,6 +136,14 @@ SERVERS = [
     # Named as staff name servers (not by host): the server peer-states.e2e.ts stops and holds.
     ServerInput(
         name="Santiago 1", address="santiago-1.vpn.test", tunnel_subnet="10.63.0.0/24", ubication="Santiago de Cuba"
+    ),
+    # The second server with rooms, where a room can move (roommove.e2e.ts); last, so the others keep their places.
+    ServerInput(
+        name="cancun-1",
+        address="cancun-1.vpn.test",
+        tunnel_subnet="10.64.0.0/24",
+        ubication="Cancún",
+        allow_partys=True,
     ),
 ]
 CAPTCHA_SITE_KEY = "browser-test-site-key"
@@ -318,7 +335,9 @@ class NodeReports:
 
     The same address drives the agents themselves, by server name ({"server": "Santiago 1"}): POST /stop ends the
     agent's stream for real (the control plane sees the node go offline), /start runs it again, /hold keeps it
-    connected but has it keep its answers (operations stay pending), /release sends them."""
+    connected but has it keep its answers (operations stay pending), /release sends them. POST /refuse {server,
+    customer, peer} has that server's agent answer the next change that adds the peer with a failure, as a node whose
+    WireGuard refused it would (`REFUSED`)."""
 
     def __init__(
         self, settings: Settings, queues: dict[str, Reports], loop: asyncio.AbstractEventLoop, agents: ScriptedAgents
@@ -332,6 +351,8 @@ class NodeReports:
                 return bool(asyncio.run_coroutine_threadsafe(self.send(body), loop).result(20))
             if path == "/discovery":
                 return bool(asyncio.run_coroutine_threadsafe(self.discovery(body), loop).result(20))
+            if path == "/refuse":
+                return bool(asyncio.run_coroutine_threadsafe(self.refuse(body), loop).result(20))
             if path in ("/stop", "/start", "/hold", "/release"):
                 call = agents.command(path.strip("/"), str(body.get("server", "")))
                 return bool(asyncio.run_coroutine_threadsafe(call, loop).result(20))
@@ -369,6 +390,10 @@ class NodeReports:
         )
         self._queues[row.server_id].put_nowait([stats])
         return True
+
+    async def refuse(self, body: dict[str, Any]) -> bool:
+        row = await self._peer(body)
+        return row is not None and self._agents.refuse(str(body.get("server", "")), row.public_key)
 
     async def discovery(self, body: dict[str, Any]) -> bool:
         """A discovery report from the peer's node, as its relay's recognition sums up what the peer announced
@@ -429,6 +454,13 @@ class ScriptedAgents:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def refuse(self, server_name: str, public_key: str) -> bool:
+        sid = self._ids.get(server_name)
+        if sid is None:
+            return False
+        self.nodes[sid].refusing.add(public_key)
+        return True
 
     async def command(self, what: str, server_name: str) -> bool:
         sid = self._ids.get(server_name)

@@ -29,19 +29,35 @@ async def run_scripted_agent(
     await run_simulated_node(target, node_id, credential, version=VERSION, node=node)
 
 
+# What a node answers for a change it refuses (`ReportingNode.refusing`), as the agent words a WireGuard failure.
+REFUSED = "wg set: Cannot allocate memory"
+
+
 class ReportingNode(_SimulatedNode):
     """Also, while `holding`, applies what it is sent but keeps its answers (the operations stay pending on the
-    control plane, as with a slow node) until `release`."""
+    control plane, as with a slow node) until `release`; and answers the next change adding a peer whose key is in
+    `refusing` with a failure (`REFUSED`), once per key."""
 
     def __init__(self, reports: Reports) -> None:
         super().__init__(traffic=False)
         self.reports = reports
         self.holding = False
+        self.refusing: set[str] = set()
         self._held: list[agent_pb2.AgentMessage] = []
         self._outbox: asyncio.Queue[agent_pb2.AgentMessage | None] | None = None
 
     def _apply(self, message: agent_pb2.ControlMessage, outbox: asyncio.Queue[agent_pb2.AgentMessage | None]) -> None:
         self._outbox = outbox
+        if message.WhichOneof("payload") == "delta":
+            refused = self.refusing & {peer.public_key for peer in message.delta.upsert_peers}
+            if refused:
+                self.refusing -= refused
+                delta = message.delta
+                result = agent_pb2.OperationResult(
+                    operation_id=delta.operation_id, serial=delta.serial, ok=False, error=REFUSED
+                )
+                outbox.put_nowait(agent_pb2.AgentMessage(result=result))
+                return
         if not self.holding:
             super()._apply(message, outbox)
             return

@@ -15,7 +15,7 @@ export interface Harness {
   url: string;
   admin: Account;
   customers: Record<
-    'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran' | 'hugo' | 'ines' | 'julia' | 'kiko' | 'lola' | 'memo' | 'nico' | 'olga' | 'pepe',
+    'ana' | 'beto' | 'carla' | 'dani' | 'eva' | 'fran' | 'hugo' | 'ines' | 'julia' | 'kiko' | 'lola' | 'memo' | 'nico' | 'olga' | 'pepe' | 'rita' | 'saul',
     Customer
   >;
   servers: { id: string; name: string; address: string }[];

@@ -588,6 +588,11 @@ class PeerService:
             await db.refresh(peer, ["membership"])
         await db.flush()  # the view carries the version of what it shows (domain/versions.py)
         view = self.view(peer)
+        if operation.batch_id is not None:
+            # Part of a batch that tells its owner one result for all its peers (a room move, domain/rooms/
+            # move_all.py): the list gets the peer as it now is, the words come once, from the batch.
+            self._push_after_commit(db, user_id, messages.UpdatedPeer(data=view))
+            return
         if operation.status is OperationStatus.OK:
             if operation.kind is OperationKind.CREATE:
                 done: messages.PushMessage = messages.CreatedPeer(message=told, data=view)

@@ -135,10 +135,11 @@ class RoomMoves:
             )
         steps: list[Step] = []
         refused: list[Refusal] = []
+        batch = new_id()  # each move names it: its outcome is told in this batch's one result, not on its own
         for peer_id, name in to_move:
             try:
                 async with db.begin_nested():  # a refused peer leaves nothing of its own behind
-                    peer = await change_server.move(self._peers, db, user_id, peer_id, target.id)
+                    peer = await change_server.move(self._peers, db, user_id, peer_id, target.id, batch_id=batch)
             except DomainError as refusal:
                 refused.append(Refusal(peer=peer_id, name=name, message=refusal.message))
                 continue
@@ -149,6 +150,7 @@ class RoomMoves:
             raise Conflict(f"No se pudo mover ninguno de sus peers a {where}. {why}", code="move_refused")
         db.add(
             RoomMove(
+                id=batch,
                 room_id=room.id,
                 user_id=user_id,
                 server_id=target.id,
@@ -168,23 +170,17 @@ class RoomMoves:
     async def operation_ended(self, db: AsyncSession, operation: NodeOperation, _peer: Peer | None) -> None:
         """A change-server operation ended: if it was the last pending one of a room move, its owner gets the one
         result of the whole move (how many moved to where, which did not and why)."""
-        if operation.kind is not OperationKind.CHANGE_SERVER or operation.user_id is None:
+        if operation.kind is not OperationKind.CHANGE_SERVER or operation.batch_id is None:
             return
         # The lock orders two moves of one batch ending at once: the one that sees nothing pending tells.
-        moves = (
+        move = (
             await db.execute(
-                select(RoomMove)
-                .where(RoomMove.user_id == operation.user_id, RoomMove.told_at.is_(None))
-                .order_by(RoomMove.created)
-                .with_for_update()
+                select(RoomMove).where(RoomMove.id == operation.batch_id, RoomMove.told_at.is_(None)).with_for_update()
             )
-        ).scalars()
-        for move in moves:
-            steps = msgspec.json.decode(move.steps, type=list[Step])
-            if any(step.operation == operation.id for step in steps):
-                break
-        else:
+        ).scalar_one_or_none()
+        if move is None:
             return
+        steps = msgspec.json.decode(move.steps, type=list[Step])
         await db.flush()
         # Columns, not entities: an operation this session loaded earlier would answer with its stale status.
         ended = {

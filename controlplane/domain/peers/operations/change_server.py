@@ -35,7 +35,10 @@ class PeerChangeServer(msgspec.Struct, tag_field="operation", tag="change_server
     server: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
-async def move(peers: PeerService, db: AsyncSession, user_id: str, peer_id: str, server_id: str | None) -> Peer:
+async def move(
+    peers: PeerService, db: AsyncSession, user_id: str, peer_id: str, server_id: str | None, batch_id: str | None = None
+) -> Peer:
+    """`batch_id`: a room move's, whose one result tells this move's outcome (its own push carries no words)."""
     if not server_id:
         raise Invalid("Debe elegir un servidor.", code="server_required", fields={"server": "Obligatorio."})
     peer = await peers.claim(db, user_id, peer_id)
@@ -54,7 +57,9 @@ async def move(peers: PeerService, db: AsyncSession, user_id: str, peer_id: str,
         raise Conflict(SERVER_OFFLINE, code="server_offline")
     await peers.place(db, peer, target, pending=True)
     arriving = NodeChange.move_arriving(peer.id)
-    await peers.nodes.change(db, target.id, OperationKind.CHANGE_SERVER, arriving, user_id=user_id, peer=peer)
+    await peers.nodes.change(
+        db, target.id, OperationKind.CHANGE_SERVER, arriving, user_id=user_id, peer=peer, batch_id=batch_id
+    )
     return peer
 
 
