@@ -216,7 +216,8 @@ async def test_the_guest_peer_stays_in_its_room_and_cannot_be_renewed(party: Par
     assert peer.name == "invitado"
     await node_answers(services)
     locked = {
-        "message": "Este peer es de un pase de invitado: solo sirve en la sala del pase y vence solo. "
+        "message": "Este peer es de un pase de invitado: solo sirve en la sala del pase, no da acceso a internet "
+        "y vence solo. "
         "Para usarlo en otra sala o renovarlo, compre un plan para un peer propio.",
         "code": "guest_pass_peer",
     }
