@@ -11,7 +11,7 @@ import logging
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 
 from node_agent import __version__
 from node_agent.backends import Backend, BackendError, make_backend
@@ -83,6 +83,8 @@ class NodeAgent:
         self.full_state_seen = False  # per connection: deltas before a snapshot are refused
         self.resync_needed = False  # set when an apply failed half-way: the next snapshot repairs
         self._peers: dict[str, Peer] = {}
+        # Guest passes' peers on the device, by key: their networks are forwarded to their rooms only (firewall.py).
+        self._room_only: dict[str, frozenset[str]] = {}
         self._rooms: dict[str, Room] | None = None
         self._backbone: Backbone | None = None
         self._interface_addresses: frozenset[str] = frozenset()
@@ -325,6 +327,7 @@ class NodeAgent:
             await self.backend.apply(Changes(remove_peers=changes.remove_peers, interface=interface))
         kept = {k: actual.peers[k] for k in desired.keep_peers if k in actual.peers}
         self._peers = {**kept, **desired.peers}
+        self._room_only = room_only_peers(desired.peers, self._room_only, kept)
         self._interface_addresses = desired.interface.addresses
         await self.firewall.enable_forwarding(ipv6=any(":" in a for a in self._interface_addresses))
         await self._apply_rooms_and_backbone(changes, check_devices=True)
@@ -338,6 +341,15 @@ class NodeAgent:
             self._peers.pop(key, None)
         for peer in (*changes.add_peers, *changes.update_peers):
             self._peers[peer.public_key] = peer
+        # From the message, not from `changes`: a peer that becomes (or stops being) a guest is no device change.
+        for key in desired.remove_peers:
+            if key not in desired.peers:  # upserted and removed in one message: the upsert wins (reconcile.py)
+                self._room_only.pop(key, None)
+        for key, peer in desired.peers.items():
+            if peer.room_only:
+                self._room_only[key] = peer.allowed_ips
+            else:
+                self._room_only.pop(key, None)
         await self._apply_rooms_and_backbone(changes)
         return changes
 
@@ -369,6 +381,7 @@ class NodeAgent:
             egress_interface=self.config.egress_interface,
             rooms=dict(rooms),
             relay_limits=self.relay_limits,
+            room_only=frozenset(n for networks in self._room_only.values() for n in networks),
         )
 
     async def _apply_backbone(self, backbone: Backbone) -> None:
@@ -519,3 +532,13 @@ async def _resolved(peer: Peer) -> Peer:
     address = str(infos[0][4][0])
     endpoint = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
     return dataclasses.replace(peer, endpoint=endpoint)
+
+
+def room_only_peers(
+    desired: Mapping[str, Peer], applied: Mapping[str, frozenset[str]], kept: Iterable[str]
+) -> dict[str, frozenset[str]]:
+    """After a snapshot: the guest peers it names, by key, with their networks. A peer kept on the device because
+    its entry was invalid keeps the restriction it had (fail closed: never freed by a message that was not applied)."""
+    room_only = {key: peer.allowed_ips for key, peer in desired.items() if peer.room_only}
+    room_only.update((key, applied[key]) for key in kept if key in applied)
+    return room_only

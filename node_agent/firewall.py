@@ -37,6 +37,8 @@ class FirewallPlan:
     egress_interface: str  # "" = no NAT / internet rules
     rooms: Mapping[str, Room]
     relay_limits: RelayLimits = DEFAULT_LIMITS  # the discovery relay's per-member limits (node_agent/relay.py)
+    # Guest passes' peers' tunnel networks: forwarded to their rooms' members and nowhere else (see render_ruleset).
+    room_only: frozenset[str] = frozenset()
 
 
 def room_set_name(room_id: str) -> str:
@@ -82,6 +84,7 @@ def render_ruleset(plan: FirewallPlan) -> str:
     """The whole transaction: create-if-absent, delete, recreate; nft applies it atomically or not at all."""
     clients_v4, clients_v6 = _collapse(plan.client_networks)
     local_v4, local_v6 = _collapse(plan.local_networks)
+    room_only_v4, room_only_v6 = _collapse(plan.room_only)
     lines = [
         f"table inet {TABLE} {{}}",
         f"delete table inet {TABLE}",
@@ -90,6 +93,9 @@ def render_ruleset(plan: FirewallPlan) -> str:
         *_set("clients_v6", "ipv6_addr", clients_v6, True),
         *_set("local_v4", "ipv4_addr", local_v4, True),
         *_set("local_v6", "ipv6_addr", local_v6, True),
+        # One lookup for every guest, however many: no rule per peer.
+        *_set("room_only_v4", "ipv4_addr", room_only_v4, True),
+        *_set("room_only_v6", "ipv6_addr", room_only_v6, True),
     ]
     room_rules: list[str] = []
     for room_id in sorted(plan.rooms):
@@ -112,6 +118,12 @@ def render_ruleset(plan: FirewallPlan) -> str:
         # Checked before conntrack so that leaving a room cuts open connections at once.
         "\t\tip saddr @clients_v4 ip daddr @clients_v4 jump client_to_client",
         "\t\tip6 saddr @clients_v6 ip6 daddr @clients_v6 jump client_to_client",
+        # A guest's traffic to its room was accepted just above; anything else it sends (other clients were dropped
+        # there, so: the internet, other networks) stops here. In no room it reaches nobody (fail closed). Also
+        # before conntrack, so a connection opened before the restriction is cut too. The node's own addresses
+        # are not forwarding: a guest reaches them as any member does.
+        "\t\tip saddr @room_only_v4 drop",
+        "\t\tip6 saddr @room_only_v6 drop",
         "\t\tct state established,related accept",
     ]
     if plan.egress_interface:
@@ -189,7 +201,12 @@ class Firewall:
         self._applied = plan
         if devices is not None:
             self._applied_devices = devices
-        log.info("firewall applied: %d room(s), egress %r", len(plan.rooms), plan.egress_interface or None)
+        log.info(
+            "firewall applied: %d room(s), %d room-only network(s), egress %r",
+            len(plan.rooms),
+            len(plan.room_only),
+            plan.egress_interface or None,
+        )
         return True
 
     async def _interface_indexes(self, names: Iterable[str]) -> tuple[int, ...]:

@@ -30,6 +30,9 @@ class Peer:
     allowed_ips: frozenset[str] = frozenset()
     endpoint: str = ""  # host:port, only used for backbone peers
     persistent_keepalive: int = 0
+    # A guest pass's peer: forwarded only to its rooms' members (firewall.py). Not the device's concern, so never
+    # compared with what the device holds (reconcile.peer_differs).
+    room_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,12 +188,12 @@ def normalize_address(value: str) -> str:
         raise InvalidSpec(f"invalid address {value!r}") from None
 
 
-_PEERS: dict[tuple[str, str, tuple[str, ...]], Peer] = {}
+_PEERS: dict[tuple[str, str, tuple[str, ...], bool], Peer] = {}
 
 
 def peer_from_spec(spec: agent_pb2.PeerSpec) -> Peer:
     """A validated, canonical Peer; snapshots repeat unchanged peers, so the result is remembered."""
-    cache_key = (spec.public_key, spec.preshared_key, tuple(spec.allowed_ips))
+    cache_key = (spec.public_key, spec.preshared_key, tuple(spec.allowed_ips), spec.room_only)
     hit = _PEERS.get(cache_key)
     if hit is not None:
         return hit
@@ -209,6 +212,8 @@ def _peer_from_spec(spec: agent_pb2.PeerSpec) -> Peer:
         allowed_ips = frozenset((route,))  # a customer's peer: one host route, already canonical (no generator)
     else:
         allowed_ips = frozenset(normalize_network(n) for n in networks)
+    if spec.room_only:
+        return Peer(public_key, psk, allowed_ips, "", 0, True)
     return Peer(public_key, psk, allowed_ips)  # positional: a frozen dataclass's keywords cost a tenth more
 
 

@@ -65,14 +65,16 @@ class InterfaceSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., listen_port: _Optional[int] = ..., addresses: _Optional[_Iterable[str]] = ..., mtu: _Optional[int] = ...) -> None: ...
 
 class PeerSpec(_message.Message):
-    __slots__ = ("public_key", "preshared_key", "allowed_ips")
+    __slots__ = ("public_key", "preshared_key", "allowed_ips", "room_only")
     PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
     PRESHARED_KEY_FIELD_NUMBER: _ClassVar[int]
     ALLOWED_IPS_FIELD_NUMBER: _ClassVar[int]
+    ROOM_ONLY_FIELD_NUMBER: _ClassVar[int]
     public_key: str
     preshared_key: str
     allowed_ips: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, public_key: _Optional[str] = ..., preshared_key: _Optional[str] = ..., allowed_ips: _Optional[_Iterable[str]] = ...) -> None: ...
+    room_only: bool
+    def __init__(self, public_key: _Optional[str] = ..., preshared_key: _Optional[str] = ..., allowed_ips: _Optional[_Iterable[str]] = ..., room_only: _Optional[bool] = ...) -> None: ...
 
 class RoomSpec(_message.Message):
     __slots__ = ("id", "members")

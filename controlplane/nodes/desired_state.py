@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import bindparam, exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.crypto import SecretBox
+from controlplane.domain.guest_passes.models import GuestPass
 from controlplane.domain.peers.models import HELD_BY_NODE, Peer
 from controlplane.domain.rooms.models import RoomMember
 from controlplane.domain.servers.addresses import node_address
@@ -17,13 +18,17 @@ from controlplane.nodes.backbone import allowed_ips, backbone_spec
 from controlplane.nodes.models import NodeOperation
 from protos import agent_pb2
 
+# A guest pass's peer reaches only its room (docs/rooms.md, "Guest peers"): the node is told so with the peer itself,
+# so the restriction comes and goes with the peer, whatever rooms it is in (none: it reaches nobody).
+ROOM_ONLY = exists().where(GuestPass.peer_id == Peer.id)
 # What a PeerSpec is built from (see _peer_spec).
-PEER_SPEC_COLUMNS = (Peer.public_key, Peer.preshared_key_enc, Peer.address)
+PEER_SPEC_COLUMNS = (Peer.public_key, Peer.preshared_key_enc, Peer.address, ROOM_ONLY)
 # The same, for a peer's pending move or key rotation (docs/operations.md): the pending value where there is one.
 PENDING_SPEC_COLUMNS = (
     func.coalesce(Peer.pending_public_key, Peer.public_key),
     func.coalesce(Peer.pending_preshared_key_enc, Peer.preshared_key_enc),
     func.coalesce(Peer.pending_address, Peer.address),
+    ROOM_ONLY,
 )
 
 # A regenerate's or a move's delta (the change path, built once: docs/benchmarks.md, "Cost per change"). Only while
@@ -36,9 +41,14 @@ _PENDING_PEERS = select(*PENDING_SPEC_COLUMNS).where(
 )
 
 
-def _peer_spec(box: SecretBox, public_key: str, preshared_key_enc: str, address: str) -> agent_pb2.PeerSpec:
+def _peer_spec(
+    box: SecretBox, public_key: str, preshared_key_enc: str, address: str, room_only: bool
+) -> agent_pb2.PeerSpec:
     return agent_pb2.PeerSpec(
-        public_key=public_key, preshared_key=box.decrypt(preshared_key_enc), allowed_ips=allowed_ips(address)
+        public_key=public_key,
+        preshared_key=box.decrypt(preshared_key_enc),
+        allowed_ips=allowed_ips(address),
+        room_only=bool(room_only),
     )
 
 
@@ -52,13 +62,16 @@ class UnsealedFullState:
     """
 
     message: agent_pb2.FullState  # everything but the peers
-    peer_rows: list[tuple[str, str, str]]  # (public key, encrypted preshared key, address)
+    peer_rows: list[tuple[str, str, str, bool]]  # (public key, encrypted preshared key, address, room only)
 
     def build(self, box: SecretBox) -> agent_pb2.FullState:
         add = self.message.peers.add  # adding in place: half the cost of PeerSpec(...) then a list copy
         decrypt = box.decrypt
-        for public_key, preshared_key_enc, address in self.peer_rows:
-            add(public_key=public_key, preshared_key=decrypt(preshared_key_enc), allowed_ips=allowed_ips(address))
+        for public_key, preshared_key_enc, address, room_only in self.peer_rows:
+            key = decrypt(preshared_key_enc)
+            spec = add(public_key=public_key, preshared_key=key, allowed_ips=allowed_ips(address))
+            if room_only:  # a few guests among thousands: set only on theirs
+                spec.room_only = True
         self.peer_rows = []
         return self.message
 
@@ -90,7 +103,10 @@ async def read_full_state(db: AsyncSession, server: Server) -> UnsealedFullState
         )
         .union_all(select(*PENDING_SPEC_COLUMNS).where(Peer.pending_server_id == server.id, HELD_BY_NODE))
     )
-    peer_rows = [(public_key, preshared_key_enc, address) for public_key, preshared_key_enc, address in rows]
+    peer_rows = [
+        (public_key, preshared_key_enc, address, room_only)
+        for public_key, preshared_key_enc, address, room_only in rows
+    ]
     rooms = await room_specs(db, await rooms_touching(db, server.id))
     message = agent_pb2.FullState(
         serial=server.serial,

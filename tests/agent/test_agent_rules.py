@@ -6,6 +6,8 @@ Messages are fed straight to NodeAgent (the gRPC transport is covered by tests/n
 from __future__ import annotations
 
 import base64
+import ipaddress
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -250,3 +252,50 @@ async def test_a_snapshot_applied_in_parts_ends_exactly_as_it_says(
     # And the same snapshot again writes nothing.
     assert (await node.handle_full_state(snapshot([*newcomers, twice, broken], serial=3))).result.error
     assert node.last_changes is not None and node.last_changes.empty
+
+
+def guest(n: int, psk: str = "") -> agent_pb2.PeerSpec:
+    """A guest pass's peer: forwarded to its rooms' members only."""
+    made = spec(n, psk)
+    made.room_only = True
+    return made
+
+
+def room_only_addresses(ns: Namespace) -> set[str]:
+    """What the node's room-only set holds now, read back from nftables."""
+    listed = ns.run(["nft", "-j", "list", "set", "inet", "vpn_node", "room_only_v4"]).stdout
+    elements = json.loads(listed)["nftables"][1]["set"].get("elem", [])
+    # Neighbouring addresses are collapsed into one prefix (10.66.0.4/31): counted back address by address.
+    networks = [e if isinstance(e, str) else f"{e['prefix']['addr']}/{e['prefix']['len']}" for e in elements]
+    return {str(address) for n in networks for address in ipaddress.ip_network(n)}
+
+
+async def test_the_room_only_set_comes_and_goes_with_the_guest_peers(agent: tuple[NodeAgent, Namespace]) -> None:
+    """The restriction travels with the peer: a snapshot sets it, a delta upserting the peer without it lifts it, one
+    upserting it as a guest sets it, and removing the peer takes it away. Everyone else stays out of the set."""
+    node, ns = agent
+    room = agent_pb2.RoomSpec(id="r1", members=["10.66.0.3", "10.66.0.4"])
+    assert (await node.handle_full_state(snapshot([spec(1), guest(2), spec(3)], serial=1, rooms=[room]))).result.ok
+    assert room_only_addresses(ns) == {"10.66.0.4"}
+
+    assert (await node.handle_delta(agent_pb2.Delta(operation_id="d2", serial=2, upsert_peers=[guest(3)]))).result.ok
+    assert room_only_addresses(ns) == {"10.66.0.4", "10.66.0.5"}
+    assert (await node.handle_delta(agent_pb2.Delta(operation_id="d3", serial=3, upsert_peers=[spec(2)]))).result.ok
+    assert room_only_addresses(ns) == {"10.66.0.5"}
+    assert (await node.handle_delta(agent_pb2.Delta(operation_id="d4", serial=4, remove_peers=[key(3)]))).result.ok
+    assert room_only_addresses(ns) == set()
+    # A guest in no room at all is still in the set: its traffic goes nowhere (fail closed).
+    assert (await node.handle_full_state(snapshot([guest(7)], serial=5))).result.ok
+    assert room_only_addresses(ns) == {"10.66.0.9"}
+
+
+async def test_a_guest_kept_for_an_invalid_entry_keeps_its_restriction(agent: tuple[NodeAgent, Namespace]) -> None:
+    """A snapshot whose entry for a guest cannot be applied keeps the peer's old entry on the device, and with it
+    the restriction: a message that was not applied never frees a guest."""
+    node, ns = agent
+    assert (await node.handle_full_state(snapshot([spec(1), guest(2)], serial=1))).result.ok
+    broken = agent_pb2.PeerSpec(public_key=key(2), preshared_key="short", allowed_ips=spec(2).allowed_ips)
+    result = await node.handle_full_state(snapshot([spec(1), broken], serial=2))
+    assert not result.result.ok and key(2) in result.result.error
+    assert await device_keys(node) == {key(1), key(2)}
+    assert room_only_addresses(ns) == {"10.66.0.4"}

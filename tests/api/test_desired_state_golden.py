@@ -19,17 +19,21 @@ import json
 import os
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google.protobuf.json_format import MessageToDict
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import Role
+from controlplane.domain.guest_passes.models import GuestPass
+from controlplane.domain.guest_passes.schemas import ClaimRequest
+from controlplane.domain.invoices.models import Invoice, InvoiceMode, InvoiceStatus
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.rooms.models import Room
 from controlplane.domain.servers.models import Server
@@ -270,6 +274,56 @@ async def rooms_across_two_servers(world: World, story: Story) -> None:
     await story.settled("Beto's peer kicked by Ana, confirmed")
 
 
+async def guest_pass(world: World, story: Story) -> None:
+    """Beto claims a pass Ana paid for her room: his new peer is sent room only (docs/rooms.md, "Guest peers") and
+    goes when the pass ends. The payment itself is test_guest_passes.py's: here the pass is written paid."""
+    services, client = world.services, world.client
+    answer = await client.post(ROOMS, json={"name": "LAN", "peer": world.movil.id}, headers=world.ana.headers)
+    assert answer.status_code == 201, answer.text
+    room_id = answer.json()["data"]["id"]
+    await story.settled("room created on Miami 1, confirmed")
+    token = "golden-pass-token"
+    now = utcnow()
+    async with transaction(services.sessionmaker) as db:
+        invoice = Invoice(
+            remote_id="golden-pass",
+            user_id=world.ana.user.id,
+            gateway="qvapay",
+            mode=InvoiceMode.GUEST_PASS,
+            status=InvoiceStatus.FULFILLED,
+            plan_name="Pase 24 h",
+            validity_hours=24,
+            amount=Decimal("1.50"),
+            peer_name="pase de invitado",
+        )
+        db.add(invoice)
+        await db.flush()
+        db.add(
+            GuestPass(
+                buyer_id=world.ana.user.id,
+                room_id=room_id,
+                room_name="LAN",
+                invoice_id=invoice.id,
+                plan_name="Pase 24 h",
+                hours=24,
+                token_hash=services.box.lookup_hash(token),
+                token_enc=services.box.encrypt(token),
+                paid_at=now,
+                claim_by=now + timedelta(days=1),
+            )
+        )
+    async with transaction(services.sessionmaker) as db:
+        await services.guest_passes.claim(db, world.beto.user.id, token, ClaimRequest(name="invitado"))
+    await story.step("Beto's pass claimed, pending")
+    await story.settled("Beto's pass claimed, confirmed")
+    async with transaction(services.sessionmaker) as db:
+        await db.execute(update(GuestPass).values(ends_at=utcnow() - timedelta(seconds=1)))
+    async with transaction(services.sessionmaker) as db:
+        assert await services.guest_passes.end_due(db) == 1  # the job's run
+    await story.step("the pass ended, pending")
+    await story.settled("the pass ended, confirmed")
+
+
 async def backbone(world: World, story: Story) -> None:
     services, client = world.services, world.client
     await story.step("two room servers")
@@ -295,6 +349,7 @@ SCENARIOS: dict[str, Scenario] = {
     "peer_deleted": peer_deleted,
     "rooms_across_two_servers": rooms_across_two_servers,
     "backbone": backbone,
+    "guest_pass": guest_pass,
 }
 
 

@@ -15,19 +15,22 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select, update
 
-from controlplane.db import utcnow
+from controlplane.db import transaction, utcnow
 from controlplane.domain.accounts.models import User
 from controlplane.domain.guest_passes.models import GuestPass
 from controlplane.domain.invoices.models import InvoiceStatus
 from controlplane.domain.peers.models import Peer
 from controlplane.domain.plans.models import Plan
 from controlplane.domain.plans.service import add_plan
+from controlplane.domain.servers.models import Server
 from controlplane.jobs.scheduler import Jobs
+from controlplane.nodes.desired_state import delta_message, full_state
 from controlplane.nodes.models import NodeOperation, OperationKind
 from controlplane.services import Services
+from protos import agent_pb2
 from tests.api.factories import make_peer
 from tests.api.test_payments import Shop, close_to
-from tests.api.test_rooms import ROOMS, Person, create, join, node_answers, person
+from tests.api.test_rooms import PEERS, ROOMS, Person, create, join, node_answers, person
 from tests.fakes.gateways import gateway_settings
 from tests.fakes.qvapay import FakeQvaPay
 from tests.fakes.remesita import FakeRemesita
@@ -213,7 +216,8 @@ async def test_the_guest_peer_stays_in_its_room_and_cannot_be_renewed(party: Par
     assert peer.name == "invitado"
     await node_answers(services)
     locked = {
-        "message": "Este peer es de un pase de invitado: solo sirve en la sala del pase y vence solo. "
+        "message": "Este peer es de un pase de invitado: solo sirve en la sala del pase, no da acceso a internet "
+        "y vence solo. "
         "Para usarlo en otra sala o renovarlo, compre un plan para un peer propio.",
         "code": "guest_pass_peer",
     }
@@ -333,3 +337,48 @@ async def test_the_pass_ends_by_itself_and_its_peer_leaves_room_and_node(party: 
     (ended,) = await party.listed()
     assert (ended["status"], ended["status_text"], ended["guest"]) == ("ended", "Terminado", "Beto")
     assert await jobs.run_once("end_guest_passes", services.guest_passes.end_due, 60) == 0
+
+
+async def node_messages(services: Services, server_id: str) -> tuple[agent_pb2.FullState, list[agent_pb2.Delta]]:
+    """What the node is sent: its full state, and the deltas still pending for it."""
+    async with transaction(services.sessionmaker) as db:
+        server = await db.get_one(Server, server_id)
+        pending = await services.operations.pending_after(db, server_id, 0)
+        deltas = [await delta_message(db, services.box, operation) for operation in pending]
+        return await full_state(db, services.box, server), deltas
+
+
+async def test_the_node_is_told_the_guest_peer_reaches_only_its_room(party: Party, services: Services) -> None:
+    """The guest's peer is sent marked room only (docs/rooms.md, "Guest peers"): in the claim's delta, in every
+    snapshot, in its new keys' delta, and still when its room is gone (fail closed). The owner's peer never is."""
+    token = await party.bought_and_paid()
+    assert (await party.claim(token, party.beto, name="beto-pc")).status_code == 200
+    guest = await beto_peer(services, party.beto)
+    async with services.sessionmaker() as db:
+        owner = (await db.execute(select(Peer).where(Peer.user_id == party.shop.user.id))).scalar_one()
+    state, deltas = await node_messages(services, guest.server_id)
+    assert {p.public_key: p.room_only for d in deltas for p in d.upsert_peers} == {guest.public_key: True}
+    assert {p.public_key: p.room_only for p in state.peers} == {owner.public_key: False, guest.public_key: True}
+    assert [sorted(r.members) for r in state.rooms] == [sorted([owner.address, guest.address])]
+    await node_answers(services)
+
+    # New keys for the guest's peer: the pending form the node takes carries the mark too.
+    rotated = await party.client.patch(
+        f"{PEERS}/{guest.id}", json={"operation": "regenerate"}, headers=party.beto.headers
+    )
+    assert rotated.status_code == 202, rotated.text
+    _, deltas = await node_messages(services, guest.server_id)
+    (delta,) = deltas
+    assert list(delta.remove_peers) == [guest.public_key]
+    assert [(p.public_key != guest.public_key, p.room_only) for p in delta.upsert_peers] == [(True, True)]
+    await node_answers(services)
+
+    # Ana deletes the room: the guest's peer is in no room until its pass ends, and still reaches nobody.
+    deleted = await party.client.delete(f"{ROOMS}/{party.room['id']}", headers=party.shop.headers)
+    assert deleted.status_code == 200, deleted.text
+    await node_answers(services)
+    async with services.sessionmaker() as db:
+        guest = await db.get_one(Peer, guest.id)
+    state, _ = await node_messages(services, guest.server_id)
+    assert list(state.rooms) == []
+    assert {p.public_key: p.room_only for p in state.peers} == {owner.public_key: False, guest.public_key: True}

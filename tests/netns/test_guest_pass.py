@@ -1,14 +1,17 @@
 """A guest pass on real WireGuard (docs/payments.md, "Guest passes"): Ana buys a pass for her room through the fake
-QvaPay, Beto claims it; his new peer, in her room, reaches her device through the tunnel; when its hours are over
-the node drops it and the same file stops answering.
+QvaPay, Beto claims it; his new peer, in her room, reaches her device through the tunnel but not the internet, which
+Ana's peer reaches (docs/rooms.md, "Guest peers"); when its hours are over the node drops it, the same file stops
+answering and the node's room-only set is empty again.
 
-Topology: one node (tests/netns/one_node.py) with two devices, each `wg-quick` with the file the API hands out; the
-real control plane on the host, paid through the fake QvaPay in this process. The pass's end is brought forward in
+Topology: one node (tests/netns/one_node.py) with two devices, each `wg-quick` with the file the API hands out, and an
+"internet" namespace behind the node's egress interface; the real control plane on the host, paid through the fake
+QvaPay in this process. The pass's end is brought forward in
 the control plane's database (its claim moment copied into its end), so the expiry jobs find it due at once.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,17 +19,18 @@ from pathlib import Path
 import pytest
 from control_plane import ADMIN, Api, ControlPlane
 from netns import unique_name, wait_for, wg_quick_up
-from one_node import Site, one_node, public_key_of, start_node
+from one_node import TUNNEL_GATEWAY, Site, one_node, public_key_of, start_node
 
 from controlplane.demo.qvapay import APP_ID, APP_SECRET, FakeQvaPay
 
 ENDPOINT = "10.250.9.1"
+INTERNET = "10.250.9.100"  # on the internet namespace's loopback, behind the node's egress
 PASSWORD = "clave-segura-de-prueba-1"
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
-    with one_node(tmp_path, "g", ENDPOINT, clients=2) as made:
+    with one_node(tmp_path, "g", ENDPOINT, clients=2, internet=INTERNET) as made:
         yield made
 
 
@@ -109,6 +113,14 @@ def test_a_claimed_pass_reaches_the_room_and_ends_on_the_wire(
         address = {p["name"]: p["private_ip"] for p in members}
         assert set(address) == {"ana-pc", "beto-pc"}
         wait_for(lambda: devices[1].ping(address["ana-pc"], 1, 1), 20, 0.3, "Beto's guest peer reaching Ana's")
+        wait_for(lambda: devices[0].ping(address["beto-pc"], 1, 1), 20, 0.3, "Ana's peer reaching Beto's")
+
+        # The internet through the same node: Ana's peer reaches it, the guest's does not (not even after Ana's did,
+        # so the node's NAT and route work). The node's own tunnel address answers both, as it does any member.
+        wait_for(lambda: devices[0].ping(INTERNET, 1, 1), 20, 0.3, "Ana's peer reaching the internet")
+        assert not devices[1].ping(INTERNET, 3, 1), "a guest pass's peer reaches the internet"
+        assert devices[1].ping(TUNNEL_GATEWAY, 2, 1), "the guest's peer does not reach the node's tunnel address"
+        assert room_only(site) == [address["beto-pc"]]
 
         # Its hours pass: the expiry job drops it from the node, the pass's job deletes it; the file stops working.
         database = site.workdir / "var" / "vpn.sqlite3"
@@ -122,6 +134,7 @@ def test_a_claimed_pass_reaches_the_room_and_ends_on_the_wire(
         wait_for(lambda: keys["beto"] not in site.node_peers(), 30, 0.3, "the node dropping the ended pass's peer")
         assert keys["ana"] in site.node_peers()
         assert not devices[1].ping(address["ana-pc"], 3, 1), "an ended guest pass still reaches the room"
+        assert room_only(site) == [], "the restriction outlived the guest's peer"
         wait_for(
             lambda: [p["name"] for p in ana.get(f"/api/client/network/partys/{room_id}").json()["peers"]] == ["ana-pc"],
             30,
@@ -132,3 +145,10 @@ def test_a_claimed_pass_reaches_the_room_and_ends_on_the_wire(
         assert (ended["status"], ended["guest"]) == ("ended", "Beto")
     finally:
         agent.ensure_stopped()
+
+
+def room_only(site: Site) -> list[str]:
+    """The node's room-only set (node_agent/firewall.py): the guests' addresses, as nftables lists them."""
+    listed = site.server.run(["nft", "-j", "list", "set", "inet", "vpn_node", "room_only_v4"]).stdout
+    elements = json.loads(listed)["nftables"][1]["set"].get("elem", [])
+    return sorted(e if isinstance(e, str) else e["prefix"]["addr"] for e in elements)

@@ -13,7 +13,8 @@ from controlplane.errors import Conflict
 class GuestPeerLocked(Conflict):
     code = "guest_pass_peer"
     message = (
-        "Este peer es de un pase de invitado: solo sirve en la sala del pase y vence solo. "
+        "Este peer es de un pase de invitado: solo sirve en la sala del pase, no da acceso a internet "
+        "y vence solo. "
         "Para usarlo en otra sala o renovarlo, compre un plan para un peer propio."
     )
 

@@ -50,6 +50,43 @@ def test_room_members_reach_each_other_and_others_are_dropped() -> None:
     assert forward.index("jump client_to_client") < forward.index("ct state established")
 
 
+def _forward(text: str) -> list[str]:
+    # The chain ends at its own closing brace (its rules hold braces of their own: `iifname { "wg0" }`).
+    return [line.strip() for line in text.split("chain forward {\n")[1].split("\n\t}")[0].splitlines()]
+
+
+def test_room_only_peers_reach_their_room_and_nothing_else() -> None:
+    text = render_ruleset(plan(room_only=frozenset({"10.8.0.3/32", "10.8.0.9/32", "fd00:8::3/128"})))
+    room_only_v4 = "set room_only_v4 {\n\t\ttype ipv4_addr\n\t\tflags interval\n"
+    assert room_only_v4 + "\t\telements = { 10.8.0.3/32, 10.8.0.9/32 }" in text
+    assert "elements = { fd00:8::3/128 }" in text
+    forward = _forward(text)
+    v4 = forward.index("ip saddr @room_only_v4 drop")
+    v6 = forward.index("ip6 saddr @room_only_v6 drop")
+    # After the room check (which accepts its room and drops other clients), before conntrack (an open connection is
+    # cut too) and before the egress accept (no internet): one lookup whatever the number of guests.
+    for rule in (
+        "ip saddr @clients_v4 ip daddr @clients_v4 jump client_to_client",
+        "ip6 saddr @clients_v6 ip6 daddr @clients_v6 jump client_to_client",
+    ):
+        assert forward.index(rule) < min(v4, v6)
+    assert max(v4, v6) < forward.index("ct state established,related accept")
+    assert max(v4, v6) < next(i for i, line in enumerate(forward) if 'oifname "eth0" accept' in line)
+    assert text.count("room_only_v4") == 2 and text.count("room_only_v6") == 2  # the set and its one rule
+
+
+def test_room_membership_rules_do_not_change_with_guests() -> None:
+    without = render_ruleset(plan())
+    with_guests = render_ruleset(plan(room_only=frozenset({"10.8.0.3/32"})))
+    chain = "chain client_to_client {"
+    assert without.split(chain)[1].split("}")[0] == with_guests.split(chain)[1].split("}")[0]
+
+
+def test_without_guests_the_room_only_sets_are_empty() -> None:
+    text = render_ruleset(plan())
+    assert "set room_only_v4 {\n\t\ttype ipv4_addr\n\t\tflags interval\n\t}" in text
+
+
 def test_no_egress_means_no_nat() -> None:
     text = render_ruleset(plan(egress_interface=""))
     assert "masquerade" not in text and "postrouting" not in text
@@ -86,6 +123,7 @@ def test_nft_accepts_the_ruleset_syntax() -> None:
             tunnel_interfaces=("wg0", "wgb0"),
             client_networks=frozenset({"10.8.0.0/24", "10.9.0.0/24", "fd00:8::/64"}),
             rooms=rooms,
+            room_only=frozenset({"10.8.0.2/32", "fd00:8::2/128"}),
         )
     )
     # nft resolves the relay's interface names while parsing: check in a scratch namespace that has them.
