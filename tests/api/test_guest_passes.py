@@ -6,12 +6,14 @@ is refused in Spanish; nobody sees another buyer's passes."""
 from __future__ import annotations
 
 import asyncio
+import io
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+import wgconfig
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select, update
 
@@ -28,7 +30,7 @@ from controlplane.nodes.desired_state import delta_message, full_state
 from controlplane.nodes.models import NodeOperation, OperationKind
 from controlplane.services import Services
 from protos import agent_pb2
-from tests.api.factories import make_peer
+from tests.api.factories import make_peer, make_server
 from tests.api.test_payments import Shop, close_to
 from tests.api.test_rooms import PEERS, ROOMS, Person, create, join, node_answers, person
 from tests.fakes.gateways import gateway_settings
@@ -382,3 +384,58 @@ async def test_the_node_is_told_the_guest_peer_reaches_only_its_room(party: Part
     state, _ = await node_messages(services, guest.server_id)
     assert list(state.rooms) == []
     assert {p.public_key: p.room_only for p in state.peers} == {owner.public_key: False, guest.public_key: True}
+
+
+def config_of(text: str) -> tuple[dict[str, Any], list[str]]:
+    """A downloaded wg-quick file's [Interface] and its one peer's AllowedIPs."""
+    config = wgconfig.WGConfig()
+    config.read_from_fileobj(io.StringIO(text))
+    (server_key,) = config.peers
+    return config.interface, config.peers[server_key]["AllowedIPs"]
+
+
+async def test_the_guest_file_routes_only_the_service_so_the_guest_keeps_their_internet(
+    party: Party, services: Services
+) -> None:
+    """docs/rooms.md, "Guest pass peers": the claimed guest's file sends every server's tunnel subnet and LAN
+    discovery (the limited broadcast, IPv4 multicast) into the tunnel and nothing else, with no DNS line; the owner's
+    file is the usual whole tunnel. A server added later shows in the guest's next download and in the mirror
+    link's text (a new ETag)."""
+    token = await party.bought_and_paid()
+    assert (await party.claim(token, party.beto, name="beto-pc")).status_code == 200
+    await node_answers(services)
+    guest = await beto_peer(services, party.beto)
+    async with services.sessionmaker() as db:
+        owner = (await db.execute(select(Peer).where(Peer.user_id == party.shop.user.id))).scalar_one()
+
+    async def download(peer: Peer, who: dict[str, str]) -> str:
+        answer = await party.client.get(f"{PEERS}/{peer.id}", headers=who)
+        assert answer.status_code == 200, answer.text
+        return answer.text
+
+    guest_text = await download(guest, party.beto.headers)
+    interface, allowed = config_of(guest_text)
+    assert allowed == ["10.8.0.0/24", "224.0.0.0/4", "255.255.255.255/32"]
+    assert "DNS" not in interface and "DNS" not in guest_text
+    assert interface["Address"] == f"{guest.address}/32"
+    owner_text = await download(owner, party.shop.headers)
+    interface, allowed = config_of(owner_text)
+    assert allowed == ["0.0.0.0/0", "::/0"] and "AllowedIPs = 0.0.0.0/0, ::/0\n" in owner_text
+    assert interface["DNS"] == "1.1.1.1"
+
+    # The mirror link hands out the same split file.
+    (view,) = (await party.client.get(PEERS, headers=party.beto.headers)).json()
+    mirror = urlsplit(view["mirror_link"]).path
+    first = await party.client.get(mirror)
+    assert first.status_code == 200 and first.text == guest_text
+
+    # Staff add two servers (one IPv6): the guest's next download routes them too (room mates on other servers come
+    # over the backbone), its own server's subnet still first; the owner's file does not change.
+    await make_server(services, "Habana 2", "10.9.0.0/24")
+    await make_server(services, "Habana 6", "fd00:9::/64")
+    _, allowed = config_of(await download(guest, party.beto.headers))
+    assert allowed == ["10.8.0.0/24", "10.9.0.0/24", "fd00:9::/64", "224.0.0.0/4", "255.255.255.255/32"]
+    assert await download(owner, party.shop.headers) == owner_text
+    again = await party.client.get(mirror, headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 200 and again.headers["etag"] != first.headers["etag"]
+    assert config_of(again.text)[1] == allowed

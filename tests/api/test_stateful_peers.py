@@ -189,10 +189,17 @@ class PeerLifeCycle(ServicesMachine):
 
     @invariant()
     def inactive_peers_cannot_be_downloaded(self) -> None:
-        for peer in self.run(self._peers()) if self.servers else []:
-            if not peer.active:
-                with pytest.raises(PeerInactive):
-                    self.services.peers.config_text(peer)
+        if not self.servers:
+            return
+
+        async def check() -> None:
+            async with self.services.sessionmaker() as db:
+                for peer in (await db.execute(select(Peer))).scalars():
+                    if not peer.active:
+                        with pytest.raises(PeerInactive):
+                            await self.services.peers.config_text(db, peer)
+
+        self.run(check())
 
     @invariant()
     def nodes_that_kept_up_hold_the_desired_state(self) -> None:

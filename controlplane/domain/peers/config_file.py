@@ -14,16 +14,24 @@ import wgconfig
 
 from controlplane.domain.servers.fields import first_control, without_controls
 
+# Every peer's file routes everything through the tunnel; a guest pass's peer gets a split one (service.py).
+FULL_TUNNEL: tuple[str, ...] = ("0.0.0.0/0", "::/0")
+# What a game's LAN discovery is sent to, so that it enters a split tunnel and reaches the node's relay
+# (docs/agent-protocol.md, "Discovery relay"): the limited broadcast and IPv4 multicast (mDNS, Minecraft's
+# 224.0.2.60...). A tunnel subnet's own broadcast address is inside that subnet, already routed.
+DISCOVERY_ROUTES: tuple[str, ...] = ("224.0.0.0/4", "255.255.255.255/32")
+
 
 @dataclass(frozen=True, slots=True)
 class ClientConfig:
     private_key: str
     address: str
-    dns: str
+    dns: str  # "" = no DNS line: the device keeps its own resolver
     server_public_key: str
     preshared_key: str
     endpoint_host: str
     endpoint_port: int
+    allowed_ips: tuple[str, ...] = FULL_TUNNEL  # what the device sends into the tunnel
 
 
 class UnsafeValue(ValueError):
@@ -39,7 +47,8 @@ class UnsafeValue(ValueError):
 def render(config: ClientConfig) -> str:
     for field in dataclasses.fields(config):
         value = getattr(config, field.name)
-        if isinstance(value, str) and first_control(value) is not None:
+        values = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(v, str) and first_control(v) is not None for v in values):
             raise UnsafeValue(field.name)
     wg = wgconfig.WGConfig()
     wg.initialize_file()
@@ -52,7 +61,7 @@ def render(config: ClientConfig) -> str:
     wg.add_attr(config.server_public_key, "PresharedKey", config.preshared_key)
     host = f"[{config.endpoint_host}]" if ":" in config.endpoint_host else config.endpoint_host
     wg.add_attr(config.server_public_key, "Endpoint", f"{host}:{config.endpoint_port}")
-    wg.add_attr(config.server_public_key, "AllowedIPs", "0.0.0.0/0, ::/0")
+    wg.add_attr(config.server_public_key, "AllowedIPs", ", ".join(config.allowed_ips))
     # Keeps NAT mappings on mobile networks alive so that pushes and games reach the client.
     wg.add_attr(config.server_public_key, "PersistentKeepalive", 25)
     out = io.StringIO()

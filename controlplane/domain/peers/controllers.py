@@ -70,7 +70,7 @@ class PeerController(Controller):
     )
     async def download(self, peers: Peers, db: DB, customer: Customer, peer_id: FromPath[str]) -> Response[str]:
         peer = await peers.owned(db, customer.user_id, peer_id)
-        text = peers.config_text(peer)
+        text = await peers.config_text(db, peer)
         return Response(
             text,
             media_type=MediaType.TEXT,
@@ -146,7 +146,7 @@ class MirrorController(Controller):
         token: FromPath[str],
     ) -> Response[str]:
         peer = await mirror_links.fetch(db, token, ip, request.headers.get(mirror_binding.DEVICE_HEADER))
-        text = peers.config_text(peer)
+        text = await peers.config_text(db, peer)
         etag = '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
         headers = {
             "ETag": etag,

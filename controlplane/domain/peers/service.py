@@ -16,8 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from controlplane.crypto import SecretBox, random_token
 from controlplane.db import after_commit, transaction, utcnow
 from controlplane.domain.accounts.living import lock_living_account
+from controlplane.domain.guest_passes.rules import is_guest_peer
 from controlplane.domain.peers import operations, schemas
-from controlplane.domain.peers.config_file import ClientConfig, UnsafeValue, render
+from controlplane.domain.peers.config_file import DISCOVERY_ROUTES, FULL_TUNNEL, ClientConfig, UnsafeValue, render
 from controlplane.domain.peers.errors import PeerInactive, PeerNotFound
 from controlplane.domain.peers.lists import PEER_LIST_SECONDS, PEER_LISTS, peer_tag, user_tag
 from controlplane.domain.peers.models import ONE_PEER, Peer, PlanHistory
@@ -40,7 +41,13 @@ from controlplane.wgkeys import generate_keypair, generate_preshared_key
 log = logging.getLogger(__name__)
 PEER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 # The configuration's field each refused value came from, by the server's own column name (for the operator's log).
-_SERVER_FIELD = {"dns": "dns", "endpoint_host": "address", "endpoint_port": "port", "server_public_key": "public_key"}
+_SERVER_FIELD = {
+    "dns": "dns",
+    "endpoint_host": "address",
+    "endpoint_port": "port",
+    "server_public_key": "public_key",
+    "allowed_ips": "tunnel_subnet",  # a guest's split tunnel lists every server's
+}
 MISCONFIGURED = (
     "El servidor de este peer tiene un error de configuración: avise a soporte o cambie el peer de servidor."
 )
@@ -118,6 +125,17 @@ def _room_ref(peer: Peer) -> schemas.RoomRef | None:
     if "membership" in inspect(peer).unloaded or peer.membership is None:
         return None
     return schemas.RoomRef(id=peer.membership.room.id, name=peer.membership.room.name)
+
+
+async def _room_routes(db: AsyncSession, server: Server) -> tuple[str, ...]:
+    """A split tunnel's AllowedIPs: every server's tunnel subnet (room mates on other servers come over the
+    backbone), the peer's own server's first, the others by age so that a new server only appends; then LAN
+    discovery (config_file.DISCOVERY_ROUTES)."""
+    others = await db.scalars(
+        select(Server.tunnel_subnet).where(Server.id != server.id).order_by(Server.created, Server.id)
+    )
+    subnets = dict.fromkeys([server.tunnel_subnet, *others])  # unique by the servers' own check; kept in order
+    return (*subnets, *DISCOVERY_ROUTES)
 
 
 _OWNED = ONE_PEER.where(Peer.id == bindparam("peer_id"), Peer.user_id == bindparam("user_id"))
@@ -237,7 +255,10 @@ class PeerService:
             raise PeerNotFound()
         return peer
 
-    def config_text(self, peer: Peer) -> str:
+    async def config_text(self, db: AsyncSession, peer: Peer) -> str:
+        """The peer's wg-quick file (docs/api.md). A guest pass's peer gets a split tunnel: only the service's
+        tunnel subnets and LAN discovery enter it, and no DNS line, so the guest keeps their own internet
+        (docs/rooms.md, "Guest pass peers")."""
         if not peer.active:
             raise PeerInactive(INACTIVE_DOWNLOAD)
         server = peer.server
@@ -245,16 +266,20 @@ class PeerService:
             raise Conflict(
                 "El servidor del peer aún no está listo. Intente de nuevo en unos minutos.", code="server_not_ready"
             )
+        allowed_ips, dns = FULL_TUNNEL, server.dns
+        if await is_guest_peer(db, peer.id):
+            allowed_ips, dns = await _room_routes(db, server), ""
         try:
             return render(
                 ClientConfig(
                     private_key=self._box.decrypt(peer.private_key_enc),
                     address=peer.address,
-                    dns=server.dns,
+                    dns=dns,
                     server_public_key=server.public_key,
                     preshared_key=self._box.decrypt(peer.preshared_key_enc),
                     endpoint_host=server.address,
                     endpoint_port=server.port,
+                    allowed_ips=allowed_ips,
                 )
             )
         except UnsafeValue as refused:
