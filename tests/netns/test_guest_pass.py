@@ -1,12 +1,17 @@
 """A guest pass on real WireGuard (docs/payments.md, "Guest passes"): Ana buys a pass for her room through the fake
-QvaPay, Beto claims it; his new peer, in her room, reaches her device through the tunnel but not the internet, which
-Ana's peer reaches (docs/rooms.md, "Guest peers"); when its hours are over the node drops it, the same file stops
-answering and the node's room-only set is empty again.
+QvaPay, Beto claims it. The file he downloads is a split tunnel (docs/rooms.md, "Guest pass peers"): with it his
+peer reaches Ana's device, his game's LAN broadcast and multicast reach her through the node's relay, and the
+internet stays his own (reached through his own connection, not the tunnel). The node is what enforces the pass:
+Beto rewrites his file to route everything through the tunnel (a guest can edit their file), and the internet,
+which Ana's peer reaches through the same node, still does not answer him. When its hours are over the node drops
+the peer, the same file stops answering and the node's room-only set is empty again.
 
 Topology: one node (tests/netns/one_node.py) with two devices, each `wg-quick` with the file the API hands out, and an
 "internet" namespace behind the node's egress interface; the real control plane on the host, paid through the fake
-QvaPay in this process. The pass's end is brought forward in
-the control plane's database (its claim moment copied into its end), so the expiry jobs find it due at once.
+QvaPay in this process. Beto's own connection to the internet is his veth to the node's namespace (a default route
+there, and a route back to his veth's subnet in the internet namespace): a plain router, no tunnel, no NAT. The pass's
+end is brought forward in the control plane's database (its claim moment copied into its end), so the expiry jobs
+find it due at once.
 """
 
 from __future__ import annotations
@@ -18,14 +23,19 @@ from pathlib import Path
 
 import pytest
 from control_plane import ADMIN, Api, ControlPlane
-from netns import unique_name, wait_for, wg_quick_up
-from one_node import TUNNEL_GATEWAY, Site, one_node, public_key_of, start_node
+from discovery import Listener, send
+from netns import Namespace, unique_name, wait_for, wg_quick_down, wg_quick_up
+from one_node import EGRESS_NEXT_HOP, TUNNEL_GATEWAY, Site, client_address, one_node, public_key_of, start_node
 
 from controlplane.demo.qvapay import APP_ID, APP_SECRET, FakeQvaPay
 
 ENDPOINT = "10.250.9.1"
 INTERNET = "10.250.9.100"  # on the internet namespace's loopback, behind the node's egress
 PASSWORD = "clave-segura-de-prueba-1"
+GAME_PORT = 27015  # Counter-Strike's LAN browser
+MINECRAFT_GROUP, MINECRAFT_PORT = "224.0.2.60", 4445  # Minecraft Java's LAN world announcement
+# What the guest's downloaded file sends into the tunnel: the node's subnet (one_node.start_node) and discovery.
+SPLIT = "10.8.0.0/24, 224.0.0.0/4, 255.255.255.255/32"
 
 
 @pytest.fixture
@@ -105,20 +115,59 @@ def test_a_claimed_pass_reaches_the_room_and_ends_on_the_wire(
             "ana": ana.get(f"/api/client/accounts/peers/{ana_peer}").text,
             "beto": beto.get(f"/api/client/accounts/peers/{beto_peer}").text,
         }
+        assert allowed_ips(configs["ana"]) == "0.0.0.0/0, ::/0"
+        assert allowed_ips(configs["beto"]) == SPLIT
+        assert "DNS" not in configs["beto"], "the guest's file overrides the device's own resolver"
         keys = {who: public_key_of(text) for who, text in configs.items()}
         wait_for(lambda: set(keys.values()) <= site.node_peers(), 20, 0.2, "the node holding both peers")
+        # Beto's own internet connection, there before he joins and meant to stay his.
+        own_internet(site, devices[1], 2)
+        tunnels = {}
         for device, who in zip(devices, ("ana", "beto"), strict=True):
-            wg_quick_up(device, configs[who], unique_name("wgc"), site.workdir)
+            ifname = unique_name("wgc")
+            tunnels[who] = (ifname, wg_quick_up(device, configs[who], ifname, site.workdir))
         members = ana.get(f"/api/client/network/partys/{room_id}").json()["peers"]
         address = {p["name"]: p["private_ip"] for p in members}
         assert set(address) == {"ana-pc", "beto-pc"}
         wait_for(lambda: devices[1].ping(address["ana-pc"], 1, 1), 20, 0.3, "Beto's guest peer reaching Ana's")
         wait_for(lambda: devices[0].ping(address["beto-pc"], 1, 1), 20, 0.3, "Ana's peer reaching Beto's")
 
-        # The internet through the same node: Ana's peer reaches it, the guest's does not (not even after Ana's did,
-        # so the node's NAT and route work). The node's own tunnel address answers both, as it does any member.
+        # A LAN game on Beto's device announces itself to 255.255.255.255 and to Minecraft's group: with the split
+        # routes both enter the tunnel, and the node's relay hands them to Ana's device.
+        game, minecraft = Listener(devices[0], GAME_PORT), Listener(devices[0], MINECRAFT_PORT)
+        try:
+            for listener, dest, prefix in ((game, "255.255.255.255", "cs"), (minecraft, MINECRAFT_GROUP, "[MOTD]")):
+                wait_for(
+                    lambda listener=listener, dest=dest, prefix=prefix: heard(
+                        listener, devices[1], address["beto-pc"], dest, prefix
+                    ),
+                    20,
+                    0.3,
+                    f"Ana's device hearing the guest's discovery sent to {dest}:{listener.port}",
+                )
+        finally:
+            game.stop()
+            minecraft.stop()
+
+        # The internet: Ana's peer reaches it through the node's NAT; Beto's device reaches it through his own
+        # connection, not the tunnel (through the tunnel the node would drop it: see below).
         wait_for(lambda: devices[0].ping(INTERNET, 1, 1), 20, 0.3, "Ana's peer reaching the internet")
-        assert not devices[1].ping(INTERNET, 3, 1), "a guest pass's peer reaches the internet"
+        beto_if = tunnels["beto"][0]
+        assert beto_if not in route_to(devices[1], INTERNET), "the guest's file routes the internet into the tunnel"
+        assert devices[1].ping(INTERNET, 3, 1), "the guest lost their own internet while connected"
+
+        # Beto edits his file to route everything through the tunnel (nothing stops a guest doing so) and brings it
+        # up instead: the node still forwards nothing of his outside the room, not even after Ana's ping went
+        # through (so the node's NAT and route work). The node's own tunnel address answers him, as any member.
+        wg_quick_down(devices[1], tunnels["beto"][1])
+        edited = configs["beto"].replace(f"AllowedIPs = {SPLIT}", "AllowedIPs = 0.0.0.0/0, ::/0")
+        assert allowed_ips(edited) == "0.0.0.0/0, ::/0"
+        beto_if = unique_name("wgc")
+        wg_quick_up(devices[1], edited, beto_if, site.workdir)
+        wait_for(lambda: devices[1].ping(address["ana-pc"], 1, 1), 20, 0.3, "the edited file reaching Ana's")
+        assert beto_if in route_to(devices[1], INTERNET), "the edited file does not route the internet to the tunnel"
+        assert devices[0].ping(INTERNET, 1, 2), "Ana's peer lost the internet"
+        assert not devices[1].ping(INTERNET, 3, 1), "a guest pass's peer reaches the internet through the node"
         assert devices[1].ping(TUNNEL_GATEWAY, 2, 1), "the guest's peer does not reach the node's tunnel address"
         assert room_only(site) == [address["beto-pc"]]
 
@@ -152,3 +201,28 @@ def room_only(site: Site) -> list[str]:
     listed = site.server.run(["nft", "-j", "list", "set", "inet", "vpn_node", "room_only_v4"]).stdout
     elements = json.loads(listed)["nftables"][1]["set"].get("elem", [])
     return sorted(e if isinstance(e, str) else e["prefix"]["addr"] for e in elements)
+
+
+def allowed_ips(config: str) -> str:
+    (line,) = [line for line in config.splitlines() if line.startswith("AllowedIPs")]
+    return line.split("=", 1)[1].strip()
+
+
+def own_internet(site: Site, device: Namespace, n: int) -> None:
+    """Client n's own connection to the internet: a default route through its veth, and the internet namespace's
+    route back to that veth's subnet (the node's namespace forwards it as a plain router: no tunnel, no NAT)."""
+    assert site.internet is not None
+    device.run(["ip", "route", "add", "default", "via", client_address(n, 1)])
+    subnet = client_address(n, 0) + "/24"
+    site.internet.run(["ip", "route", "add", subnet, "via", f"{EGRESS_NEXT_HOP}.1"])
+
+
+def route_to(device: Namespace, address: str) -> str:
+    """How the device's kernel routes a packet to `address` (`ip route get`), e.g. "... dev wgc... ..."."""
+    return device.run(["ip", "route", "get", address]).stdout
+
+
+def heard(listener: Listener, sender: Namespace, source: str, dest: str, prefix: str) -> bool:
+    """Send once more (the relay may still be settling) and look for it, from the sender's tunnel address."""
+    send(sender, dest, listener.port, prefix)
+    return bool(listener.from_(source, prefix))
