@@ -121,7 +121,7 @@ export function ClaimPassPage() {
                   {state.pass.plan_name}: {state.pass.hours} horas desde que lo reclame.
                 </Text>
                 <Text size="sm" c="dimmed">
-                  Recibirá un peer que solo sirve en esta sala y vence solo. Se puede reclamar una vez, hasta el{' '}
+                  Recibirá un peer que solo sirve en esta sala y vence solo; su internet sigue yendo por su conexión de siempre. Se puede reclamar una vez, hasta el{' '}
                   {formatDateTime(state.pass.claim_by)}.
                 </Text>
                 {loggedIn ? (
