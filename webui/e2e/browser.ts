@@ -175,7 +175,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   // Let toasts and transitions settle so the picture shows what the user sees.
   await page.waitForTimeout(150);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  // A full page of a long list is a large picture: on a host busy with the other test layers Chromium took more than
+  // PATIENCE to paint one (the manager's peers at 1024 px), which says nothing about the page.
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, timeout: PATIENCE * 3 });
 }
 
 /** Logs in through the login form, as a user would, and waits for the dashboard home. */
@@ -262,6 +264,21 @@ export async function api(
   const text = await answer!.text();
   if (!answer!.ok) throw new Error(`${method} ${path}: ${answer!.status} ${text}`);
   return text ? (JSON.parse(text) as unknown) : null;
+}
+
+/** The id of the customer's peer by its name (the room calls name peers by id). */
+export async function peerId(account: Account, name: string): Promise<string> {
+  const peers = (await api('GET', '/api/client/accounts/peers', { account })) as { id: string; name: string }[];
+  return peers.find((peer) => peer.name === name)!.id;
+}
+
+/** The room the customer owns by its name, as the rooms list shows it (each test declares the fields it reads). */
+export async function ownedRoom<Room extends { name: string }>(
+  account: Account,
+  name: string,
+): Promise<Room | undefined> {
+  const lists = (await api('GET', '/api/client/network/partys', { account })) as { owned_partys: Room[] };
+  return lists.owned_partys.find((room) => room.name === name);
 }
 
 export interface Switches {

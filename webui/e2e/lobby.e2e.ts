@@ -12,7 +12,19 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Account, harness } from './harness';
 import { textContrast, violations } from './axe';
-import { api, logIn, newPage, screenshot, text, toastWith, unique, useBrowser, visible } from './browser';
+import {
+  api,
+  logIn,
+  newPage,
+  ownedRoom,
+  peerId,
+  screenshot,
+  text,
+  toastWith,
+  unique,
+  useBrowser,
+  visible,
+} from './browser';
 import { fitsEveryWidth, loaded } from './layout';
 
 const browser = useBrowser();
@@ -85,23 +97,14 @@ interface RoomView {
   peers: { name: string; private_ip: string }[];
 }
 
-async function ownedRoom(account: Account, name: string): Promise<RoomView | undefined> {
-  const lists = (await api('GET', '/api/client/network/partys', { account })) as { owned_partys: RoomView[] };
-  return lists.owned_partys.find((room) => room.name === name);
-}
 
-/** The id of the customer's peer by its name (the room calls name peers by id). */
-async function peerId(account: Account, name: string): Promise<string> {
-  const peers = (await api('GET', '/api/client/accounts/peers', { account })) as { id: string; name: string }[];
-  return peers.find((peer) => peer.name === name)!.id;
-}
 
 /** Waits until the room's change is applied on its node (no 'Operación en curso'). */
 async function settledRoom(account: Account, name: string): Promise<RoomView> {
   // A plain loop: expect.poll is for tests, and this runs in beforeAll.
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const room = await ownedRoom(account, name);
+    const room = await ownedRoom<RoomView>(account, name);
     if (room && !room.processing) return room;
     if (Date.now() > deadline) throw new Error(`room ${name} is still being applied after 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -158,7 +161,7 @@ describe('Partidas en la sala', () => {
       [kiko, kikoRoom],
       [memo, memoRoom],
     ] as const) {
-      const room = await ownedRoom(account, name);
+      const room = await ownedRoom<RoomView>(account, name);
       if (room) await api('DELETE', `/api/client/network/partys/${room.id}`, { account });
     }
   });

@@ -10,7 +10,19 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Account, harness } from './harness';
-import { api, logIn, newPage, screenshot, text, toastWith, unique, useBrowser, visible } from './browser';
+import {
+  api,
+  logIn,
+  newPage,
+  ownedRoom,
+  peerId,
+  screenshot,
+  text,
+  toastWith,
+  unique,
+  useBrowser,
+  visible,
+} from './browser';
 import { layoutProblems, loaded, settle } from './layout';
 
 const browser = useBrowser();
@@ -29,20 +41,12 @@ interface RoomView {
   peers: { name: string }[];
 }
 
-async function ownedRoom(account: Account, name: string): Promise<RoomView | undefined> {
-  const lists = (await api('GET', '/api/client/network/partys', { account })) as { owned_partys: RoomView[] };
-  return lists.owned_partys.find((room) => room.name === name);
-}
 
-async function peerId(account: Account, name: string): Promise<string> {
-  const peers = (await api('GET', '/api/client/accounts/peers', { account })) as { id: string; name: string }[];
-  return peers.find((peer) => peer.name === name)!.id;
-}
 
 async function settledRoom(account: Account, name: string, members: number): Promise<RoomView> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const room = await ownedRoom(account, name);
+    const room = await ownedRoom<RoomView>(account, name);
     if (room && !room.processing && room.peers.length === members) return room;
     if (Date.now() > deadline) throw new Error(`room ${name} is not settled with ${members} members after 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -128,7 +132,7 @@ describe('moving all my peers to the recommended server', () => {
 
   afterAll(async () => {
     const { rita } = harness().customers;
-    const room = await ownedRoom(rita, roomName);
+    const room = await ownedRoom<RoomView>(rita, roomName);
     if (room) await api('DELETE', `/api/client/network/partys/${room.id}`, { account: rita });
   });
 
