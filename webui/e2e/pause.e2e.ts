@@ -12,7 +12,7 @@ import { describe, expect, test } from 'vitest';
 import { harness } from './harness';
 import { textContrast, violations } from './axe';
 import { api, dismissToasts, gone, logIn, newPage, screenshot, text, toastWith, useBrowser, visible } from './browser';
-import { fitsEveryWidth, openPage } from './layout';
+import { fitsEveryWidth, openPage, settle } from './layout';
 
 const browser = useBrowser();
 
@@ -36,7 +36,18 @@ const status = (page: Page, name: string) => peerRow(page, name).getByTestId('pe
 const notice = (page: Page) => page.locator(`[data-testid="paused-notice"][data-peer="${PEER}"]`);
 
 async function fromMenu(page: Page, item: 'Pausar' | 'Reanudar'): Promise<void> {
-  await peerRow(page, PEER).getByRole('button', { name: 'Más acciones' }).click();
+  // Right after a width change the table's row is swapped for a card: a click that lands on the row being replaced
+  // opens nothing (CI saw it once on a busy host), so the menu is opened again. A menu that opens without the item
+  // still fails: that would be the page's fault.
+  for (let attempt = 1; ; attempt++) {
+    await peerRow(page, PEER).getByRole('button', { name: 'Más acciones' }).click();
+    const menu = page.getByRole('menu');
+    const opened = await menu
+      .waitFor({ state: 'visible', timeout: 3_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (opened || attempt === 3) break;
+  }
   await page.getByRole('menuitem', { name: item }).click();
 }
 
@@ -105,6 +116,7 @@ describe('pause and resume', () => {
 
     // Resume: back to 'Activo', the notice gone, the menu offers a pause again.
     await page.setViewportSize({ width: 390, height: 844 });
+    await settle(page);
     await fromMenu(page, 'Reanudar');
     await visible(toastWith(page, `Peer ${PEER} reanudado: ya puede conectarse con su configuración de siempre.`));
     await text(status(page, PEER), 'Activo');
